@@ -1,0 +1,4 @@
+export { Rng } from './rng';
+export { UserError, runMain } from './errors';
+export { parseConfig, canonicalJson } from './config';
+export { ProgressBar, formatSeconds } from './progress';

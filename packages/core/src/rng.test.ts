@@ -1,0 +1,52 @@
+import { Rng } from './rng';
+
+describe('Rng', () => {
+  it('is a pure function of its seed', () => {
+    const a = new Rng(42);
+    const b = new Rng(42);
+    const c = new Rng(43);
+    const xs = Array.from({ length: 5 }, () => a.nextUint32());
+    expect(Array.from({ length: 5 }, () => b.nextUint32())).toEqual(xs);
+    expect(Array.from({ length: 5 }, () => c.nextUint32())).not.toEqual(xs);
+  });
+
+  it('draws uniforms with the right mean and range', () => {
+    const rng = new Rng(1);
+    let sum = 0;
+    const n = 20000;
+    for (let i = 0; i < n; i++) {
+      const u = rng.next();
+      expect(u).toBeGreaterThanOrEqual(0);
+      expect(u).toBeLessThan(1);
+      sum += u;
+    }
+    // mean of U(0,1) has sd 1/sqrt(12 n) ≈ 0.002; 5 sd tolerance
+    expect(Math.abs(sum / n - 0.5)).toBeLessThan(0.01);
+  });
+
+  it('forks independent streams without advancing the parent', () => {
+    const parent = new Rng(7);
+    const child1 = parent.fork('mc');
+    const first = parent.nextUint32();
+    const again = new Rng(7);
+    again.fork('mc');
+    expect(again.nextUint32()).toBe(first);
+    expect(child1.nextUint32()).toBe(new Rng(7).fork('mc').nextUint32());
+    expect(new Rng(7).fork('a').nextUint32()).not.toBe(new Rng(7).fork('b').nextUint32());
+  });
+
+  it('samples categorical draws in proportion to weights', () => {
+    const rng = new Rng(3);
+    const counts = [0, 0, 0];
+    for (let i = 0; i < 30000; i++) counts[rng.categorical([1, 2, 0])]++;
+    expect(counts[2]).toBe(0);
+    expect(counts[1] / counts[0]).toBeGreaterThan(1.85);
+    expect(counts[1] / counts[0]).toBeLessThan(2.15);
+  });
+
+  it('rejects a non-integer seed and empty ranges', () => {
+    expect(() => new Rng(1.5)).toThrow(/integer/);
+    expect(() => new Rng(1).int(3, 2)).toThrow(/empty range/);
+    expect(() => new Rng(1).categorical([0, 0])).toThrow(/positive sum/);
+  });
+});

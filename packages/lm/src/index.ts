@@ -1,0 +1,1 @@
+export type { Trace, SuffixRequest, ComputeCost, ScoreResult, SampleOptions, SampleResult, LanguageModel } from './types';

@@ -1,0 +1,98 @@
+/**
+ * The contracts shared by the model, the segmenters and the estimators. The estimators depend only
+ * on `LanguageModel`, so they can be tested against tiny enumerable models as well as the real
+ * transformer.
+ */
+import type { Rng } from '@rred/core';
+
+/**
+ * One rollout, carried unchanged through every stage (sample → segment → estimate → train/store).
+ * Token positions below are indices into `completion`, the tokens generated after the prompt.
+ */
+export interface Trace {
+  /** Id of the dataset problem this trace answers. */
+  problemId: string;
+  /** Prompt tokens x, ending with the `<think>` token. */
+  prompt: number[];
+  /** Generated tokens: thinking u, then `</think>`, the answer y and (when it stopped) `<eos>`. */
+  completion: number[];
+  /** log p(completion[t] | prompt, completion[<t]) under the sampling policy (at temperature 1 unless noted). */
+  logprobs: number[];
+  /** Entropy (nats) of the policy's distribution at each completion position. */
+  entropies: number[];
+  /**
+   * Index in `completion` of the `</think>` token; the thinking span is [0, thinkEnd).
+   * Equals completion.length when the model never closed its thinking.
+   */
+  thinkEnd: number;
+  /** Decoded answer text after `</think>` (null when absent). */
+  answer: string | null;
+  /** Verifier outcome ζ ∈ {0, 1}. */
+  reward: number;
+  /** Full decoded completion text, for reading and for the store. */
+  text: string;
+}
+
+/** A suffix scored after the first `exitAt` tokens of a shared sequence. */
+export interface SuffixRequest {
+  /** Number of tokens of the shared sequence that form this suffix's prefix (1..sequence.length). */
+  exitAt: number;
+  /** Tokens whose log-probabilities are wanted, in order, right after that prefix. */
+  suffix: number[];
+}
+
+/** What a model call cost: the units the bench and the estimator cost records report. */
+export interface ComputeCost {
+  /** Token positions pushed through the network (prefix and suffix positions both count). */
+  tokensForwarded: number;
+  /** Tokens sampled autoregressively. */
+  tokensGenerated: number;
+  /** Separate network invocations (one batched call counts once). */
+  forwardPasses: number;
+}
+
+export interface ScoreResult {
+  /** logprobs[i][j] = log p(suffix_i[j] | sequence[<exitAt_i], suffix_i[<j]). */
+  logprobs: number[][];
+  cost: ComputeCost;
+}
+
+export interface SampleOptions {
+  temperature: number;
+  /** Nucleus mass in (0, 1]; 1 disables top-p. */
+  topP: number;
+  maxNewTokens: number;
+  /** Generation stops after this token id (normally `<eos>`). */
+  stopToken: number;
+}
+
+export interface SampleResult {
+  /** Sampled tokens (including the stop token when reached). */
+  tokens: number[];
+  /** log p of each sampled token under the temperature-1 distribution of the model. */
+  logprobs: number[];
+  /** Entropy (nats) of the temperature-1 distribution at each sampled position. */
+  entropies: number[];
+  /** True when generation ended at maxNewTokens without the stop token. */
+  truncated: boolean;
+}
+
+/** The interface every estimator uses. The transformer implements it; tests implement toy versions. */
+export interface LanguageModel {
+  readonly vocabSize: number;
+  /** Longest sequence (prompt + completion) the model accepts. */
+  readonly maxLength: number;
+  /**
+   * Scores many suffixes after many prefixes of one shared sequence in one batch: one forward over
+   * `sequence` fills a KV cache, then all suffixes are forwarded together against the cached prefix
+   * positions they may see. Cost: sequence.length + Σ |suffix| token-forwards.
+   */
+  scoreAfterPrefixes(sequence: number[], requests: SuffixRequest[]): Promise<ScoreResult>;
+  /** Samples one continuation per prompt, all prompts batched, with a KV cache. */
+  sample(prompts: number[][], options: SampleOptions, rng: Rng): Promise<{ results: SampleResult[]; cost: ComputeCost }>;
+  /**
+   * For each position t of `sequence`, ‖∂ Σ_{t' ≥ targetFrom} log p(sequence[t'] | sequence[<t']) / ∂ e_t‖₁,
+   * where e_t is the input embedding at t (token + position).
+   */
+  embeddingGradientNorms(sequence: number[], targetFrom: number): Promise<{ norms: number[]; cost: ComputeCost }>;
+}
