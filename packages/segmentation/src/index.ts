@@ -1,0 +1,1 @@
+export type { Segment } from './types';
