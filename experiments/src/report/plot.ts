@@ -1,0 +1,30 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+import { Resvg } from '@resvg/resvg-js';
+
+/** A vega-lite spec; typed loosely because specs are data written by each experiment. */
+export type VegaLiteSpec = Record<string, unknown>;
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+
+/**
+ * Writes `<name>.vl.json` (the committed spec, openable in the Vega editor), `<name>.svg` and
+ * `<name>.png` (rendered offline with vega's headless view and resvg). Data is embedded in the
+ * spec so the plot is self-contained; rendering is deterministic for the same spec and fonts.
+ */
+export async function writePlot(dir: string, name: string, spec: VegaLiteSpec): Promise<string[]> {
+  fs.mkdirSync(dir, { recursive: true });
+  const full = { $schema: SCHEMA, background: 'white', ...spec };
+  const compiled = vl.compile(full as unknown as vl.TopLevelSpec).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
+  const files = [`${name}.vl.json`, `${name}.svg`, `${name}.png`].map((f) => path.join(dir, f));
+  fs.writeFileSync(files[0], `${JSON.stringify(full, null, 2)}\n`);
+  fs.writeFileSync(files[1], svg);
+  fs.writeFileSync(files[2], png);
+  return files;
+}
