@@ -1,0 +1,18 @@
+export type { TrainablePolicy } from './policy';
+export { ensureGradientsRegistered } from './gradients';
+export { AdamW, clipGradNorm } from './optimizer';
+export type { AdamWOptions, AdamWState } from './optimizer';
+export { learningRateAt } from './schedule';
+export type { LrSchedule } from './schedule';
+export { buildBatch, disposeBatch } from './batching';
+export type { SftExample, TokenBatch } from './batching';
+export { DataOrder } from './data-order';
+export type { DataPosition } from './data-order';
+export { readTrainerState, writeTrainerState, captureWeights, restoreWeights } from './trainer-state';
+export type { TrainerState } from './trainer-state';
+export { SftTrainer, sftLoss } from './sft';
+export type { SftStepMetrics } from './sft';
+export { optimizerConfigSchema } from './configs/optimizer';
+export type { OptimizerConfig } from './configs/optimizer';
+export { sftConfigSchema } from './configs/sft';
+export type { SftConfig } from './configs/sft';
