@@ -1,0 +1,184 @@
+import type Database from 'better-sqlite3';
+import { blobToFloats, decodeFloat, encodeFloat, floatsToBlob } from './floats';
+import type { StoredTrace, TraceBundle } from './types';
+
+/**
+ * Checks a bundle before anything is written: segments contiguous from 0 and ending at thinkEnd
+ * (the Segment contract), estimates pointing at existing segments, no duplicate (method, segment).
+ */
+export function validateBundle(b: TraceBundle): void {
+  const where = `trace bundle '${b.key}'`;
+  if (typeof b.key !== 'string' || b.key.length === 0) throw new Error('trace bundle: key must be a non-empty string');
+  const t = b.trace;
+  if (!Number.isInteger(t.thinkEnd) || t.thinkEnd < 0 || t.thinkEnd > t.completion.length) {
+    throw new Error(`${where}: thinkEnd ${t.thinkEnd} is outside [0, ${t.completion.length}]`);
+  }
+  let pos = 0;
+  b.segments.forEach((s, i) => {
+    if (!Number.isInteger(s.start) || !Number.isInteger(s.end) || s.start !== pos || s.end <= s.start) {
+      throw new Error(`${where}: segment ${i} [${s.start}, ${s.end}) does not continue contiguously from ${pos}`);
+    }
+    pos = s.end;
+  });
+  if (b.segments.length > 0 && pos !== t.thinkEnd) throw new Error(`${where}: segments end at ${pos}, thinkEnd is ${t.thinkEnd}`);
+  const seen = new Set<string>();
+  for (const e of b.estimates ?? []) {
+    if (!Number.isInteger(e.segment) || e.segment < -1 || e.segment >= b.segments.length) {
+      throw new Error(`${where}: estimate '${e.method}' refers to segment ${e.segment}, trace has ${b.segments.length}`);
+    }
+    const id = `${e.method}\u0000${e.segment}`;
+    if (seen.has(id)) throw new Error(`${where}: estimate '${e.method}' for segment ${e.segment} given twice`);
+    seen.add(id);
+  }
+  const methods = new Set<string>();
+  for (const c of b.costs ?? []) {
+    if (methods.has(c.method)) throw new Error(`${where}: cost for method '${c.method}' given twice`);
+    for (const field of ['tokensForwarded', 'tokensGenerated', 'forwardPasses'] as const) {
+      if (!Number.isInteger(c[field]) || c[field] < 0) throw new Error(`${where}: cost '${c.method}'.${field} must be a non-negative integer, got ${c[field]}`);
+    }
+    if (!Number.isFinite(c.wallMs) || c.wallMs < 0) throw new Error(`${where}: cost '${c.method}'.wallMs must be a finite number >= 0, got ${c.wallMs}`);
+    methods.add(c.method);
+  }
+}
+
+/** Prepared statements for bundle writes, built once per connection. */
+export class BundleWriter {
+  private readonly upsertTrace: Database.Statement;
+  private readonly clearSegments: Database.Statement;
+  private readonly clearEstimates: Database.Statement;
+  private readonly clearCosts: Database.Statement;
+  private readonly insertSegment: Database.Statement;
+  private readonly insertEstimate: Database.Statement;
+  private readonly insertCost: Database.Statement;
+
+  constructor(db: Database.Database) {
+    // UPSERT keeps the trace row id stable when a resumed run re-writes the same key.
+    this.upsertTrace = db.prepare(`
+      INSERT INTO traces (run_id, trace_key, problem_id, prompt_tokens, completion_tokens, think_end, logprobs,
+        entropies, answer, text, reward, reward_special, checkpoint_hash, written_at)
+      VALUES (@runId, @key, @problemId, @prompt, @completion, @thinkEnd, @logprobs, @entropies, @answer, @text,
+        @reward, @rewardSpecial, @checkpointHash, @now)
+      ON CONFLICT (run_id, trace_key) DO UPDATE SET problem_id = excluded.problem_id,
+        prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+        think_end = excluded.think_end, logprobs = excluded.logprobs, entropies = excluded.entropies,
+        answer = excluded.answer, text = excluded.text, reward = excluded.reward,
+        reward_special = excluded.reward_special, checkpoint_hash = excluded.checkpoint_hash,
+        written_at = excluded.written_at
+      RETURNING id`);
+    this.clearSegments = db.prepare('DELETE FROM segments WHERE trace_id = ?');
+    this.clearEstimates = db.prepare('DELETE FROM estimates WHERE trace_id = ?');
+    this.clearCosts = db.prepare('DELETE FROM estimator_costs WHERE trace_id = ?');
+    this.insertSegment = db.prepare('INSERT INTO segments (trace_id, idx, start_pos, end_pos) VALUES (?, ?, ?, ?)');
+    this.insertEstimate = db.prepare(`INSERT INTO estimates (trace_id, segment_idx, method, value, value_special,
+      credit, credit_special, sigma, sigma_special) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertCost = db.prepare(`INSERT INTO estimator_costs (trace_id, method, tokens_forwarded, tokens_generated,
+      forward_passes, wall_ms) VALUES (?, ?, ?, ?, ?, ?)`);
+  }
+
+  /** Writes one bundle; the caller wraps it in a transaction. Returns the trace row id. */
+  write(runId: string, b: TraceBundle, now: number): number {
+    const t = b.trace;
+    const reward = encodeFloat(t.reward);
+    const { id } = this.upsertTrace.get({
+      runId,
+      key: b.key,
+      problemId: t.problemId,
+      prompt: JSON.stringify(t.prompt),
+      completion: JSON.stringify(t.completion),
+      thinkEnd: t.thinkEnd,
+      logprobs: t.logprobs ? floatsToBlob(t.logprobs) : null,
+      entropies: t.entropies ? floatsToBlob(t.entropies) : null,
+      answer: t.answer,
+      text: t.text,
+      reward: reward.value,
+      rewardSpecial: reward.special,
+      checkpointHash: b.checkpointHash ?? null,
+      now,
+    }) as { id: number };
+    this.clearSegments.run(id);
+    this.clearEstimates.run(id);
+    this.clearCosts.run(id);
+    b.segments.forEach((s, i) => this.insertSegment.run(id, i, s.start, s.end));
+    for (const e of b.estimates ?? []) {
+      const v = encodeFloat(e.value);
+      const c = encodeFloat(e.credit);
+      const s = encodeFloat(e.sigma);
+      this.insertEstimate.run(id, e.segment, e.method, v.value, v.special, c.value, c.special, s.value, s.special);
+    }
+    for (const c of b.costs ?? []) {
+      this.insertCost.run(id, c.method, c.tokensForwarded, c.tokensGenerated, c.forwardPasses, c.wallMs);
+    }
+    return id;
+  }
+}
+
+interface TraceRow {
+  id: number;
+  trace_key: string;
+  problem_id: string;
+  prompt_tokens: string;
+  completion_tokens: string;
+  think_end: number;
+  logprobs: Buffer | null;
+  entropies: Buffer | null;
+  answer: string | null;
+  text: string;
+  reward: number | null;
+  reward_special: string | null;
+  checkpoint_hash: string | null;
+}
+
+export interface ReadTracesOptions {
+  /** Only these trace keys. */
+  keys?: string[];
+  /** Only traces of this problem. */
+  problemId?: string;
+}
+
+/** Reads a run's traces with their segments, estimates and costs, in write order. */
+export function readTraces(db: Database.Database, runId: string, opts: ReadTracesOptions = {}): StoredTrace[] {
+  const clauses = ['run_id = ?'];
+  const args: unknown[] = [runId];
+  if (opts.problemId !== undefined) {
+    clauses.push('problem_id = ?');
+    args.push(opts.problemId);
+  }
+  let rows = db.prepare(`SELECT * FROM traces WHERE ${clauses.join(' AND ')} ORDER BY id`).all(...args) as TraceRow[];
+  if (opts.keys) {
+    const wanted = new Set(opts.keys);
+    rows = rows.filter((r) => wanted.has(r.trace_key));
+  }
+  const segStmt = db.prepare('SELECT idx, start_pos, end_pos FROM segments WHERE trace_id = ? ORDER BY idx');
+  const estStmt = db.prepare('SELECT * FROM estimates WHERE trace_id = ? ORDER BY method, segment_idx');
+  const costStmt = db.prepare('SELECT * FROM estimator_costs WHERE trace_id = ? ORDER BY method');
+  return rows.map((r) => ({
+    key: r.trace_key,
+    trace: {
+      problemId: r.problem_id,
+      prompt: JSON.parse(r.prompt_tokens) as number[],
+      completion: JSON.parse(r.completion_tokens) as number[],
+      thinkEnd: r.think_end,
+      logprobs: blobToFloats(r.logprobs),
+      entropies: blobToFloats(r.entropies),
+      answer: r.answer,
+      text: r.text,
+      reward: decodeFloat(r.reward, r.reward_special) as number,
+    },
+    checkpointHash: r.checkpoint_hash,
+    segments: (segStmt.all(r.id) as { start_pos: number; end_pos: number }[]).map((s) => ({ start: s.start_pos, end: s.end_pos })),
+    estimates: (estStmt.all(r.id) as Record<string, number | string | null>[]).map((e) => ({
+      segment: e.segment_idx as number,
+      method: e.method as string,
+      value: decodeFloat(e.value as number | null, e.value_special as string | null),
+      credit: decodeFloat(e.credit as number | null, e.credit_special as string | null),
+      sigma: decodeFloat(e.sigma as number | null, e.sigma_special as string | null),
+    })),
+    costs: (costStmt.all(r.id) as Record<string, number | string>[]).map((c) => ({
+      method: c.method as string,
+      tokensForwarded: c.tokens_forwarded as number,
+      tokensGenerated: c.tokens_generated as number,
+      forwardPasses: c.forward_passes as number,
+      wallMs: c.wall_ms as number,
+    })),
+  }));
+}

@@ -1,0 +1,127 @@
+import { execFileSync } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { findRepoRoot } from './paths';
+
+/** What the caller knows about the tensor backend (the engine package owns that knowledge). */
+export interface BackendInfo {
+  backend: string;
+  openblasThreads: number | null;
+}
+
+/** Everything needed to say how a run was produced, captured once at run start. */
+export interface RunContext {
+  git: {
+    /** HEAD commit, or 'unknown' outside a git checkout. */
+    commit: string;
+    /** True when tracked files differ from HEAD or untracked files exist; null when unknown. */
+    dirty: boolean | null;
+    /** sha256 of `git diff HEAD` (tracked changes); null when not in git. */
+    diffSha256: string | null;
+    /** Number of untracked, non-ignored files (they are not in the diff but may matter). */
+    untrackedFiles: number | null;
+  };
+  argv: string[];
+  cwd: string;
+  node: string;
+  platform: string;
+  arch: string;
+  cpus: number;
+  /** Direct dependencies of the repository's package.json → installed version (null if missing). */
+  packages: Record<string, string | null>;
+  /** sha256 of package-lock.json (null if absent). */
+  lockfileSha256: string | null;
+  backend: string;
+  openblasThreads: number | null;
+  /** OPENBLAS_NUM_THREADS / OMP_NUM_THREADS as set in the environment. */
+  threadEnv: Record<string, string | null>;
+}
+
+export function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function git(args: string[], cwd: string): string | null {
+  try {
+    return execFileSync('git', args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 1 << 30,
+      timeout: 30000,
+    }).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+export function captureGit(dir: string): RunContext['git'] {
+  const head = git(['rev-parse', 'HEAD'], dir);
+  if (head === null) return { commit: 'unknown', dirty: null, diffSha256: null, untrackedFiles: null };
+  const diff = git(['diff', 'HEAD', '--no-color', '--no-ext-diff'], dir) ?? '';
+  const untracked = git(['ls-files', '--others', '--exclude-standard'], dir) ?? '';
+  const untrackedFiles = untracked.split('\n').filter((l) => l.length > 0).length;
+  return {
+    commit: head.trim(),
+    dirty: diff.length > 0 || untrackedFiles > 0,
+    diffSha256: sha256(diff),
+    untrackedFiles,
+  };
+}
+
+function readJson(file: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** Installed versions of the root package.json's direct dependencies (dev and optional included). */
+export function capturePackages(root: string): Record<string, string | null> {
+  const pkg = readJson(path.join(root, 'package.json'));
+  if (!pkg) return {};
+  const names = new Set<string>();
+  for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+    const deps = pkg[field];
+    if (deps && typeof deps === 'object') for (const name of Object.keys(deps)) names.add(name);
+  }
+  const out: Record<string, string | null> = {};
+  for (const name of [...names].sort()) {
+    const installed = readJson(path.join(root, 'node_modules', name, 'package.json'));
+    out[name] = typeof installed?.version === 'string' ? installed.version : null;
+  }
+  return out;
+}
+
+export interface CaptureOptions {
+  backend: BackendInfo;
+  /** Defaults to process.argv. */
+  argv?: string[];
+  /** Where to look for the repository (default: cwd). */
+  cwd?: string;
+}
+
+export function captureRunContext(opts: CaptureOptions): RunContext {
+  const cwd = opts.cwd ?? process.cwd();
+  const root = findRepoRoot(cwd);
+  const lockfile = root ? path.join(root, 'package-lock.json') : null;
+  return {
+    git: captureGit(root ?? cwd),
+    argv: opts.argv ?? process.argv.slice(),
+    cwd,
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: os.cpus().length,
+    packages: root ? capturePackages(root) : {},
+    lockfileSha256: lockfile && fs.existsSync(lockfile) ? sha256(fs.readFileSync(lockfile)) : null,
+    backend: opts.backend.backend,
+    openblasThreads: opts.backend.openblasThreads,
+    threadEnv: {
+      OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? null,
+      OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? null,
+    },
+  };
+}

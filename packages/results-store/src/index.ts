@@ -1,0 +1,34 @@
+/**
+ * @rred/results-store: where every run, metric, trace and estimate is recorded (SQLite, WAL mode).
+ *
+ * Usage from an experiment:
+ *   const config = parseConfig(schema, raw, 'configs/x.json'); // 1. validate: bad config → nothing written
+ *   const store = openStore();                                  // 2. RRED_STORE or results/store.sqlite
+ *   const run = store.startRun({ experiment: 'x', config, backend: { backend, openblasThreads } });
+ *   run.logMetrics({ acc: 0.5 }, step); run.writeTraceBundle({ key, trace, segments, estimates, costs });
+ *   run.finish();   // or run.fail(err); a process that dies is marked FAILED by the next open
+ */
+export { openStore, configHash, Store, LATEST_VERSION } from './store';
+export type { OpenStoreOptions, StartRunOptions, ListRunsOptions } from './store';
+export { Run } from './run';
+export { captureRunContext } from './context';
+export type { BackendInfo, RunContext } from './context';
+export { parseFilter, evaluateFilter } from './filter';
+export type { Filter, CompareOp } from './filter';
+export { resolveStorePath, findRepoRoot } from './paths';
+export { formatFloat } from './floats';
+export { flatten } from './flatten';
+export { RUN_STATUSES } from './types';
+export type {
+  RunStatus,
+  RunSummary,
+  RunDetail,
+  ArtifactRecord,
+  MetricPoint,
+  TraceData,
+  SegmentRecord,
+  EstimateRecord,
+  CostRecord,
+  TraceBundle,
+  StoredTrace,
+} from './types';

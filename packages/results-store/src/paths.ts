@@ -1,0 +1,25 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The repository root: the nearest directory at or above `start` that holds nx.json (null if none). */
+export function findRepoRoot(start = process.cwd()): string | null {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'nx.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * Where the store lives: an explicit path wins, then the `RRED_STORE` environment variable, then
+ * `results/store.sqlite` under the repository root (falling back to the current directory when run
+ * outside the repository). Relative paths are resolved against the current directory.
+ */
+export function resolveStorePath(explicit?: string | null, env: NodeJS.ProcessEnv = process.env): string {
+  if (explicit) return path.resolve(explicit);
+  if (env.RRED_STORE) return path.resolve(env.RRED_STORE);
+  const root = findRepoRoot() ?? process.cwd();
+  return path.join(root, 'results', 'store.sqlite');
+}

@@ -1,0 +1,369 @@
+import { randomBytes } from 'crypto';
+import type Database from 'better-sqlite3';
+import type { z } from 'zod';
+import { canonicalJson, parseConfig, UserError } from '@rred/core';
+import { BundleWriter, readTraces, type ReadTracesOptions } from './bundles';
+import { captureRunContext, sha256, type BackendInfo, type RunContext } from './context';
+import { decodeFloat } from './floats';
+import { flatten } from './flatten';
+import { hostName, isPidAlive } from './liveness';
+import { LATEST_VERSION, schemaVersion } from './migrations';
+import { openConnection, storeFileError } from './open';
+import { findRepoRoot, resolveStorePath } from './paths';
+import { Run, type RunHost } from './run';
+import { evaluateFilter, parseFilter, type Filter } from './filter';
+import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';
+
+export interface OpenStoreOptions {
+  /** A RUNNING run whose heartbeat is older than this (ms) and whose pid is dead is marked FAILED on open. Default 60000. */
+  staleAfterMs?: number;
+  /** Heartbeat period (ms) of runs this process has open. Default 10000. */
+  heartbeatMs?: number;
+  /** How long a write waits for another process's transaction (ms). Default 10000. */
+  busyTimeoutMs?: number;
+  /** Schema version to migrate to (default latest); only tests of the upgrade path need this. */
+  targetVersion?: number;
+}
+
+export interface StartRunOptions {
+  experiment: string;
+  /** Human-readable run name (default: `<experiment>-<first 8 of config hash>`). */
+  name?: string;
+  /**
+   * The full resolved config, ALREADY VALIDATED (parseConfig from @rred/core, then openStore, then
+   * startRun: a bad config must fail before the store is opened, so nothing is written for it). If
+   * `schema` is given as well, the config is checked against it again before any write.
+   */
+  config: Record<string, unknown>;
+  schema?: z.ZodTypeAny;
+  /** Seed of the run's Rng (default: config.seed when it is a number). */
+  seed?: number | null;
+  backend: BackendInfo;
+  /** The sweep run this run belongs to. */
+  parentRunId?: string | null;
+  tags?: Record<string, string>;
+  /** Params beyond the flattened config. */
+  params?: Record<string, unknown>;
+  argv?: string[];
+  /** A context captured earlier (a sweep captures once for all its child runs). */
+  context?: RunContext;
+}
+
+export interface ListRunsOptions {
+  experiment?: string;
+  status?: RunStatus;
+  parentRunId?: string;
+  /** Filter text (see filter.ts), e.g. "params.lr > 1e-4 and metrics.acc >= 0.5", or a parsed Filter. */
+  where?: string | Filter;
+}
+
+/** sha256 of the canonical JSON of a config: equal configs hash equal whatever their key order. */
+export function configHash(config: unknown): string {
+  return sha256(canonicalJson(config));
+}
+
+interface RunRow {
+  id: string;
+  experiment: string;
+  name: string;
+  status: RunStatus;
+  start_time: number;
+  end_time: number | null;
+  heartbeat_time: number;
+  parent_run_id: string | null;
+  config_json: string;
+  config_hash: string;
+  seed: number | null;
+  context_json: string;
+  pid: number;
+  hostname: string;
+  attempts: number;
+  failure: string | null;
+}
+
+const RUN_SELECT = 'SELECT runs.*, experiments.name AS experiment FROM runs JOIN experiments ON experiments.id = runs.experiment_id';
+
+/**
+ * The results store: one SQLite file (WAL mode) shared safely by concurrent processes.
+ * Open it with `openStore()`; close it when done (open runs stop their heartbeat, status unchanged).
+ */
+export class Store implements RunHost {
+  readonly repoRoot: string | null;
+  readonly heartbeatMs: number;
+  /** Ids of runs this open marked FAILED because their process had died. */
+  readonly reaped: string[];
+  private writer: BundleWriter | null = null;
+  private readonly openRuns = new Set<Run>();
+
+  constructor(
+    readonly db: Database.Database,
+    readonly file: string,
+    private readonly opts: Required<Omit<OpenStoreOptions, 'targetVersion'>>,
+  ) {
+    this.repoRoot = findRepoRoot();
+    this.heartbeatMs = opts.heartbeatMs;
+    this.reaped = this.reapStaleRuns();
+  }
+
+  bundleWriter(): BundleWriter {
+    this.writer ??= new BundleWriter(this.db);
+    return this.writer;
+  }
+
+  write<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      throw storeFileError(this.file, err);
+    }
+  }
+
+  forget(run: Run): void {
+    this.openRuns.delete(run);
+  }
+
+  get schemaVersion(): number {
+    return schemaVersion(this.db);
+  }
+
+  /**
+   * Marks FAILED every RUNNING run on this host whose heartbeat is older than `staleAfterMs` and
+   * whose process is gone. Runs on other hosts are left alone: their pid means nothing here.
+   */
+  reapStaleRuns(now = Date.now()): string[] {
+    const host = hostName();
+    return this.write(() => {
+      const candidates = this.db
+        .prepare("SELECT id, pid FROM runs WHERE status = 'RUNNING' AND hostname = ? AND heartbeat_time <= ?")
+        .all(host, now - this.opts.staleAfterMs) as { id: string; pid: number }[];
+      const dead = candidates.filter((r) => r.pid !== process.pid && !isPidAlive(r.pid));
+      const mark = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
+      for (const r of dead) mark.run(now, `process ${r.pid} died without ending the run (heartbeat stale)`, r.id);
+      return dead.map((r) => r.id);
+    });
+  }
+
+  /** Starts a RUNNING run, recording config, params, tags and the run context, in one transaction. */
+  startRun(opts: StartRunOptions): Run {
+    if (!opts.experiment) throw new Error('startRun: experiment name must be non-empty');
+    const config = opts.schema ? (parseConfig(opts.schema, opts.config, `config of experiment '${opts.experiment}'`) as Record<string, unknown>) : opts.config;
+    const hash = configHash(config);
+    const seed = opts.seed !== undefined ? opts.seed : typeof config.seed === 'number' ? config.seed : null;
+    const context = opts.context ?? captureRunContext({ backend: opts.backend, argv: opts.argv });
+    // Run ids are identities, not experimental randomness, so they come from the OS and not from an Rng:
+    // two processes started with the same seed must still get different ids.
+    const id = randomBytes(6).toString('hex');
+    const now = Date.now();
+    const params = flatten({ ...config, ...(opts.params ?? {}) });
+    this.write(() => {
+      if (opts.parentRunId) this.requireRun(opts.parentRunId);
+      this.db.prepare('INSERT INTO experiments (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(opts.experiment, now);
+      const expId = this.db.prepare('SELECT id FROM experiments WHERE name = ?').pluck().get(opts.experiment) as number;
+      this.db
+        .prepare(`INSERT INTO runs (id, experiment_id, name, status, start_time, heartbeat_time, parent_run_id, config_json,
+          config_hash, seed, context_json, pid, hostname) VALUES (?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(id, expId, opts.name ?? `${opts.experiment}-${hash.slice(0, 8)}`, now, now, opts.parentRunId ?? null,
+          canonicalJson(config), hash, seed, JSON.stringify(context), process.pid, hostName());
+      const putParam = this.db.prepare('INSERT INTO params (run_id, key, value) VALUES (?, ?, ?)');
+      for (const [k, v] of Object.entries(params)) putParam.run(id, k, v);
+      const putTag = this.db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)');
+      for (const [k, v] of Object.entries(opts.tags ?? {})) putTag.run(id, k, v);
+    });
+    return this.track(new Run(this, id, opts.experiment));
+  }
+
+  /**
+   * Re-opens a run that did not finish (FAILED, KILLED, or RUNNING with a dead process): status goes
+   * back to RUNNING, attempts +1. Its stored traces, metrics and params stay; writing them again
+   * overwrites rather than duplicates. A FINISHED run or one still alive elsewhere is refused.
+   */
+  resumeRun(idOrPrefix: string): Run {
+    const id = this.resolveRunId(idOrPrefix);
+    const host = hostName();
+    const row = this.write(() => {
+      const r = this.db.prepare(`${RUN_SELECT} WHERE runs.id = ?`).get(id) as RunRow;
+      if (r.status === 'FINISHED') throw new UserError(`run ${id} is already FINISHED; nothing to resume`);
+      if (r.status === 'RUNNING' && (r.hostname !== host || r.pid === process.pid || isPidAlive(r.pid))) {
+        throw new UserError(`run ${id} is still RUNNING (pid ${r.pid} on ${r.hostname}); it cannot be resumed twice`);
+      }
+      const now = Date.now();
+      this.db
+        .prepare("UPDATE runs SET status = 'RUNNING', end_time = NULL, failure = NULL, heartbeat_time = ?, pid = ?, hostname = ?, attempts = attempts + 1 WHERE id = ?")
+        .run(now, process.pid, host, id);
+      return r;
+    });
+    return this.track(new Run(this, id, row.experiment));
+  }
+
+  /** The FINISHED run of `experiment` with this config hash, if any: a sweep skips such configs. */
+  findFinishedRunByConfigHash(experiment: string, hash: string): RunSummary | null {
+    const id = this.db
+      .prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id
+        WHERE experiments.name = ? AND runs.config_hash = ? AND runs.status = 'FINISHED' ORDER BY runs.end_time DESC LIMIT 1`)
+      .pluck()
+      .get(experiment, hash) as string | undefined;
+    return id === undefined ? null : this.summaries([id])[0];
+  }
+
+  /** Full id from a full id or a unique prefix (like git); a UserError otherwise. */
+  resolveRunId(idOrPrefix: string): string {
+    if (!/^[0-9a-f]{1,64}$/i.test(idOrPrefix)) throw new UserError(`'${idOrPrefix}' is not a run id (run ids are hexadecimal, e.g. 3f9a1c2b7d01)`);
+    const ids = this.db.prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2').pluck().all(idOrPrefix.toLowerCase(), `${idOrPrefix.toLowerCase()}g`) as string[];
+    if (ids.length === 0) throw new UserError(`no run with id '${idOrPrefix}' in ${this.file}`);
+    if (ids.length > 1 && ids[0] !== idOrPrefix) throw new UserError(`run id prefix '${idOrPrefix}' is ambiguous (${ids.join(', ')}, ...); give more characters`);
+    return ids[0];
+  }
+
+  experiments(): { name: string; runs: number }[] {
+    return this.db
+      .prepare('SELECT experiments.name AS name, COUNT(runs.id) AS runs FROM experiments LEFT JOIN runs ON runs.experiment_id = experiments.id GROUP BY experiments.id ORDER BY experiments.name')
+      .all() as { name: string; runs: number }[];
+  }
+
+  listRuns(opts: ListRunsOptions = {}): RunSummary[] {
+    if (opts.status !== undefined && !RUN_STATUSES.includes(opts.status)) {
+      throw new UserError(`status: got '${opts.status}', expected one of ${RUN_STATUSES.join(', ')}`);
+    }
+    const clauses: string[] = [];
+    const args: unknown[] = [];
+    if (opts.experiment !== undefined) {
+      clauses.push('experiments.name = ?');
+      args.push(opts.experiment);
+    }
+    if (opts.status !== undefined) {
+      clauses.push('runs.status = ?');
+      args.push(opts.status);
+    }
+    if (opts.parentRunId !== undefined) {
+      clauses.push('runs.parent_run_id = ?');
+      args.push(opts.parentRunId);
+    }
+    const where = clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
+    const ids = this.db.prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.id`).pluck().all(...args) as string[];
+    const runs = this.summaries(ids);
+    if (opts.where === undefined) return runs;
+    const filter = typeof opts.where === 'string' ? parseFilter(opts.where) : opts.where;
+    return runs.filter((r) => evaluateFilter(filter, r));
+  }
+
+  getRun(idOrPrefix: string): RunDetail {
+    const id = this.resolveRunId(idOrPrefix);
+    const [summary] = this.summaries([id]);
+    const row = this.db.prepare('SELECT config_json, context_json FROM runs WHERE id = ?').get(id) as { config_json: string; context_json: string };
+    const artifacts = (this.db.prepare('SELECT path, sha256, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY path').all(id) as
+      { path: string; sha256: string; bytes: number; created_at: number }[]).map((a) => ({ path: a.path, sha256: a.sha256, bytes: a.bytes, createdAt: a.created_at }));
+    return { ...summary, config: JSON.parse(row.config_json), context: JSON.parse(row.context_json) as RunContext, artifacts };
+  }
+
+  metricHistory(idOrPrefix: string, key: string): MetricPoint[] {
+    const id = this.resolveRunId(idOrPrefix);
+    return (this.db.prepare('SELECT step, value, value_special, wall_time FROM metrics WHERE run_id = ? AND key = ? ORDER BY step').all(id, key) as
+      { step: number; value: number | null; value_special: string | null; wall_time: number }[]).map((m) => ({
+      step: m.step,
+      value: decodeFloat(m.value, m.value_special),
+      wallTime: m.wall_time,
+    }));
+  }
+
+  metricKeys(idOrPrefix: string): string[] {
+    return this.db.prepare('SELECT DISTINCT key FROM metrics WHERE run_id = ? ORDER BY key').pluck().all(this.resolveRunId(idOrPrefix)) as string[];
+  }
+
+  /** The run's traces with segments, estimates and costs, in the order they were first written. */
+  traces(idOrPrefix: string, opts?: ReadTracesOptions): StoredTrace[] {
+    return readTraces(this.db, this.resolveRunId(idOrPrefix), opts);
+  }
+
+  /** `PRAGMA integrity_check` lines: ['ok'] for a healthy file. */
+  integrityCheck(): string[] {
+    try {
+      return (this.db.pragma('integrity_check', { simple: false }) as object[]).map((r) => String(Object.values(r as object)[0]));
+    } catch (err) {
+      throw storeFileError(this.file, err);
+    }
+  }
+
+  tableCounts(): Record<string, number> {
+    const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+    // Table names come from sqlite_master, never from user input.
+    return Object.fromEntries(tables.map((t) => [t, this.db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number]));
+  }
+
+  /** Stops the heartbeats of runs still open here (their status is left as is) and closes the file. */
+  close(): void {
+    for (const run of [...this.openRuns]) run.detach();
+    if (this.db.open) this.db.close();
+  }
+
+  private track(run: Run): Run {
+    this.openRuns.add(run);
+    return run;
+  }
+
+  private requireRun(id: string): void {
+    if (this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(id) === undefined) throw new UserError(`no run with id '${id}' in ${this.file}`);
+  }
+
+  private summaries(ids: string[]): RunSummary[] {
+    if (ids.length === 0) return [];
+    const byId = new Map<string, RunSummary>();
+    const runStmt = this.db.prepare(`${RUN_SELECT} WHERE runs.id = ?`);
+    const paramStmt = this.db.prepare('SELECT key, value FROM params WHERE run_id = ? ORDER BY key');
+    const tagStmt = this.db.prepare('SELECT key, value FROM tags WHERE run_id = ? ORDER BY key');
+    const metricStmt = this.db.prepare(`SELECT m.key, m.value, m.value_special FROM metrics m
+      JOIN (SELECT key, MAX(step) AS step FROM metrics WHERE run_id = ?1 GROUP BY key) last ON last.key = m.key AND last.step = m.step
+      WHERE m.run_id = ?1 ORDER BY m.key`);
+    const read = this.db.transaction(() => {
+      for (const id of ids) {
+        const r = runStmt.get(id) as RunRow;
+        const params = Object.fromEntries((paramStmt.all(id) as { key: string; value: string }[]).map((p) => [p.key, p.value]));
+        const tags = Object.fromEntries((tagStmt.all(id) as { key: string; value: string }[]).map((t) => [t.key, t.value]));
+        const metrics = Object.fromEntries((metricStmt.all(id) as { key: string; value: number | null; value_special: string | null }[]).map((m) => [m.key, decodeFloat(m.value, m.value_special)]));
+        byId.set(id, {
+          id: r.id,
+          experiment: r.experiment,
+          name: r.name,
+          status: r.status,
+          startTime: r.start_time,
+          endTime: r.end_time,
+          heartbeatTime: r.heartbeat_time,
+          parentRunId: r.parent_run_id,
+          configHash: r.config_hash,
+          seed: r.seed,
+          pid: r.pid,
+          hostname: r.hostname,
+          attempts: r.attempts,
+          failure: r.failure,
+          params,
+          metrics,
+          tags,
+        });
+      }
+    });
+    read(); // one read transaction: a consistent snapshot even while other processes write
+    return ids.map((id) => byId.get(id) as RunSummary);
+  }
+}
+
+/**
+ * Opens the results store at `file` (default: `RRED_STORE`, else results/store.sqlite at the repo
+ * root), creating and migrating it as needed, and marks FAILED the runs whose process died.
+ * Unwritable paths and damaged files raise a UserError naming the file; nothing is written then.
+ */
+export function openStore(file?: string | null, opts: OpenStoreOptions = {}): Store {
+  const resolved = resolveStorePath(file);
+  const full = {
+    staleAfterMs: opts.staleAfterMs ?? 60000,
+    heartbeatMs: opts.heartbeatMs ?? 10000,
+    busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
+  };
+  const db = openConnection(resolved, { busyTimeoutMs: full.busyTimeoutMs, targetVersion: opts.targetVersion });
+  try {
+    return new Store(db, resolved, full);
+  } catch (err) {
+    db.close();
+    throw storeFileError(resolved, err);
+  }
+}
+
+export { LATEST_VERSION };

@@ -1,0 +1,50 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { RunContext } from './context';
+import type { TraceBundle } from './types';
+
+/** A fresh temporary directory for one test's store file. */
+export function tempDir(label: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `rred-store-${label}-`));
+}
+
+/** A fixed context so unit tests do not spend time in git. */
+export const FIXED_CONTEXT: RunContext = {
+  git: { commit: 'unknown', dirty: null, diffSha256: null, untrackedFiles: null },
+  argv: ['node', 'test'],
+  cwd: '/tmp',
+  node: process.version,
+  platform: process.platform,
+  arch: process.arch,
+  cpus: 1,
+  packages: {},
+  lockfileSha256: null,
+  backend: 'cpu',
+  openblasThreads: null,
+  threadEnv: { OPENBLAS_NUM_THREADS: null, OMP_NUM_THREADS: null },
+};
+
+/** A small well-formed bundle: `k` segments of 2 tokens, one estimate per segment for `method`. */
+export function sampleBundle(key: string, k = 3, method = 'rredcot'): TraceBundle {
+  const thinkEnd = 2 * k;
+  const completion = Array.from({ length: thinkEnd + 2 }, (_, i) => 10 + i);
+  return {
+    key,
+    trace: {
+      problemId: `p-${key}`,
+      prompt: [1, 2, 3],
+      completion,
+      thinkEnd,
+      logprobs: completion.map((_, i) => -0.1 * (i + 1)),
+      entropies: completion.map(() => 0.5),
+      answer: '42',
+      text: `trace ${key}`,
+      reward: 1,
+    },
+    checkpointHash: 'abc',
+    segments: Array.from({ length: k }, (_, i) => ({ start: 2 * i, end: 2 * i + 2 })),
+    estimates: Array.from({ length: k }, (_, i) => ({ segment: i, method, value: 0.1 * (i + 1), credit: 0.1, sigma: 1 / k })),
+    costs: [{ method, tokensForwarded: 100, tokensGenerated: 0, forwardPasses: 1, wallMs: 1.5 }],
+  };
+}
