@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { parseConfig } from '@rred/core';
+
+/**
+ * Shape of the decoder-only transformer (GPT-2 style: pre-norm blocks, causal self-attention,
+ * learned positions, GELU MLP, input and output embeddings tied). The defaults give ≈ 0.8–1 M
+ * parameters: the small reasoning model the paper's method is reproduced on (the paper uses
+ * DeepSeek-R1-distilled Qwen models; this is the CPU-sized stand-in).
+ */
+export const modelConfigSchema = z
+  .object({
+    vocabSize: z.number().int().min(2).describe('Number of token ids (Tokenizer.vocabSize). Required, integer >= 2.'),
+    contextLength: z
+      .number()
+      .int()
+      .min(2)
+      .max(4096)
+      .default(160)
+      .describe('Longest prompt + completion in tokens; size of the learned position table. Default 160, integer 2..4096.'),
+    dModel: z.number().int().min(1).default(128).describe('Residual stream width C. Default 128; must be divisible by nHeads.'),
+    nLayers: z.number().int().min(1).default(4).describe('Number of transformer blocks. Default 4, integer >= 1.'),
+    nHeads: z.number().int().min(1).default(4).describe('Attention heads per block (head width dModel/nHeads). Default 4, integer >= 1.'),
+    dFF: z.number().int().min(1).default(512).describe('Hidden width of the MLP in each block. Default 512 (4·dModel), integer >= 1.'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.dModel % c.nHeads !== 0) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['dModel'], message: `expected a multiple of nHeads (${c.nHeads})` });
+    }
+  });
+
+export type ModelConfig = z.infer<typeof modelConfigSchema>;
+export type ModelConfigInput = z.input<typeof modelConfigSchema>;
+
+/** Validates a model config (defaults applied); errors name the field and the source. */
+export function parseModelConfig(input: unknown, source = 'model config'): ModelConfig {
+  return parseConfig(modelConfigSchema, input, source);
+}

@@ -1,0 +1,53 @@
+import { tf } from '@rred/engine';
+
+/**
+ * The few building blocks of the transformer, written with ops that have kernels and gradients on
+ * the wasm backend (no gather-gradient, no LogSoftmax kernel needed). Activations are kept as 2-D
+ * [N, C] matrices (N = B·T) between blocks so every dense layer is a single matMul.
+ */
+
+/** Additive mask value for positions a query may not see: exp(−1e9 − max) is exactly 0 in float32. */
+export const MASKED = -1e9;
+
+/** x·W + b for x [N, in], W [in, out], b [out] → [N, out]. */
+export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
+  return tf.add(tf.matMul(x, w), b);
+}
+
+/** Layer normalisation over the last axis (ε = 1e-5), then per-channel scale and shift. */
+export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: tf.Tensor1D): T {
+  const mean = tf.mean(x, -1, true);
+  const centred = tf.sub(x, mean);
+  const variance = tf.mean(tf.square(centred), -1, true);
+  return tf.add(tf.mul(tf.mul(centred, tf.rsqrt(tf.add(variance, 1e-5))), gamma), beta) as T;
+}
+
+/** GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
+export function gelu<T extends tf.Tensor>(x: T): T {
+  const cubic = tf.mul(tf.mul(tf.square(x), x), 0.044715);
+  const inner = tf.mul(tf.add(x, cubic), Math.sqrt(2 / Math.PI));
+  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1)) as T;
+}
+
+/**
+ * Additive causal mask [1, 1, T, T]: query i sees keys j ≤ i.
+ */
+export function causalMask(length: number): tf.Tensor4D {
+  const data = new Float32Array(length * length);
+  for (let i = 0; i < length; i++) for (let j = i + 1; j < length; j++) data[i * length + j] = MASKED;
+  return tf.tensor4d(data, [1, 1, length, length]);
+}
+
+/**
+ * Float one-hot rows. The wasm OneHot kernel (tfjs 4.22) writes int32 data whatever dtype is asked
+ * for, so a float32 oneHot reads back as denormal garbage; build int32 and cast instead.
+ */
+export function oneHotFloat(ids: tf.Tensor, depth: number): tf.Tensor {
+  return tf.cast(tf.oneHot(ids as tf.Tensor1D, depth), 'float32');
+}
+
+/** Embedding rows for integer ids without tf.gather (whose gradient has no wasm kernel): oneHot·E. */
+export function embedRows(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
+  // [N, V] × [V, C] → [N, C]
+  return tf.matMul(oneHotFloat(ids, table.shape[0]) as tf.Tensor2D, table);
+}

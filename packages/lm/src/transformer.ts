@@ -1,0 +1,236 @@
+import type { Rng } from '@rred/core';
+import { tf } from '@rred/engine';
+import './ensure-gradients';
+import { parseModelConfig, type ModelConfig } from './config';
+import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
+
+/** Keys and values of one layer for the positions seen so far. */
+export interface LayerKV {
+  k: tf.Tensor4D; // [B, H, P, dh]
+  v: tf.Tensor4D; // [B, H, P, dh]
+}
+
+/** Everything one pass through the blocks needs besides the weights. */
+export interface BlockPass {
+  /** Input embeddings (token + position) of the new positions, flattened: [B·S, C]. */
+  x: tf.Tensor2D;
+  batch: number; // B
+  length: number; // S, new positions per row
+  /** Additive attention mask, broadcastable to [B, H, S, P + S]; 0 = visible, MASKED = hidden. */
+  mask: tf.Tensor4D;
+  /** Cached keys/values of P earlier positions per layer (omit for a pass from scratch). */
+  past?: LayerKV[];
+}
+
+export interface BlockOutput {
+  /** Final-layer-normed hidden states of the new positions: [B·S, C]. */
+  hidden: tf.Tensor2D;
+  /** Per layer K, V of past ++ new positions: [B, H, P + S, dh]. */
+  kv: LayerKV[];
+}
+
+interface BlockParams {
+  ln1Gamma: tf.Variable; ln1Beta: tf.Variable;
+  wQkv: tf.Variable; bQkv: tf.Variable; // [C, 3C], [3C]
+  wAttnOut: tf.Variable; bAttnOut: tf.Variable; // [C, C], [C]
+  ln2Gamma: tf.Variable; ln2Beta: tf.Variable;
+  wIn: tf.Variable; bIn: tf.Variable; // [C, F], [F]
+  wOut: tf.Variable; bOut: tf.Variable; // [F, C], [C]
+}
+
+/** Names and shapes of every parameter a config implies, in a fixed order (the checkpoint order). */
+export function parameterShapes(config: ModelConfig): { name: string; shape: number[] }[] {
+  const { vocabSize: V, contextLength: L, dModel: C, dFF: F } = config;
+  const out = [
+    { name: 'tokenEmbedding', shape: [V, C] },
+    { name: 'positionEmbedding', shape: [L, C] },
+  ];
+  for (let i = 0; i < config.nLayers; i++) {
+    const p = `blocks.${i}.`;
+    out.push(
+      { name: `${p}ln1.gamma`, shape: [C] }, { name: `${p}ln1.beta`, shape: [C] },
+      { name: `${p}attn.wQkv`, shape: [C, 3 * C] }, { name: `${p}attn.bQkv`, shape: [3 * C] },
+      { name: `${p}attn.wOut`, shape: [C, C] }, { name: `${p}attn.bOut`, shape: [C] },
+      { name: `${p}ln2.gamma`, shape: [C] }, { name: `${p}ln2.beta`, shape: [C] },
+      { name: `${p}mlp.wIn`, shape: [C, F] }, { name: `${p}mlp.bIn`, shape: [F] },
+      { name: `${p}mlp.wOut`, shape: [F, C] }, { name: `${p}mlp.bOut`, shape: [C] },
+    );
+  }
+  out.push({ name: 'lnFinal.gamma', shape: [C] }, { name: 'lnFinal.beta', shape: [C] });
+  return out;
+}
+
+/** GPT-2 initialisation: N(0, 0.02) weights, residual output projections scaled by 1/√(2L), zero biases, unit LN gains. */
+function initialValues(name: string, shape: number[], config: ModelConfig, rng: Rng): Float32Array {
+  const size = shape.reduce((a, b) => a * b, 1);
+  const values = new Float32Array(size);
+  if (name.endsWith('.gamma')) return values.fill(1);
+  if (name.endsWith('.beta') || /\.b[A-Z]/.test(name)) return values;
+  const std = /(attn|mlp)\.wOut$/.test(name) ? 0.02 / Math.sqrt(2 * config.nLayers) : 0.02;
+  const stream = rng.fork(name); // independent of parameter order
+  for (let i = 0; i < size; i++) values[i] = std * stream.normal();
+  return values;
+}
+
+let instanceCounter = 0;
+
+/**
+ * Decoder-only transformer (pre-norm, causal attention, learned positions, tied embeddings).
+ * Weights are named `tf.Variable`s (`params`); every forward is a pure function of them.
+ */
+export class Transformer {
+  readonly config: ModelConfig;
+  /** Parameters by name (see `parameterShapes`), in checkpoint order. */
+  readonly params: ReadonlyMap<string, tf.Variable>;
+  readonly paramCount: number;
+  private readonly blocks: BlockParams[];
+  private readonly tokenEmbedding: tf.Variable; // [V, C]
+  private readonly positionEmbedding: tf.Variable; // [L, C]
+  private readonly lnFinalGamma: tf.Variable;
+  private readonly lnFinalBeta: tf.Variable;
+
+  /** Use `createTransformer` (random init) or `loadCheckpoint`; this takes initial values by name. */
+  constructor(config: ModelConfig, values: (name: string, shape: number[]) => Float32Array | tf.Tensor /* owned by the constructor */) {
+    this.config = config;
+    // tf.Variable names are global to the engine, so each instance gets its own prefix.
+    const prefix = `lm${instanceCounter++}/`;
+    const params = new Map<string, tf.Variable>();
+    let count = 0;
+    for (const { name, shape } of parameterShapes(config)) {
+      const init = values(name, shape);
+      const tensor = init instanceof Float32Array ? tf.tensor(init, shape, 'float32') : init;
+      if (!arraysEqual(tensor.shape, shape)) throw new Error(`parameter ${name}: got shape [${tensor.shape}], expected [${shape}]`);
+      params.set(name, tf.variable(tensor, true, `${prefix}${name}`));
+      count += tensor.size;
+      tensor.dispose(); // the variable holds its own reference to the data
+    }
+    this.params = params;
+    this.paramCount = count;
+    const get = (name: string) => params.get(name)!;
+    this.tokenEmbedding = get('tokenEmbedding');
+    this.positionEmbedding = get('positionEmbedding');
+    this.lnFinalGamma = get('lnFinal.gamma');
+    this.lnFinalBeta = get('lnFinal.beta');
+    this.blocks = Array.from({ length: config.nLayers }, (_, i) => {
+      const p = (n: string) => get(`blocks.${i}.${n}`);
+      return {
+        ln1Gamma: p('ln1.gamma'), ln1Beta: p('ln1.beta'), wQkv: p('attn.wQkv'), bQkv: p('attn.bQkv'),
+        wAttnOut: p('attn.wOut'), bAttnOut: p('attn.bOut'), ln2Gamma: p('ln2.gamma'), ln2Beta: p('ln2.beta'),
+        wIn: p('mlp.wIn'), bIn: p('mlp.bIn'), wOut: p('mlp.wOut'), bOut: p('mlp.bOut'),
+      };
+    });
+  }
+
+  /** Trainable variables in checkpoint order (for tf.variableGrads / optimizers). */
+  variables(): tf.Variable[] {
+    return [...this.params.values()];
+  }
+
+  /** Full causal forward: int32 tokens [B, T] at positions 0..T−1 → logits [B, T, V]. */
+  logits(tokens: tf.Tensor2D): tf.Tensor3D {
+    return tf.tidy(() => {
+      const [B, T] = tokens.shape;
+      return tf.reshape(this.logitsFromEmbeddings(this.embedFromStart(tokens)), [B, T, this.config.vocabSize]) as tf.Tensor3D;
+    });
+  }
+
+  /** Token + position embeddings for positions 0..T−1: [B, T] → [B, T, C]. Differentiable in the weights. */
+  embedFromStart(tokens: tf.Tensor2D): tf.Tensor3D {
+    const [B, T] = tokens.shape;
+    this.checkLength(T);
+    const C = this.config.dModel;
+    return tf.tidy(() => {
+      const tok = tf.reshape(embedRows(tf.reshape(tokens, [B * T]) as tf.Tensor1D, this.tokenEmbedding), [B, T, C]); // [B, T, C]
+      const pos = tf.slice(this.positionEmbedding, [0, 0], [T, C]); // [T, C]
+      return tf.add(tok, pos) as tf.Tensor3D;
+    });
+  }
+
+  /** Token + position embeddings at explicit positions (for cached passes): [B, S] ids and positions → [B·S, C]. */
+  embedAt(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor2D {
+    const [B, S] = tokens.shape;
+    return tf.tidy(() => {
+      const tok = embedRows(tf.reshape(tokens, [B * S]) as tf.Tensor1D, this.tokenEmbedding); // [B·S, C]
+      const pos = embedRows(tf.reshape(positions, [B * S]) as tf.Tensor1D, this.positionEmbedding); // [B·S, C]
+      return tf.add(tok, pos) as tf.Tensor2D;
+    });
+  }
+
+  /** Causal forward from input embeddings e [B, T, C] (positions 0..T−1) → logits [B·T, V]. */
+  logitsFromEmbeddings(embeddings: tf.Tensor3D): tf.Tensor2D {
+    return tf.tidy(() => {
+      const [B, T, C] = embeddings.shape;
+      const { hidden } = this.runBlocks({ x: tf.reshape(embeddings, [B * T, C]) as tf.Tensor2D, batch: B, length: T, mask: causalMask(T) });
+      return this.head(hidden);
+    });
+  }
+
+  /** Tied output projection: hidden [N, C] → logits [N, V]. */
+  head(hidden: tf.Tensor2D): tf.Tensor2D {
+    return tf.matMul(hidden, this.tokenEmbedding, false, true);
+  }
+
+  /**
+   * One pass through all blocks for S new positions per row, attending to `past` (if any) and to
+   * each other under `mask`. Returns the final-normed hidden states and the K/V of past ++ new.
+   */
+  runBlocks(pass: BlockPass): BlockOutput {
+    const { batch: B, length: S } = pass;
+    const { dModel: C, nHeads: H } = this.config;
+    const dh = C / H;
+    const scale = 1 / Math.sqrt(dh);
+    let x = pass.x; // [B·S, C]
+    const kv: LayerKV[] = [];
+    this.blocks.forEach((p, layer) => {
+      // --- attention ---
+      const qkv = linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D); // [B·S, 3C]
+      const heads = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
+      const [q3, k3, v3] = tf.split(heads, 3, 0);
+      const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
+      let k = tf.reshape(k3, [B, H, S, dh]) as tf.Tensor4D;
+      let v = tf.reshape(v3, [B, H, S, dh]) as tf.Tensor4D;
+      const past = pass.past?.[layer];
+      if (past) {
+        k = tf.concat([past.k, k], 2); // [B, H, P+S, dh]
+        v = tf.concat([past.v, v], 2);
+      }
+      kv.push({ k, v });
+      const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, P+S]
+      const attended = tf.matMul(tf.softmax(scores), v); // [B, H, S, dh]
+      const merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B·S, C]
+      x = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D));
+      // --- MLP ---
+      const hiddenFF = gelu(linear(layerNorm(x, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D)); // [B·S, F]
+      x = tf.add(x, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D));
+    });
+    return { hidden: layerNorm(x, this.lnFinalGamma as tf.Tensor1D, this.lnFinalBeta as tf.Tensor1D), kv };
+  }
+
+  /** A new transformer with a copy of these weights (e.g. a frozen reference policy). */
+  clone(): Transformer {
+    return new Transformer(this.config, (name) => this.params.get(name)!.clone());
+  }
+
+  /** Copies weights from another transformer of the same config (in place). */
+  copyWeightsFrom(other: Transformer): void {
+    for (const [name, variable] of this.params) variable.assign(other.params.get(name)!);
+  }
+
+  dispose(): void {
+    for (const variable of this.params.values()) variable.dispose();
+  }
+
+  private checkLength(T: number): void {
+    if (T > this.config.contextLength) throw new Error(`sequence of ${T} tokens exceeds contextLength ${this.config.contextLength}`);
+  }
+}
+
+/** A freshly initialised transformer; weights are a pure function of the config and `rng`'s seed. */
+export function createTransformer(config: ModelConfig | Parameters<typeof parseModelConfig>[0], rng: Rng): Transformer {
+  const parsed = parseModelConfig(config);
+  return new Transformer(parsed, (name, shape) => initialValues(name, shape, parsed, rng));
+}
+
+function arraysEqual(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
