@@ -1,0 +1,106 @@
+import { UserError } from '@rred/core';
+import { referenceFromTrace } from './references';
+import { rredcot } from './rredcot';
+import { rredcotPresets } from './rredcot-config';
+import { exactValue } from './testing/enumerate';
+import { toyModel, toyReferences, toyReward, toySegments, toyTokens, toyTrace } from './testing/toy-setup';
+
+const model = toyModel();
+const trace = toyTrace(model);
+const inputs = { tokens: toyTokens, references: { dataset: toyReferences } };
+const sequence = [...trace.prompt, ...trace.completion];
+const exitAt = [2, 4, 5, 7];
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** Eq. 7 and Eq. 9 evaluated directly by multiplying the toy table's probabilities. */
+function directI(k: number): number {
+  const answers = [[1], [0, 1]]; // distinct answers of toyReferences
+  return sum(answers.map((y) => Math.exp(model.sequenceLogProb(sequence.slice(0, exitAt[k]), [3, ...y, 4]))));
+}
+function directV(k: number): number {
+  const ps = toyReferences.map((r) => Math.exp(model.sequenceLogProb(sequence.slice(0, exitAt[k]), [...r.solution, 3, ...r.answer, 4])));
+  return sum(ps) / ps.length;
+}
+
+describe('rredcot', () => {
+  it('computes I (Eq. 7) and V (Eq. 9) exactly as the direct products, at every exit point', async () => {
+    const res = await rredcot(model, trace, toySegments, inputs, { terms: 'both' });
+    for (let k = 0; k < exitAt.length; k++) {
+      expect(Math.abs(Math.exp(res.extra.logImmediate![k]) - directI(k))).toBeLessThan(1e-6);
+      expect(Math.abs(Math.exp(res.extra.logValue![k]) - directV(k))).toBeLessThan(1e-6);
+      expect(res.extra.logImmediate![k]).toBeCloseTo(Math.log(directI(k)), 6);
+      expect(res.values![k]).toBeCloseTo(directI(k) + directV(k), 9);
+    }
+    expect(res.extra.distinctAnswerCount).toBe(2);
+    expect(res.extra.referenceCount).toBe(3);
+  });
+
+  it('never puts V or I above the true value (Eq. 10: bias ≤ 0 when ζ ≥ 0)', async () => {
+    const res = await rredcot(model, trace, toySegments, inputs, { terms: 'both' });
+    for (let k = 0; k < exitAt.length; k++) {
+      const truth = exactValue(model, sequence.slice(0, exitAt[k]), 6, toyReward, toyTokens);
+      expect(Math.exp(res.extra.logValue![k])).toBeLessThanOrEqual(truth);
+      expect(Math.exp(res.extra.logImmediate![k])).toBeLessThanOrEqual(truth);
+      // the references are distinct correct continuations, so even their un-averaged sum stays below the truth
+      expect(Math.exp(res.extra.logValue![k]) * toyReferences.length).toBeLessThanOrEqual(truth);
+    }
+  });
+
+  it('log-space credits telescope: Σ r_k = log v̂(s_K) − log v̂(s_0); L1 gives Σ|σ| = 1', async () => {
+    for (const terms of ['immediate', 'value', 'both'] as const) {
+      const res = await rredcot(model, trace, toySegments, inputs, { terms, space: 'log', normalization: 'L1' });
+      const lv = res.extra.logValues;
+      expect(sum(res.credits)).toBeCloseTo(lv[lv.length - 1] - lv[0], 10);
+      expect(sum(res.sigma!.map(Math.abs))).toBeCloseTo(1, 12);
+    }
+  });
+
+  it('probability-space credits are differences of v̂; softmax σ sums to 1', async () => {
+    const res = await rredcot(model, trace, toySegments, inputs, { terms: 'value', space: 'prob', normalization: 'softmax', tau: 0.5 });
+    res.credits.forEach((r, i) => expect(r).toBeCloseTo(directV(i + 1) - directV(i), 9));
+    expect(sum(res.sigma!)).toBeCloseTo(1, 12);
+    expect(res.sigma!.every((s) => s > 0)).toBe(true);
+  });
+
+  it('scores all exit points × all suffixes in one shared-prefix call, equal to per-exit-point calls', async () => {
+    const m1 = toyModel();
+    const shared = await rredcot(m1, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedPrefix' });
+    expect(m1.calls.score).toBe(1);
+    const m2 = toyModel();
+    const naive = await rredcot(m2, trace, toySegments, inputs, { terms: 'both', scoring: 'perExitPoint' });
+    expect(m2.calls.score).toBe(4);
+    shared.credits.forEach((r, i) => expect(Math.abs(r - naive.credits[i])).toBeLessThan(1e-4));
+    shared.values!.forEach((v, k) => expect(Math.abs(v - naive.values![k])).toBeLessThan(1e-4));
+    // suffixes: 2 immediate (3 + 4 tokens) + 3 value (5 + 5 + 4 tokens) = 21 tokens per exit point
+    expect(shared.extra.requestCount).toBe(4 * 5);
+    expect(shared.cost.tokensForwarded).toBe(7 + 4 * 21);
+    expect(naive.cost.tokensForwarded).toBe(2 + 4 + 5 + 7 + 4 * 21);
+    expect(shared.cost.forwardPasses).toBe(1);
+  });
+
+  it('runs both presets of Sec. 4, the own-answer one from the model’s correct samples', async () => {
+    const own = referenceFromTrace(trace, toyTokens)!;
+    const ds = await rredcot(model, trace, toySegments, inputs, rredcotPresets.dataset);
+    expect(ds.extra.config).toMatchObject({ terms: 'both', space: 'log', normalization: 'L1' });
+    const res = await rredcot(model, trace, toySegments, { tokens: toyTokens, references: { own: [own] } }, rredcotPresets.own);
+    expect(res.extra.logValue).toBeNull();
+    expect(sum(res.sigma!)).toBeCloseTo(1, 12);
+    expect(res.extra.logImmediate![3]).toBeCloseTo(model.sequenceLogProb(sequence.slice(0, 7), [3, 1, 4]), 10);
+  });
+
+  it('handles an empty reference set as configured', async () => {
+    await expect(rredcot(model, trace, toySegments, { tokens: toyTokens }, { referenceSource: 'own' })).rejects.toThrow(/no references for referenceSource 'own'/);
+    const res = await rredcot(model, trace, toySegments, { tokens: toyTokens }, { emptyReferences: 'uniform' });
+    expect(res.credits.every(Number.isNaN)).toBe(true);
+    expect(res.sigma).toEqual([0.4, 0.2, 0.4]);
+    expect(res.extra.noReferences).toBe(true);
+  });
+
+  it('rejects a bad config with a UserError naming the key', async () => {
+    for (const [bad, key] of [[{ terms: 'all' }, 'terms'], [{ tau: 0 }, 'tau'], [{ normalisation: 'L1' }, 'normalisation'], [{ maxReferences: 1.5 }, 'maxReferences']] as const) {
+      const err = await rredcot(model, trace, toySegments, inputs, bad as never).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UserError);
+      expect((err as Error).message).toContain(key);
+    }
+  });
+});
