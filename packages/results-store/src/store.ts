@@ -239,7 +239,7 @@ export class Store implements RunHost {
       args.push(opts.parentRunId);
     }
     const where = clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
-    const ids = this.db.prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.id`).pluck().all(...args) as string[];
+    const ids = this.db.prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.rowid`).pluck().all(...args) as string[];
     const runs = this.summaries(ids);
     if (opts.where === undefined) return runs;
     const filter = typeof opts.where === 'string' ? parseFilter(opts.where) : opts.where;
@@ -311,14 +311,14 @@ export class Store implements RunHost {
     const paramStmt = this.db.prepare('SELECT key, value FROM params WHERE run_id = ? ORDER BY key');
     const tagStmt = this.db.prepare('SELECT key, value FROM tags WHERE run_id = ? ORDER BY key');
     const metricStmt = this.db.prepare(`SELECT m.key, m.value, m.value_special FROM metrics m
-      JOIN (SELECT key, MAX(step) AS step FROM metrics WHERE run_id = ?1 GROUP BY key) last ON last.key = m.key AND last.step = m.step
-      WHERE m.run_id = ?1 ORDER BY m.key`);
+      JOIN (SELECT key, MAX(step) AS step FROM metrics WHERE run_id = @run GROUP BY key) last ON last.key = m.key AND last.step = m.step
+      WHERE m.run_id = @run ORDER BY m.key`);
     const read = this.db.transaction(() => {
       for (const id of ids) {
         const r = runStmt.get(id) as RunRow;
         const params = Object.fromEntries((paramStmt.all(id) as { key: string; value: string }[]).map((p) => [p.key, p.value]));
         const tags = Object.fromEntries((tagStmt.all(id) as { key: string; value: string }[]).map((t) => [t.key, t.value]));
-        const metrics = Object.fromEntries((metricStmt.all(id) as { key: string; value: number | null; value_special: string | null }[]).map((m) => [m.key, decodeFloat(m.value, m.value_special)]));
+        const metrics = Object.fromEntries((metricStmt.all({ run: id }) as { key: string; value: number | null; value_special: string | null }[]).map((m) => [m.key, decodeFloat(m.value, m.value_special)]));
         byId.set(id, {
           id: r.id,
           experiment: r.experiment,
