@@ -1,0 +1,132 @@
+/**
+ * Truncated Monte Carlo values (Sec. 4, App. 10.1). From every exit point s_k, k = 0..K, sample n
+ * continuations (rest of the thinking, `</think>`, answer) of at most M tokens with the policy;
+ * V_MC(s_k) = mean ζ, where a continuation cut by M scores 0 and still counts (Fig. 4).
+ * Credit r_k = V_MC(s_k) − V_MC(s_{k−1}). Every continuation's length, truncation and correctness is
+ * kept, so the effect of any smaller limit M′ is computable without resampling (see truncation.ts).
+ */
+import { parseConfig, ProgressBar, type Rng, UserError } from '@rred/core';
+import type { LanguageModel, Trace } from '@rred/lm';
+import type { Segment } from '@rred/segmentation';
+import { z } from 'zod';
+import { CostMeter } from './cost';
+import { exitPoints } from './exit-points';
+import type { EstimatorInputs, EstimatorResult } from './types';
+
+export const mcConfigSchema = z
+  .object({
+    samplesPerExitPoint: z
+      .number()
+      .int()
+      .min(1)
+      .default(20)
+      .describe('n: continuations sampled from each exit point (App. 10.1 used 20; SD of V_MC < 0.1 after ~5, Fig. 8). Integer ≥ 1, default 20.'),
+    maxNewTokens: z
+      .number()
+      .int()
+      .min(1)
+      .default(256)
+      .describe('M: token limit of each continuation; a continuation cut by M scores ζ = 0 and is counted (Fig. 4). Integer ≥ 1, default 256.'),
+    temperature: z.number().positive().default(1).describe('Policy sampling temperature (> 0) of the continuations. Default 1.'),
+    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass in (0, 1]; 1 disables top-p. Default 1.'),
+    batchSize: z
+      .number()
+      .int()
+      .min(1)
+      .default(64)
+      .describe('Continuations per `sample` call: all exit points × n prompts are sent in chunks of this size. Integer ≥ 1, default 64.'),
+    progress: z.boolean().default(false).describe('Show a progress bar with ETA on stderr. Default false.'),
+  })
+  .strict();
+
+export type McConfig = z.infer<typeof mcConfigSchema>;
+export type McConfigInput = z.input<typeof mcConfigSchema>;
+
+/** One sampled continuation. */
+export interface ContinuationRecord {
+  /** Exit point k it was sampled from (0..K). */
+  exitPoint: number;
+  /** Tokens generated (including `<eos>` when reached). */
+  length: number;
+  /** True when it hit the limit M without `<eos>`. */
+  truncated: boolean;
+  /** ζ used in V_MC: the reward of a finished continuation, 0 for a truncated one. */
+  utility: number;
+  /** utility > 0. */
+  correct: boolean;
+}
+
+export interface McExtra {
+  /** Standard error of V_MC(s_k): sample SD / √n (NaN when n = 1: undefined with one sample). */
+  standardErrors: number[];
+  records: ContinuationRecord[];
+  config: McConfig;
+}
+
+export async function truncatedMc(
+  model: LanguageModel,
+  trace: Trace,
+  segments: Segment[],
+  inputs: EstimatorInputs,
+  config: McConfigInput,
+  rng: Rng,
+): Promise<EstimatorResult<McExtra>> {
+  const cfg = parseConfig(mcConfigSchema, config ?? {}, 'mc config');
+  const reward = inputs.reward;
+  if (!reward) throw new UserError('mc: inputs.reward (the verifier of sampled continuations) is required');
+  if (!rng) throw new UserError('mc: an Rng is required (every sample draw goes through it)');
+  const meter = new CostMeter();
+  const ep = exitPoints(trace, segments, inputs.tokens);
+  const longestPrefix = ep.exitAt[ep.exitAt.length - 1];
+  if (longestPrefix + cfg.maxNewTokens > model.maxLength) {
+    throw new UserError(`mc: maxNewTokens ${cfg.maxNewTokens} + exit point at ${longestPrefix} tokens exceeds the model's maxLength ${model.maxLength}`);
+  }
+  const n = cfg.samplesPerExitPoint;
+  // prompt i = exit point floor(i / n); the order fixes which rng draws each continuation gets
+  const owners = ep.exitAt.flatMap((_, k) => new Array<number>(n).fill(k));
+  const records: ContinuationRecord[] = [];
+  const bar = cfg.progress ? new ProgressBar(`mc '${trace.problemId}'`, owners.length) : null;
+  for (let start = 0, chunk = 0; start < owners.length; start += cfg.batchSize, chunk++) {
+    const ks = owners.slice(start, start + cfg.batchSize);
+    const prompts = ks.map((k) => ep.sequence.slice(0, ep.exitAt[k]));
+    const { results, cost } = await model.sample(
+      prompts,
+      { temperature: cfg.temperature, topP: cfg.topP, maxNewTokens: cfg.maxNewTokens, stopToken: inputs.tokens.eos },
+      rng.fork(`mc-chunk-${chunk}`),
+    );
+    meter.add(cost);
+    results.forEach((r, i) => {
+      const utility = r.truncated ? 0 : checkedReward(reward(r.tokens, true), trace.problemId);
+      records.push({ exitPoint: ks[i], length: r.tokens.length, truncated: r.truncated, utility, correct: utility > 0 });
+    });
+    bar?.tick(ks.length);
+  }
+  const { values, standardErrors } = exitPointMeans(records, ep.exitAt.length);
+  return {
+    method: 'mc',
+    credits: segments.map((_, i) => values[i + 1] - values[i]),
+    values,
+    extra: { standardErrors, records, config: cfg },
+    cost: meter.finish(),
+  };
+}
+
+/** Mean utility and its standard error per exit point. */
+export function exitPointMeans(records: readonly ContinuationRecord[], exitPointCount: number): { values: number[]; standardErrors: number[] } {
+  const groups = Array.from({ length: exitPointCount }, () => [] as number[]);
+  for (const r of records) groups[r.exitPoint].push(r.utility);
+  const values = groups.map((g) => (g.length ? g.reduce((a, b) => a + b, 0) / g.length : NaN));
+  const standardErrors = groups.map((g, k) => {
+    if (g.length < 2) return NaN;
+    const ss = g.reduce((a, x) => a + (x - values[k]) ** 2, 0);
+    return Math.sqrt(ss / (g.length - 1) / g.length);
+  });
+  return { values, standardErrors };
+}
+
+function checkedReward(z: number, problemId: string): number {
+  if (!(typeof z === 'number' && z >= 0 && z <= 1)) {
+    throw new Error(`mc: reward function returned ${z} for a continuation of trace '${problemId}'; expected ζ in [0, 1]`);
+  }
+  return z;
+}
