@@ -1,1 +1,10 @@
 export type { Trace, SuffixRequest, ComputeCost, ScoreResult, SampleOptions, SampleResult, LanguageModel } from './types';
+export { Tokenizer, SPECIAL_TOKENS } from './tokenizer';
+export type { TokenizerJson, SpecialToken } from './tokenizer';
+export { modelConfigSchema, parseModelConfig } from './config';
+export type { ModelConfig, ModelConfigInput } from './config';
+export { Transformer, createTransformer, parameterShapes } from './transformer';
+export { tokenLogprobs } from './logprobs';
+export { oneHotFloat } from './layers';
+export { saveCheckpoint, loadCheckpoint, readCheckpointHeader, CHECKPOINT_VERSION } from './checkpoint';
+export type { Checkpoint, CheckpointInput, CheckpointHeader } from './checkpoint';

@@ -140,7 +140,7 @@ export class Transformer {
     this.checkLength(T);
     const C = this.config.dModel;
     return tf.tidy(() => {
-      const tok = tf.reshape(embedRows(tf.reshape(tokens, [B * T]) as tf.Tensor1D, this.tokenEmbedding), [B, T, C]); // [B, T, C]
+      const tok = tf.reshape(embedRows(tf.reshape(tokens, [B * T]) as tf.Tensor1D, this.tokenEmbedding as tf.Tensor2D), [B, T, C]); // [B, T, C]
       const pos = tf.slice(this.positionEmbedding, [0, 0], [T, C]); // [T, C]
       return tf.add(tok, pos) as tf.Tensor3D;
     });
@@ -150,8 +150,8 @@ export class Transformer {
   embedAt(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor2D {
     const [B, S] = tokens.shape;
     return tf.tidy(() => {
-      const tok = embedRows(tf.reshape(tokens, [B * S]) as tf.Tensor1D, this.tokenEmbedding); // [B·S, C]
-      const pos = embedRows(tf.reshape(positions, [B * S]) as tf.Tensor1D, this.positionEmbedding); // [B·S, C]
+      const tok = embedRows(tf.reshape(tokens, [B * S]) as tf.Tensor1D, this.tokenEmbedding as tf.Tensor2D); // [B·S, C]
+      const pos = embedRows(tf.reshape(positions, [B * S]) as tf.Tensor1D, this.positionEmbedding as tf.Tensor2D); // [B·S, C]
       return tf.add(tok, pos) as tf.Tensor2D;
     });
   }
