@@ -1,0 +1,16 @@
+export type { SpecialTokens, Reference, ReferenceInputs, ContinuationReward, EstimatorInputs, EstimatorCost, EstimatorResult, Estimator } from './types';
+export { rredcot, type RredcotExtra } from './rredcot';
+export { rredcotConfigSchema, rredcotPresets, parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
+export { truncatedMc, mcConfigSchema, type McConfig, type McConfigInput, type McExtra, type ContinuationRecord } from './mc';
+export { truncationLoss, type TruncationLoss } from './truncation';
+export { leaveOneOut, looConfigSchema, type LooConfig, type LooConfigInput, type LooExtra } from './loo';
+export { gradientAttribution, gradientConfigSchema, type GradientConfig, type GradientConfigInput, type GradientExtra } from './gradient';
+export { normalizeCredits, type Normalization } from './normalize';
+export { tokenWeights, type TokenWeightOptions } from './token-weights';
+export { buildReferenceSet, referenceFromTrace, type ReferenceSource } from './references';
+export { toStoreRows, type CreditRow } from './store-rows';
+export { getEstimator, estimatorMethods, type EstimatorMethod } from './registry';
+export { logSumExp, logAddExp } from './logspace';
+// Test doubles: an exactly enumerable LanguageModel and its ground-truth values, for tests in other packages.
+export { EnumerableLM, type EnumerableLMOptions } from './testing/enumerable-lm';
+export { exactValue, exactAnswerReward } from './testing/enumerate';
