@@ -1,0 +1,130 @@
+/**
+ * The results store under process death and concurrency: writers in child processes are SIGKILLed at
+ * seeded random moments; the store must stay consistent (every stored trace complete), the run must be
+ * marked FAILED by the next opener, and a resume must complete it without duplicate rows.
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Rng } from '@rred/core';
+import { openStore, type Store } from '@rred/results-store';
+import { makeBundle, METHODS, segmentCount } from './fixtures/store-bundles';
+
+const ROOT = path.resolve(__dirname, '..');
+const WRITER = path.join(__dirname, 'fixtures', 'store-writer.ts');
+
+function startWriter(file: string, experiment: string, n: number): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const runId = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /started ([0-9a-f]+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', () => reject(new Error(`writer exited before starting a run: ${err}`)));
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  // 'exit' fires after node has reaped the child, so its pid is no longer alive (not a zombie).
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    if (code !== 0 && code !== null) process.stderr.write(`writer stderr: ${err}\n`);
+    resolve(code);
+  }));
+  return { child, runId, exit };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Every stored trace of the run is complete: all its segments, estimates and costs are there. */
+function expectCompleteTraces(store: Store, runId: string): number {
+  const traces = store.traces(runId);
+  for (const t of traces) {
+    const i = Number(t.key.slice(1));
+    const expected = makeBundle(i);
+    expect(t.segments).toEqual(expected.segments);
+    expect(t.estimates).toHaveLength(METHODS.length * segmentCount(i));
+    expect(t.costs).toHaveLength(METHODS.length);
+    expect(t.trace.completion).toEqual(expected.trace.completion);
+  }
+  return traces.length;
+}
+
+function rowCounts(store: Store, runId: string): { traces: number; segments: number; estimates: number; costs: number; metrics: number } {
+  const one = (sql: string) => store.db.prepare(sql).pluck().get(runId) as number;
+  const ofRun = 'trace_id IN (SELECT id FROM traces WHERE run_id = ?)';
+  return {
+    traces: one('SELECT COUNT(*) FROM traces WHERE run_id = ?'),
+    segments: one(`SELECT COUNT(*) FROM segments WHERE ${ofRun}`),
+    estimates: one(`SELECT COUNT(*) FROM estimates WHERE ${ofRun}`),
+    costs: one(`SELECT COUNT(*) FROM estimator_costs WHERE ${ofRun}`),
+    metrics: one('SELECT COUNT(*) FROM metrics WHERE run_id = ?'),
+  };
+}
+
+function expectedCounts(n: number): { traces: number; segments: number; estimates: number; costs: number; metrics: number } {
+  let segments = 0;
+  for (let i = 0; i < n; i++) segments += segmentCount(i);
+  return { traces: n, segments, estimates: METHODS.length * segments, costs: METHODS.length * n, metrics: n };
+}
+
+describe('results store reliability', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-store-reliability-'));
+
+  it('survives SIGKILL at 24 seeded random points: consistent, marked FAILED, resumable without duplicates', async () => {
+    const file = path.join(dir, 'killed.sqlite');
+    const rng = new Rng(20240607);
+    const rounds = 24;
+    const written: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const writer = startWriter(file, 'kill-test', 1_000_000);
+      const runId = await writer.runId;
+      await sleep(rng.int(0, 400));
+      writer.child.kill('SIGKILL');
+      expect(await writer.exit).toBeNull();
+
+      // staleAfterMs 0: the heartbeat cannot be stale yet after a few hundred ms, but the pid is dead.
+      const store = openStore(file, { staleAfterMs: 0 });
+      expect(store.integrityCheck()).toEqual(['ok']);
+      expect(store.reaped).toEqual([runId]);
+      expect(store.getRun(runId).status).toBe('FAILED');
+      const stored = expectCompleteTraces(store, runId);
+      written.push(stored);
+
+      // Resume: re-write everything from 0 (as a resumed experiment that does not skip would) and a few more.
+      const total = stored + 5;
+      const run = store.resumeRun(runId);
+      for (let i = 0; i < total; i++) {
+        run.writeTraceBundle(makeBundle(i));
+        run.logMetric('progress', i, i);
+      }
+      run.finish();
+      expect(store.getRun(runId)).toEqual(expect.objectContaining({ status: 'FINISHED', attempts: 2 }));
+      expect(rowCounts(store, runId)).toEqual(expectedCounts(total));
+      store.close();
+    }
+    // The kill points really were spread out: some early, some after many traces.
+    expect(new Set(written).size).toBeGreaterThan(rounds / 2);
+    expect(Math.max(...written)).toBeGreaterThan(Math.min(...written));
+  }, 120000);
+
+  it('lets two processes write to one store at once; both finish and every row is there', async () => {
+    const file = path.join(dir, 'concurrent.sqlite');
+    const n = 1000; // ~1 s of writing each, so the two writers overlap
+    const a = startWriter(file, 'concurrent', n);
+    const b = startWriter(file, 'concurrent', n);
+    const [idA, idB] = await Promise.all([a.runId, b.runId]);
+    expect(await Promise.all([a.exit, b.exit])).toEqual([0, 0]);
+    const store = openStore(file);
+    expect(store.integrityCheck()).toEqual(['ok']);
+    for (const id of [idA, idB]) {
+      expect(store.getRun(id).status).toBe('FINISHED');
+      expect(rowCounts(store, id)).toEqual(expectedCounts(n));
+      expect(expectCompleteTraces(store, id)).toBe(n);
+    }
+    store.close();
+  }, 60000);
+});
