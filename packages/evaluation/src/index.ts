@@ -3,3 +3,7 @@ export { wilsonInterval, bootstrapMeanInterval, normalQuantile, quantileSorted }
 export type { Interval } from './intervals';
 export { aggregate } from './aggregate';
 export type { ProblemSamples, MetricValue, SplitMetrics, AggregateOptions } from './aggregate';
+export { evaluateSplit } from './evaluate-split';
+export type { Completer, AccuracyReport } from './evaluate-split';
+export { promptTokens } from './prompt';
+export type { SequenceTokenizer } from './prompt';

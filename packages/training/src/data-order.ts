@@ -24,13 +24,13 @@ export class DataOrder {
     if (size <= 0) throw new RangeError('DataOrder: no examples');
   }
 
-  /** The next `n` example indices; crosses epoch boundaries when needed. */
-  take(n: number): number[] {
-    const out: number[] = [];
+  /** The next `n` examples (epoch and index within the data set); crosses epoch boundaries when needed. */
+  take(n: number): { epoch: number; index: number }[] {
+    const out: { epoch: number; index: number }[] = [];
     while (out.length < n) {
       if (this.position.offset >= this.size) this.position = { epoch: this.position.epoch + 1, offset: 0 };
       const perm = this.epochPermutation(this.position.epoch);
-      out.push(perm[this.position.offset]);
+      out.push({ epoch: this.position.epoch, index: perm[this.position.offset] });
       this.position = { epoch: this.position.epoch, offset: this.position.offset + 1 };
     }
     return out;

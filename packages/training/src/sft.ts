@@ -9,6 +9,20 @@ import { buildBatch, disposeBatch, type SftExample } from './batching';
 import { DataOrder, type DataPosition } from './data-order';
 import { captureWeights, readTrainerState, restoreWeights, writeTrainerState } from './trainer-state';
 
+/**
+ * The training set: `size` examples, and example i as drawn for a given epoch (a corpus may redraw
+ * solutions every epoch; a fixed array ignores the epoch).
+ */
+export interface SftCorpus {
+  readonly size: number;
+  example(epoch: number, index: number): SftExample;
+}
+
+/** A fixed list of examples as a corpus. */
+export function fixedCorpus(examples: SftExample[]): SftCorpus {
+  return { size: examples.length, example: (_epoch, index) => examples[index] };
+}
+
 export interface SftStepMetrics {
   step: number;
   /** Mean NLL (nats) over the completion tokens of the batch, before the update. */
@@ -29,18 +43,20 @@ export interface SftStepMetrics {
 export class SftTrainer {
   readonly optimizer: AdamW;
   private order: DataOrder;
+  private readonly corpus: SftCorpus;
   private stepIndex = 0;
 
   constructor(
     readonly policy: TrainablePolicy,
-    private readonly examples: SftExample[],
+    examples: SftExample[] | SftCorpus,
     readonly config: SftConfig,
     private readonly padId: number,
   ) {
-    if (examples.length === 0) throw new UserError('SFT: the training set is empty');
+    this.corpus = Array.isArray(examples) ? fixedCorpus(examples) : examples;
+    if (this.corpus.size === 0) throw new UserError('SFT: the training set is empty');
     const o = config.optimizer;
     this.optimizer = new AdamW({ beta1: o.beta1, beta2: o.beta2, epsilon: o.epsilon, weightDecay: o.weightDecay });
-    this.order = new DataOrder(new Rng(config.seed).fork('sft-data'), examples.length);
+    this.order = new DataOrder(new Rng(config.seed).fork('sft-data'), this.corpus.size);
   }
 
   get step(): number {
@@ -68,8 +84,8 @@ export class SftTrainer {
       totalSteps: this.config.steps,
       minLrRatio: this.config.optimizer.minLrRatio,
     });
-    const indices = this.order.take(this.config.batchSize);
-    const batch = buildBatch(indices.map((i) => this.examples[i]), this.config.contextLength, this.padId);
+    const picks = this.order.take(this.config.batchSize);
+    const batch = buildBatch(picks.map((p) => this.corpus.example(p.epoch, p.index)), this.config.contextLength, this.padId);
     const tokens = batch.completionLengths.reduce((a, b) => a + b, 0);
     try {
       const { value, grads } = tf.variableGrads(
@@ -111,7 +127,7 @@ export class SftTrainer {
     restoreWeights(this.policy.variables, state.weights, file);
     this.optimizer.setState(state.optimizer);
     this.stepIndex = state.step;
-    this.order = new DataOrder(new Rng(this.config.seed).fork('sft-data'), this.examples.length, state.info.dataPosition as DataPosition);
+    this.order = new DataOrder(new Rng(this.config.seed).fork('sft-data'), this.corpus.size, state.info.dataPosition as DataPosition);
     return state.info;
   }
 }

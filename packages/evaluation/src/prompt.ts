@@ -1,0 +1,14 @@
+/** The token ids of the sequence layout; satisfied by @rred/lm's Tokenizer. */
+export interface SequenceTokenizer {
+  readonly bos: number;
+  readonly eos: number;
+  readonly think: number;
+  readonly endThink: number;
+  readonly pad: number;
+  encode(text: string): number[];
+}
+
+/** `<bos>` problem `<think>`: the prompt a model is sampled from (and conditioned on in SFT). */
+export function promptTokens(tokenizer: SequenceTokenizer, problem: string): number[] {
+  return [tokenizer.bos, ...tokenizer.encode(problem), tokenizer.think];
+}

@@ -1,0 +1,174 @@
+/**
+ * Trains the embedded reasoning model from scratch: SFT on the synthetic task corpus, periodic greedy
+ * validation, final accuracy on the default eval split; writes the lm checkpoint and a JSON run record.
+ *
+ *   npx tsx packages/training/src/cli/pretrain.ts [--config file.json] [--resume]
+ *   (npx nx run lm:pretrain)
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { ProgressBar, Rng, UserError, canonicalJson, parseConfig, runMain } from '@rred/core';
+import { initEngine } from '@rred/engine';
+import { Tokenizer, createTransformer, parseModelConfig, saveCheckpoint, type Transformer } from '@rred/lm';
+import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
+import { evaluateSplit, type AccuracyReport, type Completer } from '@rred/evaluation';
+import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
+import { parseCliArgs } from './args';
+import { SftTrainer, type SftStepMetrics } from '../sft';
+import { transformerPolicy } from '../lm-policy';
+import { taskCorpus } from '../task-corpus';
+import { tokenizeExample } from '../task-examples';
+import { simpleDecode } from '../simple-decode';
+import { gitState } from '../run-record';
+
+interface RunRecord {
+  kind: 'pretrain';
+  startedAt: string;
+  finishedAt: string | null;
+  seed: number;
+  config: PretrainConfig;
+  configHash: string;
+  git: { commit: string; dirty: boolean } | null;
+  engine: unknown;
+  model: { paramCount: number; config: unknown };
+  /** Step metrics every `logEvery` steps, plus every validation. */
+  history: (SftStepMetrics & { stepMs: number })[];
+  validations: { step: number; loss: number; greedy: Omit<AccuracyReport, 'examples' | 'metrics'> & { examples: AccuracyReport['examples'] } }[];
+  final: { split: string; greedy: AccuracyReport; sampled: AccuracyReport } | null;
+  resumedAt: number[];
+}
+
+function completerFor(transformer: Transformer, tokenizer: Tokenizer): Completer {
+  return async (prompts, options, rng) => {
+    const { tokens, stopped } = simpleDecode(
+      transformer,
+      prompts,
+      { temperature: options.temperature, maxNewTokens: options.maxNewTokens, stopToken: tokenizer.eos, padId: tokenizer.pad },
+      rng,
+    );
+    return tokens.map((t, i) => ({ tokens: t, stopped: stopped[i] }));
+  };
+}
+
+async function main(): Promise<void> {
+  const args = parseCliArgs(process.argv.slice(2), ['resume']);
+  const config = parseConfig(pretrainConfigSchema, args.config, args.configSource);
+  const resume = args.flags.has('resume');
+  const engine = await initEngine();
+
+  const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
+  const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...config.model }, `${args.configSource}: model`);
+  const root = new Rng(config.seed);
+  const transformer = createTransformer(modelConfig, root.fork('model-init'));
+  process.stderr.write(`pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`);
+
+  const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });
+  const corpus = taskCorpus(splits.train.map(problemFromRecord), tokenizer, root.fork('corpus'), config.data.corpusRefreshEpochs);
+  const validation = splits.validation.slice(0, config.validation.problems);
+  const validationExamples = validation.map((r) => tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }));
+
+  const trainer = new SftTrainer(
+    transformerPolicy(transformer),
+    corpus,
+    {
+      seed: config.seed,
+      steps: config.steps,
+      batchSize: config.batchSize,
+      contextLength: modelConfig.contextLength,
+      checkpointEvery: config.checkpointEvery,
+      optimizer: config.optimizer,
+    },
+    tokenizer.pad,
+  );
+
+  const configHash = canonicalJson(config);
+  let record: RunRecord = {
+    kind: 'pretrain',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    seed: config.seed,
+    config,
+    configHash,
+    git: gitState(),
+    engine,
+    model: { paramCount: transformer.paramCount, config: modelConfig },
+    history: [],
+    validations: [],
+    final: null,
+    resumedAt: [],
+  };
+  if (resume) {
+    const info = trainer.restore(config.output.state);
+    if (info.configHash !== configHash) throw new UserError(`--resume: ${config.output.state} was written with a different config; rerun without --resume or restore that config`);
+    record = info.record as RunRecord;
+    record.resumedAt.push(trainer.step);
+    process.stderr.write(`pretrain: resumed at step ${trainer.step}\n`);
+  }
+
+  const complete = completerFor(transformer, tokenizer);
+  const writeOutputs = () => {
+    fs.mkdirSync(path.dirname(config.output.checkpoint), { recursive: true });
+    saveCheckpoint(config.output.checkpoint, {
+      tokenizer,
+      transformer,
+      meta: { trainer: 'sft-pretrain', step: trainer.step, seed: config.seed, configHash, git: record.git },
+    });
+    trainer.save(config.output.state, { configHash, record });
+    fs.writeFileSync(config.output.runRecord, `${JSON.stringify(record, null, 2)}\n`);
+  };
+  const validate = async () => {
+    const t0 = Date.now();
+    const loss = trainer.evaluateLoss(validationExamples);
+    const greedy = await evaluateSplit(complete, tokenizer, validation, {
+      samplesPerProblem: 1,
+      temperature: 0,
+      maxNewTokens: config.validation.maxNewTokens,
+      batchSize: 64,
+    }, root.fork(`validation-${trainer.step}`));
+    const { metrics: _m, ...summary } = greedy;
+    record.validations.push({ step: trainer.step, loss, greedy: summary });
+    process.stderr.write(
+      `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
+        `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
+        `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
+    );
+  };
+
+  const bar = new ProgressBar('pretrain', config.steps);
+  bar.tick(trainer.step);
+  let ema: number | null = null;
+  while (trainer.step < config.steps) {
+    const t0 = Date.now();
+    const m = trainer.trainStep();
+    const stepMs = Date.now() - t0;
+    ema = ema === null ? m.loss : 0.95 * ema + 0.05 * m.loss;
+    if (m.step % 10 === 0 || m.step === 1) record.history.push({ ...m, stepMs });
+    bar.tick(1, `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`);
+    if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) await validate();
+    if (config.checkpointEvery > 0 && m.step % config.checkpointEvery === 0) writeOutputs();
+  }
+  await validate();
+
+  const evalRecords: TaskRecord[] = splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
+  const evalRng = root.fork('final-eval');
+  const greedy = await evaluateSplit(complete, tokenizer, evalRecords, {
+    samplesPerProblem: 1, temperature: 0, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
+  }, evalRng.fork('greedy'));
+  const sampledRecords = evalRecords.slice(0, Math.min(50, evalRecords.length));
+  const sampled = await evaluateSplit(complete, tokenizer, sampledRecords, {
+    samplesPerProblem: 4, temperature: 1, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
+  }, evalRng.fork('sampled'));
+  record.final = { split: DEFAULT_EVAL_SPLIT, greedy, sampled };
+  record.finishedAt = new Date().toISOString();
+  writeOutputs();
+  const size = fs.statSync(config.output.checkpoint).size;
+  process.stderr.write(
+    `pretrain: done. ${DEFAULT_EVAL_SPLIT} greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
+      `[${(greedy.metrics.avgAtK.interval.lower * 100).toFixed(1)}, ${(greedy.metrics.avgAtK.interval.upper * 100).toFixed(1)}] on ${evalRecords.length}; ` +
+      `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
+      `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
+      `  checkpoint ${config.output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${config.output.runRecord}\n`,
+  );
+}
+
+runMain(main);

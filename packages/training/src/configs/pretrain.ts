@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { optimizerConfigSchema } from './optimizer';
+
+/**
+ * `npx nx run lm:pretrain`: SFT of the embedded reasoning model from scratch on the synthetic task
+ * corpus. Defaults are sized for ~40 min on 2 CPU cores with the wasm backend (measured: see the
+ * training package README section in the report); every field can be overridden by --config.
+ */
+export const pretrainConfigSchema = z
+  .object({
+    seed: z.number().int().default(1).describe('Seed of model init, SFT corpus draws and data order. Default 1; integer.'),
+    model: z
+      .object({
+        contextLength: z.number().int().min(16).max(4096).default(160).describe('Position table size = longest prompt+completion. Default 160.'),
+        dModel: z.number().int().min(8).default(96).describe('Residual width. Default 96 (must divide by nHeads).'),
+        nLayers: z.number().int().min(1).default(3).describe('Transformer blocks. Default 3.'),
+        nHeads: z.number().int().min(1).default(4).describe('Attention heads. Default 4.'),
+        dFF: z.number().int().min(8).default(384).describe('MLP hidden width. Default 384 (4·dModel).'),
+      })
+      .strict()
+      .default({})
+      .describe('Transformer shape (vocabSize comes from the task alphabet); see @rred/lm modelConfigSchema.'),
+    data: z
+      .object({
+        datasetSeed: z
+          .number()
+          .int()
+          .default(20260601)
+          .describe('Seed of buildDatasets (default = DEFAULT_DATASET_SEED of @rred/tasks, the committed splits), so held-out problems never enter training.'),
+        trainProblems: z.number().int().min(1).default(20000).describe('Train-split problems to draw. Default 20000.'),
+        corpusRefreshEpochs: z
+          .boolean()
+          .default(true)
+          .describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch. Default true.'),
+      })
+      .strict()
+      .default({})
+      .describe('Where the SFT corpus comes from (generated on the fly from the seeds; nothing downloaded).'),
+    steps: z.number().int().min(1).default(600).describe('Optimizer steps. Default 600.'),
+    batchSize: z.number().int().min(1).default(32).describe('Sequences per step. Default 32.'),
+    optimizer: optimizerConfigSchema
+      .default({ lr: 3e-3, warmupSteps: 30, minLrRatio: 0.05, weightDecay: 0.01 })
+      .describe('AdamW + warmup/cosine. Pretrain default lr 3e-3, warmup 30, floor 5%, decay 0.01 (small model, short run).'),
+    checkpointEvery: z.number().int().min(0).default(50).describe('Trainer state + model checkpoint every N steps (0 = end only). Default 50.'),
+    validation: z
+      .object({
+        every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end). Default 100.'),
+        problems: z.number().int().min(1).default(48).describe('Validation problems per check (first N of the split). Default 48.'),
+        finalProblems: z.number().int().min(1).default(200).describe('Problems of the default eval split scored at the end. Default 200.'),
+        maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding. Default 140.'),
+      })
+      .strict()
+      .default({})
+      .describe('Periodic greedy (argmax) accuracy on validation, final accuracy on the default eval split.'),
+    output: z
+      .object({
+        checkpoint: z.string().min(1).default('packages/lm/checkpoints/embedded.ckpt').describe('Model checkpoint path (≤ 10 MB).'),
+        state: z
+          .string()
+          .min(1)
+          .default('packages/training/.state/pretrain.state')
+          .describe('Trainer state for --resume (weights + optimizer + data position; not committed).'),
+        runRecord: z
+          .string()
+          .min(1)
+          .default('packages/lm/checkpoints/embedded.run.json')
+          .describe('JSON run record (seed, config, git commit, backend, metrics) written beside the checkpoint.'),
+      })
+      .strict()
+      .default({})
+      .describe('Output paths, relative to the repository root.'),
+  })
+  .strict();
+
+export type PretrainConfig = z.infer<typeof pretrainConfigSchema>;
