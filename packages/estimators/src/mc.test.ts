@@ -52,6 +52,27 @@ describe('truncatedMc', () => {
     expect(same.valuesAtLimit).toEqual(run.values);
   });
 
+  it("with horizon 'completion' matches the enumerated value under the remaining budget M − |u_≤k|", async () => {
+    const M = 8;
+    const res = await truncatedMc(model, trace, toySegments, inputs, { samplesPerExitPoint: 2000, maxNewTokens: M, horizon: 'completion', batchSize: 1000 }, new Rng(7));
+    for (let k = 0; k < exitAt.length; k++) {
+      const budget = M - (exitAt[k] - 2);
+      expect(res.extra.records.filter((r) => r.exitPoint === k).every((r) => r.limit === budget && r.length <= budget)).toBe(true);
+      const truth = exactValue(model, sequence.slice(0, exitAt[k]), budget, toyReward, toyTokens);
+      expect(Math.abs(res.values![k] - truth)).toBeLessThan(3 * res.extra.standardErrors[k]);
+    }
+    // the run can be re-cut at a smaller total horizon
+    expect(truncationLoss(res.extra.records, 7, 'completion').cut).toBeGreaterThan(truncationLoss(res.extra.records, 8, 'completion').cut);
+  });
+
+  it('scores exit points whose thinking already used the whole horizon as 0 without sampling', async () => {
+    const res = await truncatedMc(model, trace, toySegments, inputs, { samplesPerExitPoint: 4, maxNewTokens: 4, horizon: 'completion' }, new Rng(3));
+    // exit point 3 is 5 completion tokens in: budget 4 − 5 < 0
+    expect(res.values![3]).toBe(0);
+    expect(res.extra.records.filter((r) => r.exitPoint === 3).every((r) => r.truncated && r.length === 0)).toBe(true);
+    expect(res.extra.records).toHaveLength(16);
+  });
+
   it('is reproducible for a seed and changes with it', async () => {
     const small = { samplesPerExitPoint: 5, maxNewTokens: 6, batchSize: 7 };
     const a = await truncatedMc(model, trace, toySegments, inputs, small, new Rng(1));
@@ -72,7 +93,8 @@ describe('truncatedMc', () => {
 });
 
 describe('truncationLoss', () => {
-  const rec = (exitPoint: number, length: number, truncated: boolean, utility: number) => ({ exitPoint, length, truncated, utility, correct: utility > 0 });
+  const rec = (exitPoint: number, length: number, truncated: boolean, utility: number, offset = 0) =>
+    ({ exitPoint, offset, limit: 10, length, truncated, utility, correct: utility > 0 });
   it('counts cut and cut-correct continuations per exit point', () => {
     const records = [rec(0, 3, false, 1), rec(0, 8, false, 1), rec(0, 10, true, 0), rec(1, 6, false, 0), rec(1, 2, false, 1)];
     const loss = truncationLoss(records, 5);
@@ -82,8 +104,14 @@ describe('truncationLoss', () => {
     ]);
     expect(loss.valuesAtLimit).toEqual([1 / 3, 1 / 2]);
   });
+  it("with horizon 'completion' the limit shrinks by the tokens already thought", () => {
+    const records = [rec(0, 3, false, 1, 0), rec(1, 3, false, 1, 4), rec(1, 2, false, 1, 4)];
+    // M′ = 6: exit point 1 (offset 4) may use only 2 tokens
+    expect(truncationLoss(records, 6, 'completion').perExitPoint[1]).toEqual({ exitPoint: 1, total: 2, cut: 1, cutCorrect: 1 });
+    expect(truncationLoss(records, 6, 'continuation').cut).toBe(0);
+  });
   it('refuses a limit above the sampling limit', () => {
-    expect(() => truncationLoss([rec(0, 10, true, 0)], 11)).toThrow(/exceeds the sampling limit M = 10/);
+    expect(() => truncationLoss([rec(0, 10, true, 0)], 11)).toThrow(/Mprime 11 \(continuation\) exceeds the sampling limit.*at most 10 tokens/);
     expect(() => truncationLoss([], 0)).toThrow(/integer ≥ 1/);
   });
 });

@@ -27,6 +27,13 @@ export const mcConfigSchema = z
       .min(1)
       .default(256)
       .describe('M: token limit of each continuation; a continuation cut by M scores ζ = 0 and is counted (Fig. 4). Integer ≥ 1, default 256.'),
+    horizon: z
+      .enum(['continuation', 'completion'])
+      .default('continuation')
+      .describe(
+        "What M limits: 'continuation' = each continuation may add up to M tokens (Fig. 4); 'completion' = M bounds the whole completion, so from s_k " +
+          "at most M − |u_1..u_k| tokens are sampled (App. 10.1: fixed total horizon). Default 'continuation'.",
+      ),
     temperature: z.number().positive().default(1).describe('Policy sampling temperature (> 0) of the continuations. Default 1.'),
     topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass in (0, 1]; 1 disables top-p. Default 1.'),
     batchSize: z
@@ -46,6 +53,10 @@ export type McConfigInput = z.input<typeof mcConfigSchema>;
 export interface ContinuationRecord {
   /** Exit point k it was sampled from (0..K). */
   exitPoint: number;
+  /** Completion tokens before the exit point (|u_1..u_k|). */
+  offset: number;
+  /** Token limit this continuation was sampled under. */
+  limit: number;
   /** Tokens generated (including `<eos>` when reached). */
   length: number;
   /** True when it hit the limit M without `<eos>`. */
@@ -77,30 +88,49 @@ export async function truncatedMc(
   if (!rng) throw new UserError('mc: an Rng is required (every sample draw goes through it)');
   const meter = new CostMeter();
   const ep = exitPoints(trace, segments, inputs.tokens);
-  const longestPrefix = ep.exitAt[ep.exitAt.length - 1];
-  if (longestPrefix + cfg.maxNewTokens > model.maxLength) {
-    throw new UserError(`mc: maxNewTokens ${cfg.maxNewTokens} + exit point at ${longestPrefix} tokens exceeds the model's maxLength ${model.maxLength}`);
-  }
+  const P = trace.prompt.length;
+  const limitAt = (k: number) => (cfg.horizon === 'continuation' ? cfg.maxNewTokens : cfg.maxNewTokens - (ep.exitAt[k] - P));
+  ep.exitAt.forEach((at, k) => {
+    if (at + limitAt(k) > model.maxLength) {
+      throw new UserError(`mc: maxNewTokens ${cfg.maxNewTokens} + exit point at ${at} tokens exceeds the model's maxLength ${model.maxLength}`);
+    }
+  });
   const n = cfg.samplesPerExitPoint;
-  // prompt i = exit point floor(i / n); the order fixes which rng draws each continuation gets
-  const owners = ep.exitAt.flatMap((_, k) => new Array<number>(n).fill(k));
   const records: ContinuationRecord[] = [];
-  const bar = cfg.progress ? new ProgressBar(`mc '${trace.problemId}'`, owners.length) : null;
-  for (let start = 0, chunk = 0; start < owners.length; start += cfg.batchSize, chunk++) {
-    const ks = owners.slice(start, start + cfg.batchSize);
-    const prompts = ks.map((k) => ep.sequence.slice(0, ep.exitAt[k]));
-    const { results, cost } = await model.sample(
-      prompts,
-      { temperature: cfg.temperature, topP: cfg.topP, maxNewTokens: cfg.maxNewTokens, stopToken: inputs.tokens.eos },
-      rng.fork(`mc-chunk-${chunk}`),
-    );
-    meter.add(cost);
-    results.forEach((r, i) => {
-      const utility = r.truncated ? 0 : checkedReward(reward(r.tokens, true), trace.problemId);
-      records.push({ exitPoint: ks[i], length: r.tokens.length, truncated: r.truncated, utility, correct: utility > 0 });
-    });
-    bar?.tick(ks.length);
+  const bar = cfg.progress ? new ProgressBar(`mc '${trace.problemId}'`, n * ep.exitAt.length) : null;
+  // Prompts that share a token limit are batched together (all of them with horizon 'continuation');
+  // the order (exit point, then sample) fixes which rng stream each continuation uses.
+  const groups = new Map<number, number[]>();
+  ep.exitAt.forEach((_, k) => {
+    const owners = groups.get(limitAt(k)) ?? [];
+    for (let j = 0; j < n; j++) owners.push(k);
+    groups.set(limitAt(k), owners);
+  });
+  let chunk = 0;
+  for (const [limit, owners] of groups) {
+    if (limit <= 0) {
+      // the thinking before this exit point already used the whole horizon: nothing can finish
+      for (const k of owners) records.push({ exitPoint: k, offset: ep.exitAt[k] - P, limit, length: 0, truncated: true, utility: 0, correct: false });
+      bar?.tick(owners.length);
+      continue;
+    }
+    for (let start = 0; start < owners.length; start += cfg.batchSize, chunk++) {
+      const ks = owners.slice(start, start + cfg.batchSize);
+      const prompts = ks.map((k) => ep.sequence.slice(0, ep.exitAt[k]));
+      const { results, cost } = await model.sample(
+        prompts,
+        { temperature: cfg.temperature, topP: cfg.topP, maxNewTokens: limit, stopToken: inputs.tokens.eos },
+        rng.fork(`mc-chunk-${chunk}`),
+      );
+      meter.add(cost);
+      results.forEach((r, i) => {
+        const utility = r.truncated ? 0 : checkedReward(reward(r.tokens, true), trace.problemId);
+        records.push({ exitPoint: ks[i], offset: ep.exitAt[ks[i]] - P, limit, length: r.tokens.length, truncated: r.truncated, utility, correct: utility > 0 });
+      });
+      bar?.tick(ks.length);
+    }
   }
+  records.sort((a, b) => a.exitPoint - b.exitPoint);
   const { values, standardErrors } = exitPointMeans(records, ep.exitAt.length);
   return {
     method: 'mc',

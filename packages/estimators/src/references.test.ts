@@ -1,5 +1,5 @@
 import type { Trace } from '@rred/lm';
-import { buildReferenceSet, distinctAnswers, referenceFromTrace } from './references';
+import { buildReferenceSet, distinctAnswers, ownReferences, referenceFromTrace } from './references';
 
 const tokens = { endThink: 8, eos: 9 };
 const a = { solution: [1, 2], answer: [5] };
@@ -34,5 +34,11 @@ describe('referenceFromTrace', () => {
     expect(referenceFromTrace({ ...base, reward: 0 }, tokens)).toBeNull();
     expect(referenceFromTrace({ ...base, completion: [1, 2], thinkEnd: 2 }, tokens)).toBeNull();
     expect(referenceFromTrace({ ...base, completion: [1, 2, 8, 5] }, tokens)).toBeNull();
+  });
+  it('collects the correct traces of a group', () => {
+    expect(ownReferences([base, { ...base, reward: 0 }, { ...base, completion: [7, 8, 6, 9], thinkEnd: 1 }], tokens)).toEqual([
+      { solution: [1, 2], answer: [5] },
+      { solution: [7], answer: [6] },
+    ]);
   });
 });

@@ -55,6 +55,11 @@ export function referenceFromTrace(trace: Trace, tokens: SpecialTokens): Referen
   return { solution: c.slice(0, trace.thinkEnd), answer: c.slice(trace.thinkEnd + 1, c.length - 1) };
 }
 
+/** Own references from a group of sampled traces (e.g. a GRPO group): the correct, finished ones. */
+export function ownReferences(traces: readonly Trace[], tokens: SpecialTokens): Reference[] {
+  return traces.map((t) => referenceFromTrace(t, tokens)).filter((r): r is Reference => r !== null);
+}
+
 function checkReference(ref: Reference, where: string, tokens: SpecialTokens): void {
   const ok = (xs: unknown) => Array.isArray(xs) && xs.every((t) => Number.isInteger(t) && t >= 0);
   if (!ref || !ok(ref.solution) || !ok(ref.answer)) {

@@ -1,6 +1,8 @@
 /**
- * What a smaller continuation limit M′ would have cost (Fig. 4), from the records of one MC run with
- * limit M ≥ M′: a continuation is cut by M′ when it did not reach `<eos>` within M′ tokens. No resampling.
+ * What a smaller limit M′ would have cost (Fig. 4), from the records of one MC run with limit M ≥ M′:
+ * a continuation is cut by M′ when it did not reach `<eos>` within its M′-limit. No resampling.
+ * `horizon` says what M′ limits, as in the MC config: each continuation ('continuation'), or the
+ * whole completion ('completion': the continuation from s_k may use M′ − |u_1..u_k| tokens).
  */
 import { UserError } from '@rred/core';
 import { exitPointMeans, type ContinuationRecord } from './mc';
@@ -17,15 +19,20 @@ export interface TruncationLoss {
   perExitPoint: Array<{ exitPoint: number; total: number; cut: number; cutCorrect: number }>;
 }
 
-export function truncationLoss(records: readonly ContinuationRecord[], Mprime: number): TruncationLoss {
+export function truncationLoss(
+  records: readonly ContinuationRecord[],
+  Mprime: number,
+  horizon: 'continuation' | 'completion' = 'continuation',
+): TruncationLoss {
   if (!Number.isInteger(Mprime) || Mprime < 1) throw new UserError(`truncationLoss: Mprime must be an integer ≥ 1, got ${Mprime}`);
-  // A continuation truncated at M < M′ might have finished by M′: that cannot be known without resampling.
-  const short = records.find((r) => r.truncated && r.length < Mprime);
-  if (short) throw new UserError(`truncationLoss: Mprime ${Mprime} exceeds the sampling limit M = ${short.length} of these records`);
+  const limitOf = (r: ContinuationRecord) => (horizon === 'continuation' ? Mprime : Mprime - r.offset);
+  // A continuation sampled under a smaller limit than M′ asks for might have finished later: unknowable without resampling.
+  const short = records.find((r) => r.truncated && r.limit < limitOf(r));
+  if (short) throw new UserError(`truncationLoss: Mprime ${Mprime} (${horizon}) exceeds the sampling limit of these records (a continuation was sampled with at most ${short.limit} tokens)`);
   const exitPointCount = records.reduce((m, r) => Math.max(m, r.exitPoint + 1), 0);
   const perExitPoint = Array.from({ length: exitPointCount }, (_, k) => ({ exitPoint: k, total: 0, cut: 0, cutCorrect: 0 }));
   const atLimit: ContinuationRecord[] = records.map((r) => {
-    const isCut = r.truncated || r.length > Mprime;
+    const isCut = r.truncated || r.length > limitOf(r);
     const row = perExitPoint[r.exitPoint];
     row.total++;
     if (isCut) {
