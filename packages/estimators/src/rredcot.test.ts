@@ -96,6 +96,26 @@ describe('rredcot', () => {
     expect(res.extra.noReferences).toBe(true);
   });
 
+  it('handles a trace without thinking (K = 0): only s_0 is scored', async () => {
+    const t = { ...trace, completion: [3, 1, 4], logprobs: [0, 0, 0], entropies: [0, 0, 0], thinkEnd: 0 };
+    const res = await rredcot(model, t, [], inputs, {});
+    expect(res.credits).toEqual([]);
+    expect(res.sigma).toEqual([]);
+    expect(res.values).toHaveLength(1);
+  });
+
+  it('refuses to hide a zero probability in log space', async () => {
+    const zeroModel = toyModel();
+    const score = zeroModel.scoreAfterPrefixes.bind(zeroModel);
+    zeroModel.scoreAfterPrefixes = async (seq, reqs) => {
+      const res = await score(seq, reqs);
+      return { ...res, logprobs: res.logprobs.map((lp) => lp.map(() => -Infinity)) };
+    };
+    await expect(rredcot(zeroModel, trace, toySegments, inputs, { space: 'log' })).rejects.toThrow(/log v̂\(s_0\) = -Infinity/);
+    const prob = await rredcot(zeroModel, trace, toySegments, inputs, { space: 'prob' });
+    expect(prob.credits).toEqual([0, 0, 0]);
+  });
+
   it('rejects a bad config with a UserError naming the key', async () => {
     for (const [bad, key] of [[{ terms: 'all' }, 'terms'], [{ tau: 0 }, 'tau'], [{ normalisation: 'L1' }, 'normalisation'], [{ maxReferences: 1.5 }, 'maxReferences']] as const) {
       const err = await rredcot(model, trace, toySegments, inputs, bad as never).catch((e: unknown) => e);
