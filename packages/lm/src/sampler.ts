@@ -1,0 +1,178 @@
+import { UserError, type Rng } from '@rred/core';
+import { tf } from '@rred/engine';
+import { drawToken, validateSampleOptions } from './draw';
+import { MASKED } from './layers';
+import type { LayerKV, Transformer } from './transformer';
+import type { ComputeCost, SampleOptions, SampleResult } from './types';
+
+/**
+ * Batched autoregressive sampling. Prompts of different lengths are left-padded; each row keeps its
+ * own positions (its first real token is position 0) and its queries never see its pad keys, so a
+ * row's distribution is exactly the one it would get alone. Rows that finish are dropped from the
+ * batch (and from the KV cache). Random draws happen on the JS side with the Rng, one per active row
+ * per step in row order, so a run is a pure function of the seed.
+ */
+export interface SampleOutput {
+  results: SampleResult[];
+  cost: ComputeCost;
+}
+
+interface Row {
+  prompt: number[];
+  tokens: number[];
+  logprobs: number[];
+  entropies: number[];
+  /** Most tokens this row may generate: maxNewTokens, or less if the context fills first. */
+  budget: number;
+  done: boolean;
+  truncated: boolean;
+}
+
+/** Sampling with a KV cache: one prefill pass over the prompts, then one 1-token pass per step. */
+export async function sampleWithCache(model: Transformer, prompts: number[][], options: SampleOptions, rng: Rng): Promise<SampleOutput> {
+  const rows = startRows(model, prompts, options);
+  const cost: ComputeCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
+  let live = rows.flatMap((r, i) => (r.done ? [] : [i])); // row ids held in the cache, in order
+  if (live.length > 0) {
+    const P = Math.max(...live.map((i) => rows[i].prompt.length));
+    // keyValid[b][j]: may queries of cache row b attend to cached position j (false for left padding).
+    let keyValid = live.map((i) => Array.from({ length: P }, (_, j) => j >= P - rows[i].prompt.length));
+    let { logits, kv } = prefill(model, live.map((i) => rows[i].prompt), P);
+    cost.forwardPasses++;
+    cost.tokensForwarded += live.reduce((n, i) => n + rows[i].prompt.length, 0);
+    for (;;) {
+      const data = (await logits.data()) as Float32Array;
+      logits.dispose();
+      drawForRows(rows, live, data, model.config.vocabSize, options, rng);
+      const keep = live.flatMap((id, b) => (rows[id].done ? [] : [b]));
+      if (keep.length === 0) break;
+      if (keep.length < live.length) {
+        const next = compactCache(kv, keep);
+        disposeKV(kv);
+        kv = next;
+        live = keep.map((b) => live[b]);
+        keyValid = keep.map((b) => keyValid[b]);
+      }
+      keyValid.forEach((k) => k.push(true)); // the token fed now is visible to itself and later
+      const step = stepWithCache(model, live.map((i) => rows[i]), kv, keyValid);
+      disposeKV(kv);
+      ({ logits, kv } = step);
+      cost.forwardPasses++;
+      cost.tokensForwarded += live.length;
+    }
+    disposeKV(kv);
+  }
+  cost.tokensGenerated = rows.reduce((n, r) => n + r.tokens.length, 0);
+  return { results: rows.map(toResult), cost };
+}
+
+/**
+ * Sampling without a cache: every step recomputes the full forward over prompt + tokens so far.
+ * Same draws as `sampleWithCache` for the same seed; kept for tests and for the cost bench.
+ */
+export async function sampleNoCache(model: Transformer, prompts: number[][], options: SampleOptions, rng: Rng): Promise<SampleOutput> {
+  const rows = startRows(model, prompts, options);
+  const cost: ComputeCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
+  for (;;) {
+    const live = rows.flatMap((r, i) => (r.done ? [] : [i]));
+    if (live.length === 0) break;
+    const sequences = live.map((i) => [...rows[i].prompt, ...rows[i].tokens]);
+    const L = Math.max(...sequences.map((s) => s.length));
+    const { logits, kv } = prefill(model, sequences, L);
+    disposeKV(kv);
+    const data = (await logits.data()) as Float32Array;
+    logits.dispose();
+    cost.forwardPasses++;
+    cost.tokensForwarded += sequences.reduce((n, s) => n + s.length, 0);
+    drawForRows(rows, live, data, model.config.vocabSize, options, rng);
+  }
+  cost.tokensGenerated = rows.reduce((n, r) => n + r.tokens.length, 0);
+  return { results: rows.map(toResult), cost };
+}
+
+function startRows(model: Transformer, prompts: number[][], options: SampleOptions): Row[] {
+  const { vocabSize: V, contextLength } = model.config;
+  validateSampleOptions(options, V);
+  return prompts.map((prompt, i) => {
+    if (prompt.length === 0) throw new UserError(`sample: prompt ${i} is empty (it needs at least one token, normally <bos>)`);
+    if (prompt.length > contextLength) throw new UserError(`sample: prompt ${i} has ${prompt.length} tokens, more than the model's contextLength ${contextLength}`);
+    const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < V));
+    if (bad !== undefined) throw new UserError(`sample: prompt ${i} contains token ${bad}, outside 0..${V - 1}`);
+    const budget = Math.min(options.maxNewTokens, contextLength - prompt.length);
+    return { prompt, tokens: [], logprobs: [], entropies: [], budget, done: budget === 0, truncated: budget === 0 };
+  });
+}
+
+/** Draws one token for every live row from its logits row [V] and records it. */
+function drawForRows(rows: Row[], live: number[], logits: Float32Array, V: number, options: SampleOptions, rng: Rng): void {
+  live.forEach((id, b) => {
+    const row = rows[id];
+    const d = drawToken(logits.subarray(b * V, (b + 1) * V), options, rng);
+    row.tokens.push(d.token);
+    row.logprobs.push(d.logprob);
+    row.entropies.push(d.entropy);
+    if (d.token === options.stopToken) row.done = true;
+    else if (row.tokens.length >= row.budget) {
+      row.done = true;
+      row.truncated = true;
+    }
+  });
+}
+
+/**
+ * Full forward over left-padded sequences (length L): logits of each row's last position [B, V]
+ * and the per-layer K/V of all L positions [B, H, L, dh].
+ */
+function prefill(model: Transformer, sequences: number[][], L: number): { logits: tf.Tensor2D; kv: LayerKV[] } {
+  const B = sequences.length;
+  const tokens = new Int32Array(B * L);
+  const positions = new Int32Array(B * L);
+  const mask = new Float32Array(B * L * L).fill(MASKED);
+  sequences.forEach((seq, b) => {
+    const pad = L - seq.length;
+    for (let j = 0; j < L; j++) {
+      tokens[b * L + j] = j >= pad ? seq[j - pad] : 0;
+      positions[b * L + j] = Math.max(0, j - pad);
+      // Query j sees keys pad..j; pad queries see nothing real (their outputs are never used).
+      for (let k = pad; k <= j; k++) mask[(b * L + j) * L + k] = 0;
+    }
+  });
+  return tf.tidy(() => {
+    const x = model.embedAt(tf.tensor2d(tokens, [B, L], 'int32'), tf.tensor2d(positions, [B, L], 'int32')); // [B·L, C]
+    const { hidden, kv } = model.runBlocks({ x, batch: B, length: L, mask: tf.tensor4d(mask, [B, 1, L, L]) });
+    const C = model.config.dModel;
+    const last = tf.reshape(tf.slice(tf.reshape(hidden, [B, L, C]), [0, L - 1, 0], [B, 1, C]), [B, C]) as tf.Tensor2D; // [B, C]
+    return { logits: model.head(last), kv };
+  });
+}
+
+/** One cached step: feeds each live row's latest token at its own position. */
+function stepWithCache(model: Transformer, rows: Row[], past: LayerKV[], keyValid: boolean[][]): { logits: tf.Tensor2D; kv: LayerKV[] } {
+  const B = rows.length;
+  const keys = keyValid[0].length; // P + 1 (cached positions plus the new one)
+  const tokens = new Int32Array(rows.map((r) => r.tokens[r.tokens.length - 1]));
+  const positions = new Int32Array(rows.map((r) => r.prompt.length + r.tokens.length - 1));
+  const mask = new Float32Array(B * keys);
+  keyValid.forEach((valid, b) => valid.forEach((ok, j) => (mask[b * keys + j] = ok ? 0 : MASKED)));
+  return tf.tidy(() => {
+    const x = model.embedAt(tf.tensor2d(tokens, [B, 1], 'int32'), tf.tensor2d(positions, [B, 1], 'int32')); // [B, C]
+    const { hidden, kv } = model.runBlocks({ x, batch: B, length: 1, mask: tf.tensor4d(mask, [B, 1, 1, keys]), past });
+    return { logits: model.head(hidden), kv };
+  });
+}
+
+/** Keeps only the cache rows `keep` (batch axis). */
+function compactCache(kv: LayerKV[], keep: number[]): LayerKV[] {
+  return tf.tidy(() => {
+    const idx = tf.tensor1d(keep, 'int32');
+    return kv.map(({ k, v }) => ({ k: tf.gather(k, idx, 0), v: tf.gather(v, idx, 0) }));
+  });
+}
+
+function disposeKV(kv: LayerKV[]): void {
+  for (const { k, v } of kv) tf.dispose([k, v]);
+}
+
+function toResult(row: Row): SampleResult {
+  return { tokens: row.tokens, logprobs: row.logprobs, entropies: row.entropies, truncated: row.truncated };
+}
