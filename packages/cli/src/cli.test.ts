@@ -1,0 +1,110 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { UserError } from '@rred/core';
+import { openStore, type RunContext } from '@rred/results-store';
+import { runCli } from './cli';
+
+const CONTEXT: RunContext = {
+  git: { commit: 'c0ffee', dirty: false, diffSha256: null, untrackedFiles: 0 },
+  argv: ['node', 'x'], cwd: '/', node: 'v20', platform: 'linux', arch: 'x64', cpus: 2, packages: {}, lockfileSha256: null,
+  backend: 'cpu', openblasThreads: null, threadEnv: { OPENBLAS_NUM_THREADS: null, OMP_NUM_THREADS: null },
+};
+
+/** A store with three runs of `exp` (lr 1e-3 FINISHED acc .7, lr 1e-5 FINISHED acc .3, lr 1e-3 FAILED) and one of `other`. */
+function makeStore(): { file: string; ids: string[] } {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rred-cli-')), 'store.sqlite');
+  const store = openStore(file);
+  const backend = { backend: 'cpu', openblasThreads: null };
+  const mk = (experiment: string, lr: number, acc: number, status: 'finish' | 'fail') => {
+    const run = store.startRun({ experiment, config: { lr, k: 4 }, backend, context: CONTEXT, tags: { note: 'a,"quoted"' } });
+    run.logMetric('acc', acc / 2, 0);
+    run.logMetric('acc', acc, 1);
+    run.logMetric('loss', NaN, 1);
+    if (status === 'finish') run.finish();
+    else run.fail('diverged');
+    return run.id;
+  };
+  const ids = [mk('exp', 1e-3, 0.7, 'finish'), mk('exp', 1e-5, 0.3, 'finish'), mk('exp', 1e-3, 0.1, 'fail'), mk('other', 1, 1, 'finish')];
+  store.close();
+  return { file, ids };
+}
+
+async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  let out = '';
+  await runCli(argv, { out: (t) => (out += t), env });
+  return out;
+}
+
+describe('rred', () => {
+  const { file, ids } = makeStore();
+  const s = ['--store', file];
+
+  it('lists runs filtered by experiment, status and a where-expression', async () => {
+    const all = await cli(['runs', 'list', ...s]);
+    for (const id of ids) expect(all).toContain(id);
+    const filtered = await cli(['runs', 'list', ...s, '--experiment', 'exp', '--status', 'FINISHED', '--where', 'params.lr > 1e-4 and metrics.acc >= 0.5']);
+    expect(filtered).toContain(ids[0]);
+    for (const id of ids.slice(1)) expect(filtered).not.toContain(id);
+    expect(await cli(['runs', 'list', '--where', "status = 'FAILED'", '--columns', 'params.lr,metrics.loss'], { RRED_STORE: file })).toMatch(new RegExp(`${ids[2]}.*0\\.001 +NaN`));
+    expect(await cli(['runs', 'list', ...s, '--where', 'metrics.acc > 5'])).toBe('no runs match\n');
+  });
+
+  it('shows one run by id prefix with params, metrics and context', async () => {
+    const out = await cli(['runs', 'show', ids[2].slice(0, 6), ...s]);
+    expect(out).toMatch(/status +FAILED \(diverged\)/);
+    expect(out).toMatch(/lr +0\.001/);
+    expect(out).toMatch(/loss +NaN +1 +1/);
+    expect(out).toMatch(/git\.commit +c0ffee/);
+  });
+
+  it('exports CSV with quoting and spelled-out NaN, and JSON with metric histories', async () => {
+    const csv = (await cli(['runs', 'export', '--experiment', 'exp', '--format', 'csv', ...s])).trim().split('\n');
+    expect(csv).toHaveLength(4);
+    const header = csv[0].split(',');
+    expect(header).toEqual(expect.arrayContaining(['params.lr', 'metrics.acc', 'metrics.loss', 'tags.note']));
+    const row = csv[1];
+    expect(row.startsWith(`${ids[0]},exp,`)).toBe(true);
+    expect(row).toContain(',NaN,');
+    expect(row.endsWith(',"a,""quoted"""')).toBe(true);
+    const json = JSON.parse(await cli(['runs', 'export', ids[1], '--format', 'json', ...s])) as { id: string; metricHistory: Record<string, { step: number; value: unknown }[]> }[];
+    expect(json.map((r) => r.id)).toEqual([ids[1]]);
+    expect(json[0].metricHistory.acc.map((p) => p.value)).toEqual([0.15, 0.3]);
+    expect(json[0].metricHistory.loss[0].value).toBe('NaN');
+  });
+
+  it('checks the database', async () => {
+    const out = await cli(['db', 'check', ...s]);
+    expect(out).toMatch(/schema +version 2 \(latest 2\)/);
+    expect(out).toMatch(/integrity +ok/);
+    expect(out).toMatch(/runs +4/);
+  });
+
+  it('answers bad input with one-line UserErrors', async () => {
+    const cases: [string[], RegExp][] = [
+      [['runs', 'list', ...s, '--bogus'], /unknown option '--bogus'/],
+      [['runs', 'show', 'abcdef012345', ...s], /no run with id 'abcdef012345'/],
+      [['runs', 'show', 'not-hex', ...s], /'not-hex' is not a run id/],
+      [['runs', 'show', ...s], /expected 1 argument/],
+      [['runs', 'list', ...s, '--where', 'params.lr >> 3'], /malformed filter/],
+      [['runs', 'list', ...s, '--status', 'DONE'], /--status got 'DONE'/],
+      [['runs', 'export', ids[0], ...s], /--format must be csv or json/],
+      [['runs', 'export', '--format', 'csv', ...s], /exactly one of the two/],
+      [['runs', 'compare', ids[0], ...s], /at least 2 arguments/],
+      [['runs', 'frobnicate'], /unknown command 'runs frobnicate'; did you mean/],
+      [['runs', 'list', '--store', `${file}.missing`], /no results store at .*missing/],
+    ];
+    for (const [argv, pattern] of cases) {
+      const err = await cli(argv).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(UserError);
+      expect((err as Error).message).toMatch(pattern);
+      expect((err as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('lists every command in --help and each command its options', async () => {
+    const help = await cli(['--help']);
+    for (const c of ['runs list', 'runs show', 'runs compare', 'runs export', 'db check']) expect(help).toContain(c);
+    expect(await cli(['runs', 'compare', '--help'])).toMatch(/--all +show identical fields too/);
+  });
+});

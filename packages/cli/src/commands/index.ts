@@ -1,0 +1,9 @@
+import type { Command } from '../command';
+import { dbCheck } from './db-check';
+import { runsCompare } from './runs-compare';
+import { runsExport } from './runs-export';
+import { runsList } from './runs-list';
+import { runsShow } from './runs-show';
+
+/** Every `rred` subcommand. Add new commands here (their module exports a `Command`). */
+export const COMMANDS: Command[] = [runsList, runsShow, runsCompare, runsExport, dbCheck];
