@@ -1,4 +1,7 @@
-// Minimal bootstrap so other packages can start; the engine helper replaces the internals.
+// One tfjs instance for the whole repo: import `tf` from here, never from @tensorflow/* directly.
+// Importing this module also registers every gradient and the wasm/cpu backends.
 export * as tf from '@tensorflow/tfjs-core';
-export { initEngine, engineInfo } from './init';
+export { initEngine, engineInfo, InitEngineOptionsSchema } from './init';
 export type { EngineInfo, InitEngineOptions } from './init';
+export { BACKEND_ORDER } from './backend-choice';
+export type { BackendName } from './backend-choice';

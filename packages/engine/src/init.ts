@@ -1,33 +1,162 @@
+import * as os from 'os';
 import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import '@tensorflow/tfjs-backend-wasm';
 import '@tensorflow/tfjs-backend-cpu';
+import { z } from 'zod';
+import { parseConfig } from '@rred/core';
+import { type Attempt, type AttemptResult, BACKEND_ORDER, type BackendName, candidatesFor, chooseBackend, engineLine, parseBackendName, parseThreadCount } from './backend-choice';
+import { loadNativeAddon, type NativeAddon } from './native-addon';
+import { installNativeKernels } from './native-kernels';
+import { installWasmPolyfills } from './polyfills';
 
 export interface EngineInfo {
-  backend: string;
-  reasonsSkipped: Record<string, string>;
+  /** The backend in use: one of tfjs-node-gpu, tfjs-node, wasm+native, wasm, cpu. */
+  backend: BackendName;
+  /** Why each backend tried before the chosen one was skipped. */
+  reasonsSkipped: Partial<Record<BackendName, string>>;
+  /** OpenBLAS threads (wasm+native only, else null). */
   openblasThreads: number | null;
+  /** OpenBLAS build and core type, e.g. "OpenBLAS 0.3.21 ... SkylakeX" (wasm+native only). */
+  openblasConfig: string | null;
+  /** Kernel names served by the native addon (empty unless wasm+native). */
   nativeKernels: string[];
 }
 
-export interface InitEngineOptions {
-  quiet?: boolean;
-}
+export const InitEngineOptionsSchema = z
+  .object({
+    backend: z
+      .enum(BACKEND_ORDER)
+      .optional()
+      .describe(`Backend to use. Default: env RRED_BACKEND, else the first that loads in the order ${BACKEND_ORDER.join(' → ')}.`),
+    blasThreads: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('OpenBLAS threads for wasm+native. Default: env RRED_BLAS_THREADS, else os.availableParallelism().'),
+    quiet: z.boolean().optional().describe('Default false. true: do not log the backend line (fallback warnings still print).'),
+    addonPath: z
+      .string()
+      .optional()
+      .describe('Path of rred_native.node. Default: env RRED_NATIVE_ADDON, else packages/engine/native/build/Release/rred_native.node.'),
+    log: z
+      .custom<(line: string) => void>((v) => typeof v === 'function', 'expected a function')
+      .optional()
+      .describe('Where the engine line goes. Default: a line on stderr.'),
+  })
+  .strict();
+
+export type InitEngineOptions = z.infer<typeof InitEngineOptionsSchema>;
 
 let info: EngineInfo | null = null;
+let pending: Promise<EngineInfo> | null = null;
 
-/** Bootstrap version: wasm, else cpu. */
-export async function initEngine(options: InitEngineOptions = {}): Promise<EngineInfo> {
-  if (info) return info;
-  const wanted = process.env.RRED_BACKEND ?? 'wasm';
-  const ok = await tf.setBackend(wanted === 'cpu' ? 'cpu' : 'wasm');
-  if (!ok) await tf.setBackend('cpu');
-  await tf.ready();
-  info = { backend: tf.getBackend(), reasonsSkipped: {}, openblasThreads: null, nativeKernels: [] };
-  if (!options.quiet) process.stderr.write(`engine: ${info.backend}\n`);
+/**
+ * Picks the TensorFlow.js backend and installs the native kernels. Idempotent: later calls return
+ * the first call's info (whatever options they pass).
+ */
+export function initEngine(options: InitEngineOptions = {}): Promise<EngineInfo> {
+  if (info) return Promise.resolve(info);
+  if (!pending) {
+    pending = init(options).then(
+      (result) => (info = result),
+      (err) => {
+        pending = null;
+        throw err;
+      },
+    );
+  }
+  return pending;
+}
+
+/** The chosen backend and its details; initEngine() must have completed. */
+export function engineInfo(): EngineInfo {
+  if (!info) throw new Error('engineInfo() called before initEngine() finished');
   return info;
 }
 
-export function engineInfo(): EngineInfo {
-  if (!info) throw new Error('engineInfo() called before initEngine()');
-  return info;
+async function init(rawOptions: InitEngineOptions): Promise<EngineInfo> {
+  const options = parseConfig(InitEngineOptionsSchema, rawOptions, 'initEngine options');
+  const requested = options.backend ?? (process.env.RRED_BACKEND ? parseBackendName(process.env.RRED_BACKEND, 'RRED_BACKEND') : undefined);
+  const threads = options.blasThreads ??
+    (process.env.RRED_BLAS_THREADS ? parseThreadCount(process.env.RRED_BLAS_THREADS, 'RRED_BLAS_THREADS') : os.availableParallelism());
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  let addon: NativeAddon | null = null;
+  const attempts: Record<BackendName, Attempt> = {
+    'tfjs-node-gpu': () => tryTfjsNode('@tensorflow/tfjs-node-gpu'),
+    'tfjs-node': () => tryTfjsNode('@tensorflow/tfjs-node'),
+    'wasm+native': async () => {
+      const loaded = loadNativeAddon(options.addonPath);
+      if (!loaded.ok) return loaded;
+      const wasm = await trySetBackend('wasm');
+      if (!wasm.ok) return wasm;
+      const heap = (tf.backend() as unknown as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8?.buffer;
+      if (!(heap instanceof ArrayBuffer)) return { ok: false, reason: 'wasm heap is not a plain ArrayBuffer (threaded wasm build?)' };
+      loaded.addon.setThreads(threads);
+      installWasmPolyfills();
+      installNativeKernels(loaded.addon);
+      addon = loaded.addon;
+      return { ok: true };
+    },
+    wasm: async () => {
+      const r = await trySetBackend('wasm');
+      if (r.ok) installWasmPolyfills();
+      return r;
+    },
+    cpu: () => trySetBackend('cpu'),
+  };
+  const choice = await chooseBackend(candidatesFor(requested), attempts, requested);
+  const native = addon as NativeAddon | null;
+  const blasConfig = native ? native.blasConfig() : null;
+  const result: EngineInfo = {
+    backend: choice.backend,
+    reasonsSkipped: choice.reasonsSkipped,
+    openblasThreads: native ? native.getThreads() : null,
+    openblasConfig: blasConfig,
+    nativeKernels: native ? installNativeKernels(native).names : [],
+  };
+  const detail = native ? `OpenBLAS ${blasCore(blasConfig ?? '')}, ${result.openblasThreads} thread(s)` : undefined;
+  const line = engineLine(choice, detail);
+  const isWarning = choice.backend !== 'wasm+native' && choice.reasonsSkipped['wasm+native'] !== undefined;
+  if (!options.quiet || isWarning) log(line);
+  return result;
+}
+
+/** The core type OpenBLAS picked, from e.g. "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64". */
+function blasCore(config: string): string {
+  const words = config.trim().split(/\s+/).slice(2);
+  return words.filter((w) => !/^(NO_|USE_|DYNAMIC_ARCH|MAX_THREADS|SMP)/.test(w)).pop() ?? 'unknown';
+}
+
+async function trySetBackend(name: 'wasm' | 'cpu' | 'tensorflow'): Promise<AttemptResult> {
+  try {
+    const ok = await tf.setBackend(name);
+    if (!ok) return { ok: false, reason: `tf.setBackend('${name}') failed` };
+    await tf.ready();
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, reason: `failed to initialise: ${firstLine(err)}` };
+  }
+}
+
+async function tryTfjsNode(pkg: string): Promise<AttemptResult> {
+  try {
+    require.resolve(pkg);
+  } catch {
+    return { ok: false, reason: 'not installed' };
+  }
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    require(pkg);
+  } catch (err) {
+    return { ok: false, reason: `failed to load: ${firstLine(err)}` };
+  }
+  if (!tf.findBackend('tensorflow')) return { ok: false, reason: 'loaded, but registered with another copy of @tensorflow/tfjs-core' };
+  return trySetBackend('tensorflow');
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }

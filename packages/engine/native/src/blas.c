@@ -1,0 +1,125 @@
+/*
+ * Matrix products through OpenBLAS, reading and writing the wasm heap in place (no copies).
+ */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "kernels.h"
+
+/* Declared by OpenBLAS (cblas.h of some distributions omits them). */
+extern void openblas_set_num_threads(int num_threads);
+extern int openblas_get_num_threads(void);
+extern char *openblas_get_config(void);
+
+/*
+ * batchMatMul(heap, aOff, bOff, outOff, M, N, K, transA, transB, aIdx, bIdx, aBatches, bBatches)
+ * a: [aBatches, M, K] (or [aBatches, K, M] when transA), b: [bBatches, K, N] (or [.., N, K] when transB),
+ * out: [nBatch, M, N]; out batch i = a[aIdx[i]] @ b[bIdx[i]] (the index maps carry the broadcasting).
+ */
+napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 13) || !args_heap(&a, 0)) return NULL;
+  const int64_t M = arg_int(&a, 4), N = arg_int(&a, 5), K = arg_int(&a, 6);
+  const int transA = arg_int(&a, 7) != 0, transB = arg_int(&a, 8) != 0;
+  size_t na = 0, nb = 0;
+  const int32_t *aIdx = arg_i32array(&a, 9, &na);
+  const int32_t *bIdx = arg_i32array(&a, 10, &nb);
+  const int64_t aBatches = arg_int(&a, 11), bBatches = arg_int(&a, 12);
+  if (a.failed) return NULL;
+  if (na != nb || M < 0 || N < 0 || K < 0) return args_throw(&a, "batchMatMul: inconsistent shapes or index maps");
+  const size_t nBatch = na;
+  const float *A = arg_heap_ptr(&a, 1, (size_t)(aBatches * M * K), 4);
+  const float *B = arg_heap_ptr(&a, 2, (size_t)(bBatches * K * N), 4);
+  float *C = arg_heap_ptr(&a, 3, nBatch * (size_t)(M * N), 4);
+  if (a.failed) return NULL;
+  for (size_t i = 0; i < nBatch; i++) {
+    if (aIdx[i] < 0 || aIdx[i] >= aBatches || bIdx[i] < 0 || bIdx[i] >= bBatches)
+      return args_throw(&a, "batchMatMul: batch index map out of range");
+  }
+  if (nBatch == 0 || M == 0 || N == 0) return js_undefined(env);
+  if (K == 0) { /* empty inner dimension: the product is all zeros */
+    memset(C, 0, nBatch * (size_t)(M * N) * sizeof(float));
+    return js_undefined(env);
+  }
+  const int lda = transA ? (int)M : (int)K;
+  const int ldb = transB ? (int)K : (int)N;
+  const enum CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+  const enum CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+
+  /* One shared right matrix and consecutive left batches: fold the batch into M, one big sgemm. */
+  int foldable = !transA && bBatches == 1;
+  for (size_t i = 0; foldable && i < nBatch; i++) foldable = aIdx[i] == (int32_t)i;
+  if (foldable) {
+    cblas_sgemm(CblasRowMajor, ta, tb, (int)(M * (int64_t)nBatch), (int)N, (int)K, 1.0f, A, lda, B, ldb, 0.0f, C,
+                (int)N);
+    return js_undefined(env);
+  }
+  for (size_t i = 0; i < nBatch; i++) {
+    cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0f, A + (size_t)aIdx[i] * M * K, lda,
+                B + (size_t)bIdx[i] * K * N, ldb, 0.0f, C + i * (size_t)(M * N), (int)N);
+  }
+  return js_undefined(env);
+}
+
+napi_value rred_set_threads(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 1)) return NULL;
+  const int64_t n = arg_int(&a, 0);
+  if (a.failed) return NULL;
+  if (n < 1) return args_throw(&a, "setThreads: expected a thread count >= 1");
+  openblas_set_num_threads((int)n);
+  return js_undefined(env);
+}
+
+napi_value rred_get_threads(napi_env env, napi_callback_info info) {
+  (void)info;
+  return js_number(env, openblas_get_num_threads());
+}
+
+napi_value rred_blas_config(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value s;
+  const char *cfg = openblas_get_config();
+  napi_create_string_utf8(env, cfg ? cfg : "unknown", NAPI_AUTO_LENGTH, &s);
+  return s;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* sgemmBench(n, reps) -> best seconds for one n x n x n sgemm on private buffers (after one warm-up). */
+napi_value rred_sgemm_bench(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 2)) return NULL;
+  const int64_t n = arg_int(&a, 0), reps = arg_int(&a, 1);
+  if (a.failed) return NULL;
+  if (n < 1 || reps < 1) return args_throw(&a, "sgemmBench: expected n >= 1 and reps >= 1");
+  const size_t count = (size_t)(n * n);
+  float *A = aligned_alloc(64, ((count * 4 + 63) / 64) * 64);
+  float *B = aligned_alloc(64, ((count * 4 + 63) / 64) * 64);
+  float *C = aligned_alloc(64, ((count * 4 + 63) / 64) * 64);
+  if (!A || !B || !C) {
+    free(A), free(B), free(C);
+    return args_throw(&a, "sgemmBench: out of memory");
+  }
+  for (size_t i = 0; i < count; i++) {
+    A[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    B[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+  }
+  double best = 1e30;
+  for (int64_t r = -1; r < reps; r++) {
+    const double t0 = now_seconds();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, A, (int)n, B, (int)n, 0.0f,
+                C, (int)n);
+    const double dt = now_seconds() - t0;
+    if (r >= 0 && dt < best) best = dt;
+  }
+  free(A), free(B), free(C);
+  return js_number(env, best);
+}

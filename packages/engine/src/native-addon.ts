@@ -1,0 +1,73 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The compiled addon (packages/engine/native); every kernel reads/writes the wasm heap in place. */
+export interface NativeAddon {
+  batchMatMul(
+    heap: ArrayBuffer, aOff: number, bOff: number, outOff: number, m: number, n: number, k: number,
+    transposeA: number, transposeB: number, aIdx: Int32Array, bIdx: Int32Array, aBatches: number, bBatches: number,
+  ): void;
+  setThreads(n: number): void;
+  getThreads(): number;
+  blasConfig(): string;
+  /** Best seconds for one n×n×n sgemm on private buffers. */
+  sgemmBench(n: number, reps: number): number;
+  /** meta = [rank, shape[r], srcStrides[r], dstStrides[r]] in elements (4-byte elements). */
+  stridedCopy(heap: ArrayBuffer, srcOff: number, dstOff: number, meta: Int32Array): void;
+  unary(heap: ArrayBuffer, op: number, xOff: number, outOff: number, n: number): void;
+  /** meta = [rank, outShape[r], aStrides[r], bStrides[r]]; inner strides 0 or 1. */
+  binary(heap: ArrayBuffer, op: number, aOff: number, bOff: number, outOff: number, meta: Int32Array): void;
+  reduce(heap: ArrayBuffer, op: number, xOff: number, outOff: number, outer: number, red: number, inner: number): void;
+  softmax(heap: ArrayBuffer, xOff: number, outOff: number, rows: number, cols: number): void;
+  /** Returns -1, or the position of the first out-of-range index. */
+  gatherRows(heap: ArrayBuffer, xOff: number, idxOff: number, outOff: number, nRows: number, rowLen: number, nIdx: number): number;
+  segmentSum(heap: ArrayBuffer, xOff: number, idsOff: number, outOff: number, n: number, rowLen: number, numSegments: number): void;
+  unaryOps: Record<string, number>;
+  binaryOps: Record<string, number>;
+  reduceOps: Record<string, number>;
+}
+
+export type AddonLoad = { ok: true; addon: NativeAddon; path: string } | { ok: false; reason: string };
+
+export const DEFAULT_ADDON_PATH = path.resolve(__dirname, '..', 'native', 'build', 'Release', 'rred_native.node');
+
+/**
+ * Loads the addon from `RRED_NATIVE_ADDON` (tests point it at a missing file to exercise the fallback)
+ * or the node-gyp build output. Never throws: a failure comes back as a one-line reason.
+ */
+export function loadNativeAddon(addonPath = process.env.RRED_NATIVE_ADDON || DEFAULT_ADDON_PATH): AddonLoad {
+  if (!fs.existsSync(addonPath)) {
+    return { ok: false, reason: `addon not found at ${path.relative(process.cwd(), addonPath) || addonPath}; run \`node packages/engine/native/build.js\`` };
+  }
+  applyOpenblasEnv(path.dirname(addonPath));
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const addon = require(addonPath) as NativeAddon;
+    if (typeof addon.batchMatMul !== 'function') return { ok: false, reason: `${addonPath} is not the rred_native addon` };
+    return { ok: true, addon, path: addonPath };
+  } catch (err) {
+    return { ok: false, reason: `addon failed to load: ${firstLine(err)}` };
+  }
+}
+
+/**
+ * OpenBLAS picks its kernels from the CPU model when it is loaded; on CPUs newer than the library
+ * (e.g. a Sapphire Rapids VM under OpenBLAS 0.3.21) it falls back to ancient SSE3 kernels, 5-10x
+ * slower. The build script probes this once and records the right OPENBLAS_CORETYPE next to the
+ * addon; it is applied here, before the library loads, unless the user set it already.
+ */
+function applyOpenblasEnv(dir: string): void {
+  const file = path.join(dir, 'openblas-env.json');
+  if (process.env.OPENBLAS_CORETYPE || !fs.existsSync(file)) return;
+  try {
+    const env = JSON.parse(fs.readFileSync(file, 'utf8')) as { OPENBLAS_CORETYPE?: unknown };
+    if (typeof env.OPENBLAS_CORETYPE === 'string') process.env.OPENBLAS_CORETYPE = env.OPENBLAS_CORETYPE;
+  } catch {
+    // A corrupt hint file only costs speed; OpenBLAS then uses its own detection.
+  }
+}
+
+function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n')[0];
+}
