@@ -18,7 +18,10 @@ export interface BlockPass {
   length: number; // S, new positions per row
   /** Additive attention mask, broadcastable to [B, H, S, P + S]; 0 = visible, MASKED = hidden. */
   mask: tf.Tensor4D;
-  /** Cached keys/values of P earlier positions per layer (omit for a pass from scratch). */
+  /**
+   * Cached keys/values of P earlier positions per layer (omit for a pass from scratch); batch B, or
+   * batch 1 to share one cached prefix across all B rows.
+   */
   past?: LayerKV[];
 }
 
@@ -182,26 +185,33 @@ export class Transformer {
     let x = pass.x; // [B·S, C]
     const kv: LayerKV[] = [];
     this.blocks.forEach((p, layer) => {
-      // --- attention ---
-      const qkv = linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D); // [B·S, 3C]
-      const heads = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
-      const [q3, k3, v3] = tf.split(heads, 3, 0);
-      const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
-      let k = tf.reshape(k3, [B, H, S, dh]) as tf.Tensor4D;
-      let v = tf.reshape(v3, [B, H, S, dh]) as tf.Tensor4D;
-      const past = pass.past?.[layer];
-      if (past) {
-        k = tf.concat([past.k, k], 2); // [B, H, P+S, dh]
-        v = tf.concat([past.v, v], 2);
-      }
-      kv.push({ k, v });
-      const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, P+S]
-      const attended = tf.matMul(tf.softmax(scores), v); // [B, H, S, dh]
-      const merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B·S, C]
-      x = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D));
-      // --- MLP ---
-      const hiddenFF = gelu(linear(layerNorm(x, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D)); // [B·S, F]
-      x = tf.add(x, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D));
+      // Each layer in its own tidy so inference frees a layer's intermediates before the next
+      // (gradient recording keeps what backprop needs regardless).
+      const out = tf.tidy(() => {
+        // --- attention ---
+        const qkv = linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D); // [B·S, 3C]
+        const heads = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
+        const [q3, k3, v3] = tf.split(heads, 3, 0);
+        const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
+        let k = tf.reshape(k3, [B, H, S, dh]) as tf.Tensor4D;
+        let v = tf.reshape(v3, [B, H, S, dh]) as tf.Tensor4D;
+        const past = pass.past?.[layer];
+        if (past) {
+          // A shared prefix cached once (batch 1) is broadcast to every row here, one layer at a time.
+          const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
+          k = tf.concat([expand(past.k), k], 2); // [B, H, P+S, dh]
+          v = tf.concat([expand(past.v), v], 2);
+        }
+        const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, P+S]
+        const attended = tf.matMul(tf.softmax(scores), v); // [B, H, S, dh]
+        const merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B·S, C]
+        const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
+        // --- MLP ---
+        const hiddenFF = gelu(linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D)); // [B·S, F]
+        return { x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D, k, v };
+      });
+      x = out.x;
+      kv.push({ k: out.k, v: out.v });
     });
     return { hidden: layerNorm(x, this.lnFinalGamma as tf.Tensor1D, this.lnFinalBeta as tf.Tensor1D), kv };
   }
