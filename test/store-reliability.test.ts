@@ -14,8 +14,8 @@ import { makeBundle, METHODS, segmentCount } from './fixtures/store-bundles';
 const ROOT = path.resolve(__dirname, '..');
 const WRITER = path.join(__dirname, 'fixtures', 'store-writer.ts');
 
-function startWriter(file: string, experiment: string, n: number): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function startWriter(file: string, experiment: string, n: number, mode = ''): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n), mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const runId = new Promise<string>((resolve, reject) => {
@@ -127,4 +127,19 @@ describe('results store reliability', () => {
     }
     store.close();
   }, 60000);
+
+  it('marks a run KILLED when its process receives SIGTERM inside withRun', async () => {
+    const file = path.join(dir, 'sigterm.sqlite');
+    const writer = startWriter(file, 'sigterm', 1_000_000, 'with-run');
+    const runId = await writer.runId;
+    await sleep(100);
+    writer.child.kill('SIGTERM');
+    expect(await writer.exit).toBe(143);
+    const store = openStore(file, { staleAfterMs: 0 });
+    expect(store.reaped).toEqual([]);
+    expect(store.getRun(runId)).toEqual(expect.objectContaining({ status: 'KILLED', failure: 'received SIGTERM' }));
+    expect(store.integrityCheck()).toEqual(['ok']);
+    expectCompleteTraces(store, runId);
+    store.close();
+  }, 30000);
 });

@@ -7,10 +7,15 @@
  *   const run = store.startRun({ experiment: 'x', config, backend: { backend, openblasThreads } });
  *   run.logMetrics({ acc: 0.5 }, step); run.writeTraceBundle({ key, trace, segments, estimates, costs });
  *   run.finish();   // or run.fail(err); a process that dies is marked FAILED by the next open
+ * or, ending the run automatically (FINISHED / FAILED / KILLED on SIGINT, SIGTERM):
+ *   await withRun(store, { experiment: 'x', config, backend }, async (run) => { ... });
+ * Resume: `store.resumeRun(id)` (or `withRun(store, { resume: id }, ...)`); skip `run.traceKeys()`.
+ * Sweeps: `store.findFinishedRunByConfigHash(experiment, configHash(config))` → skip when found.
  */
 export { openStore, configHash, Store, LATEST_VERSION } from './store';
 export type { OpenStoreOptions, StartRunOptions, ListRunsOptions } from './store';
 export { Run } from './run';
+export { withRun } from './with-run';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';
 export { parseFilter, evaluateFilter } from './filter';

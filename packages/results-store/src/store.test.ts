@@ -4,6 +4,7 @@ import * as path from 'path';
 import { z } from 'zod';
 import { UserError } from '@rred/core';
 import { configHash, openStore } from './store';
+import { withRun } from './with-run';
 import { FIXED_CONTEXT, sampleBundle, tempDir } from './testing-helpers';
 
 const backend = { backend: 'cpu', openblasThreads: null };
@@ -126,6 +127,12 @@ describe('results store', () => {
     store.db.prepare('UPDATE runs SET heartbeat_time = heartbeat_time - 120000 WHERE id = ?').run(live.id); // stale but alive (our pid)
     store.close();
 
+    // Dead pid but a heartbeat younger than staleAfterMs: not (yet) failed.
+    const early = openStore(file, { staleAfterMs: 10 * 60000 });
+    expect(early.reaped).toEqual([]);
+    expect(early.getRun(run.id).status).toBe('RUNNING');
+    early.close();
+
     const again = openStore(file);
     expect(again.reaped).toEqual([run.id]);
     expect(again.getRun(run.id).status).toBe('FAILED');
@@ -189,6 +196,42 @@ describe('results store', () => {
     expect(rec.path).toBe('packages/results-store/src/floats.ts');
     expect(rec.bytes).toBe(fs.statSync(path.join(__dirname, 'floats.ts')).size);
     expect(store.getRun(run.id).artifacts).toEqual([expect.objectContaining({ path: rec.path, sha256: rec.sha256 })]);
+    store.close();
+  });
+
+  it('refreshes the heartbeat on a timer while the run is open, and stops when it ends', async () => {
+    const { store } = fresh('heartbeat', { heartbeatMs: 20 });
+    const run = store.startRun({ experiment: 'e', config: {}, backend, context: FIXED_CONTEXT });
+    const first = store.getRun(run.id).heartbeatTime;
+    await new Promise((r) => setTimeout(r, 150));
+    const later = store.getRun(run.id).heartbeatTime;
+    expect(later).toBeGreaterThan(first);
+    run.finish();
+    const ended = store.getRun(run.id).heartbeatTime;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(store.getRun(run.id).heartbeatTime).toBe(ended);
+    store.close();
+  });
+
+  it('withRun finishes the run on success and fails it with the message on error', async () => {
+    const { store } = fresh('withrun');
+    const listenersBefore = process.listenerCount('SIGTERM');
+    let okId = '';
+    await expect(withRun(store, { experiment: 'e', config: { a: 1 }, backend, context: FIXED_CONTEXT }, (run) => {
+      okId = run.id;
+      run.logMetric('x', 1);
+      return 5;
+    })).resolves.toBe(5);
+    expect(store.getRun(okId).status).toBe('FINISHED');
+    let badId = '';
+    await expect(withRun(store, { experiment: 'e', config: { a: 2 }, backend, context: FIXED_CONTEXT }, async (run) => {
+      badId = run.id;
+      throw new Error('out of memory');
+    })).rejects.toThrow('out of memory');
+    expect(store.getRun(badId)).toEqual(expect.objectContaining({ status: 'FAILED', failure: 'out of memory' }));
+    await withRun(store, { resume: badId }, (run) => run.logMetric('x', 2));
+    expect(store.getRun(badId)).toEqual(expect.objectContaining({ status: 'FINISHED', attempts: 2, failure: null }));
+    expect(process.listenerCount('SIGTERM')).toBe(listenersBefore);
     store.close();
   });
 });
