@@ -49,6 +49,8 @@ export interface ComputeCost {
   tokensGenerated: number;
   /** Separate network invocations (one batched call counts once). */
   forwardPasses: number;
+  /** Token positions a backward pass went through (gradient attribution only; ≈ 2× a forward each). */
+  tokensBackpropagated?: number;
 }
 
 export interface ScoreResult {
