@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { blobToFloats, decodeFloat, encodeFloat, floatsToBlob } from './floats';
-import type { StoredTrace, TraceBundle } from './types';
+import type { CostRecord, StoredTrace, TraceBundle } from './types';
 
 /**
  * Checks a bundle before anything is written: segments contiguous from 0 and ending at thinkEnd
@@ -180,5 +180,58 @@ export function readTraces(db: Database.Database, runId: string, opts: ReadTrace
       forwardPasses: c.forward_passes as number,
       wallMs: c.wall_ms as number,
     })),
+  }));
+}
+
+/** One estimate with its trace and segment, flat: the shape tables and correlation plots consume. */
+export interface EstimateRow {
+  traceKey: string;
+  problemId: string;
+  reward: number;
+  segment: number;
+  /** Segment span in completion positions (null for exit point 0, segment -1). */
+  start: number | null;
+  end: number | null;
+  method: string;
+  value: number | null;
+  credit: number | null;
+  sigma: number | null;
+}
+
+/** All estimates of a run (optionally of one method), ordered by trace write order, method, segment. */
+export function readEstimateRows(db: Database.Database, runId: string, method?: string): EstimateRow[] {
+  const rows = db
+    .prepare(`SELECT t.trace_key, t.problem_id, t.reward, t.reward_special, e.segment_idx, s.start_pos, s.end_pos, e.method,
+        e.value, e.value_special, e.credit, e.credit_special, e.sigma, e.sigma_special
+      FROM estimates e JOIN traces t ON t.id = e.trace_id
+      LEFT JOIN segments s ON s.trace_id = e.trace_id AND s.idx = e.segment_idx
+      WHERE t.run_id = ? AND (? IS NULL OR e.method = ?)
+      ORDER BY t.id, e.method, e.segment_idx`)
+    .all(runId, method ?? null, method ?? null) as Record<string, number | string | null>[];
+  return rows.map((r) => ({
+    traceKey: r.trace_key as string,
+    problemId: r.problem_id as string,
+    reward: decodeFloat(r.reward as number | null, r.reward_special as string | null) as number,
+    segment: r.segment_idx as number,
+    start: r.start_pos as number | null,
+    end: r.end_pos as number | null,
+    method: r.method as string,
+    value: decodeFloat(r.value as number | null, r.value_special as string | null),
+    credit: decodeFloat(r.credit as number | null, r.credit_special as string | null),
+    sigma: decodeFloat(r.sigma as number | null, r.sigma_special as string | null),
+  }));
+}
+
+/** Estimator costs of a run with their trace key, for cost tables. */
+export function readCostRows(db: Database.Database, runId: string): (CostRecord & { traceKey: string })[] {
+  return (db
+    .prepare(`SELECT t.trace_key, c.* FROM estimator_costs c JOIN traces t ON t.id = c.trace_id WHERE t.run_id = ? ORDER BY t.id, c.method`)
+    .all(runId) as Record<string, number | string>[]).map((c) => ({
+    traceKey: c.trace_key as string,
+    method: c.method as string,
+    tokensForwarded: c.tokens_forwarded as number,
+    tokensGenerated: c.tokens_generated as number,
+    forwardPasses: c.forward_passes as number,
+    wallMs: c.wall_ms as number,
   }));
 }

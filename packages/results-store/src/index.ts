@@ -15,6 +15,7 @@
 export { openStore, configHash, Store, LATEST_VERSION } from './store';
 export type { OpenStoreOptions, StartRunOptions, ListRunsOptions } from './store';
 export { Run } from './run';
+export type { EstimateRow, ReadTracesOptions } from './bundles';
 export { withRun } from './with-run';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';

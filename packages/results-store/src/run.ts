@@ -14,6 +14,8 @@ export interface RunHost {
   readonly repoRoot: string | null;
   readonly heartbeatMs: number;
   bundleWriter(): BundleWriter;
+  /** A prepared statement, cached per connection (hot paths: metrics, heartbeats). */
+  stmt(sql: string): Database.Statement;
   /** Runs `fn` in one IMMEDIATE transaction (concurrent writers queue on the busy timeout). */
   write<T>(fn: () => T): T;
   forget(run: Run): void;
@@ -44,7 +46,7 @@ export class Run {
 
   heartbeat(): void {
     this.ensureOpen();
-    this.host.db.prepare("UPDATE runs SET heartbeat_time = ? WHERE id = ? AND status = 'RUNNING'").run(Date.now(), this.id);
+    this.host.stmt("UPDATE runs SET heartbeat_time = ? WHERE id = ? AND status = 'RUNNING'").run(Date.now(), this.id);
   }
 
   private beatQuietly(): void {
@@ -61,8 +63,8 @@ export class Run {
   logParams(params: Record<string, unknown>): void {
     this.ensureOpen();
     const flat = flatten(params);
-    const get = this.host.db.prepare('SELECT value FROM params WHERE run_id = ? AND key = ?');
-    const put = this.host.db.prepare('INSERT INTO params (run_id, key, value) VALUES (?, ?, ?)');
+    const get = this.host.stmt('SELECT value FROM params WHERE run_id = ? AND key = ?');
+    const put = this.host.stmt('INSERT INTO params (run_id, key, value) VALUES (?, ?, ?)');
     this.host.write(() => {
       for (const [key, value] of Object.entries(flat)) {
         const old = get.get(this.id, key) as { value: string } | undefined;
@@ -85,7 +87,7 @@ export class Run {
   logMetrics(values: Record<string, number>, step = 0): void {
     this.ensureOpen();
     if (!Number.isSafeInteger(step)) throw new Error(`run ${this.id}: metric step must be an integer, got ${step}`);
-    const stmt = this.host.db.prepare(`INSERT INTO metrics (run_id, key, step, value, value_special, wall_time)
+    const stmt = this.host.stmt(`INSERT INTO metrics (run_id, key, step, value, value_special, wall_time)
       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, key, step) DO UPDATE SET value = excluded.value,
       value_special = excluded.value_special, wall_time = excluded.wall_time`);
     const now = Date.now();
@@ -106,7 +108,7 @@ export class Run {
 
   setTags(tags: Record<string, string>): void {
     this.ensureOpen();
-    const stmt = this.host.db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?) ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value');
+    const stmt = this.host.stmt('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?) ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value');
     this.host.write(() => {
       for (const [k, v] of Object.entries(tags)) stmt.run(this.id, k, paramText(v));
       this.touch();
@@ -134,8 +136,8 @@ export class Run {
     const stored = rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/');
     const record = { path: stored, sha256: sha256(data), bytes: data.length };
     this.host.write(() => {
-      this.host.db
-        .prepare(`INSERT INTO artifacts (run_id, path, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?)
+      this.host
+        .stmt(`INSERT INTO artifacts (run_id, path, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (run_id, path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, created_at = excluded.created_at`)
         .run(this.id, record.path, record.sha256, record.bytes, Date.now());
       this.touch();
@@ -194,13 +196,13 @@ export class Run {
   private end(status: RunStatus, failure: string | null): void {
     this.ensureOpen();
     this.host.write(() => {
-      this.host.db.prepare('UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?').run(status, Date.now(), Date.now(), failure, this.id);
+      this.host.stmt('UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?').run(status, Date.now(), Date.now(), failure, this.id);
     });
     this.detach();
   }
 
   private touch(): void {
-    this.host.db.prepare('UPDATE runs SET heartbeat_time = ? WHERE id = ?').run(Date.now(), this.id);
+    this.host.stmt('UPDATE runs SET heartbeat_time = ? WHERE id = ?').run(Date.now(), this.id);
   }
 
   private stopTimer(): void {

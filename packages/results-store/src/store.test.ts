@@ -96,6 +96,13 @@ describe('results store', () => {
     expect(count(store, 'estimates')).toBe(2);
     expect(count(store, 'estimator_costs')).toBe(1);
     expect(run.traceKeys()).toEqual(new Set(['t']));
+    run.writeTraceBundle({ ...sampleBundle('u', 2, 'rredcot'), estimates: [{ segment: -1, method: 'rredcot', value: 0.25 }, { segment: 1, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 }] });
+    expect(store.estimateRows(run.id, 'rredcot')).toEqual([
+      { traceKey: 'u', problemId: 'p-u', reward: 1, segment: -1, start: null, end: null, method: 'rredcot', value: 0.25, credit: null, sigma: null },
+      { traceKey: 'u', problemId: 'p-u', reward: 1, segment: 1, start: 2, end: 4, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 },
+    ]);
+    expect(store.estimateRows(run.id).map((r) => r.method)).toEqual(['mc', 'mc', 'rredcot', 'rredcot']);
+    expect(store.costRows(run.id).map((c) => [c.traceKey, c.method])).toEqual([['t', 'mc'], ['u', 'rredcot']]);
     expect(run.lastStep('loss')).toBe(5);
     store.close();
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { canonicalJson, parseConfig, UserError } from '@rred/core';
-import { BundleWriter, readTraces, type ReadTracesOptions } from './bundles';
+import { BundleWriter, readCostRows, readEstimateRows, readTraces, type EstimateRow, type ReadTracesOptions } from './bundles';
 import { captureRunContext, sha256, type BackendInfo, type RunContext } from './context';
 import { decodeFloat } from './floats';
 import { flatten } from './flatten';
@@ -93,6 +93,7 @@ export class Store implements RunHost {
   /** Ids of runs this open marked FAILED because their process had died. */
   readonly reaped: string[];
   private writer: BundleWriter | null = null;
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly openRuns = new Set<Run>();
 
   constructor(
@@ -108,6 +109,15 @@ export class Store implements RunHost {
   bundleWriter(): BundleWriter {
     this.writer ??= new BundleWriter(this.db);
     return this.writer;
+  }
+
+  stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
   }
 
   write<T>(fn: () => T): T {
@@ -272,6 +282,16 @@ export class Store implements RunHost {
   /** The run's traces with segments, estimates and costs, in the order they were first written. */
   traces(idOrPrefix: string, opts?: ReadTracesOptions): StoredTrace[] {
     return readTraces(this.db, this.resolveRunId(idOrPrefix), opts);
+  }
+
+  /** Every estimate of the run joined with its trace and segment (optionally one method only). */
+  estimateRows(idOrPrefix: string, method?: string): EstimateRow[] {
+    return readEstimateRows(this.db, this.resolveRunId(idOrPrefix), method);
+  }
+
+  /** Every estimator cost record of the run, with its trace key. */
+  costRows(idOrPrefix: string): ReturnType<typeof readCostRows> {
+    return readCostRows(this.db, this.resolveRunId(idOrPrefix));
   }
 
   /** `PRAGMA integrity_check` lines: ['ok'] for a healthy file. */
