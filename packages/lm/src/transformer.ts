@@ -5,10 +5,11 @@ import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
 
 /** Keys and values of one layer for the positions seen so far. */
-export interface LayerKV {
+// A type alias (not an interface) so it is a valid tf.TensorContainer to return from tf.tidy.
+export type LayerKV = {
   k: tf.Tensor4D; // [B, H, P, dh]
   v: tf.Tensor4D; // [B, H, P, dh]
-}
+};
 
 /** Everything one pass through the blocks needs besides the weights. */
 export interface BlockPass {
