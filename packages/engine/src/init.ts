@@ -1,6 +1,6 @@
 import * as os from 'os';
+import { types } from 'util';
 import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import '@tensorflow/tfjs-backend-wasm';
 import '@tensorflow/tfjs-backend-cpu';
 import { z } from 'zod';
@@ -9,6 +9,9 @@ import { type Attempt, type AttemptResult, BACKEND_ORDER, type BackendName, cand
 import { loadNativeAddon, type NativeAddon } from './native-addon';
 import { installNativeKernels } from './native-kernels';
 import { installWasmPolyfills } from './polyfills';
+import { ensureGradientsRegistered } from './gradients';
+
+ensureGradientsRegistered();
 
 export interface EngineInfo {
   /** The backend in use: one of tfjs-node-gpu, tfjs-node, wasm+native, wasm, cpu. */
@@ -93,7 +96,8 @@ async function init(rawOptions: InitEngineOptions): Promise<EngineInfo> {
       const wasm = await trySetBackend('wasm');
       if (!wasm.ok) return wasm;
       const heap = (tf.backend() as unknown as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8?.buffer;
-      if (!(heap instanceof ArrayBuffer)) return { ok: false, reason: 'wasm heap is not a plain ArrayBuffer (threaded wasm build?)' };
+      // util.types works across realms (jest runs tests in a separate vm context).
+      if (!types.isArrayBuffer(heap)) return { ok: false, reason: 'wasm heap is not a plain ArrayBuffer (threaded wasm build?)' };
       loaded.addon.setThreads(threads);
       installWasmPolyfills();
       installNativeKernels(loaded.addon);
