@@ -4,9 +4,10 @@ import { embeddingGradientNorms, sequenceLogprobFromEmbeddings } from './gradien
 import { tokenLogprobs } from './logprobs';
 import { createTransformer, type Transformer } from './transformer';
 
-const config = { vocabSize: 7, contextLength: 10, dModel: 4, nLayers: 2, nHeads: 2, dFF: 8 };
+const base = { vocabSize: 7, contextLength: 10, dModel: 4, nLayers: 2, nHeads: 2, dFF: 8 };
 
-describe('embeddingGradientNorms', () => {
+describe.each(['gelu', 'relu'] as const)('embeddingGradientNorms (%s MLP)', (activation) => {
+  const config = { ...base, activation };
   let model: Transformer;
   const sequence = [1, 4, 2, 6, 3, 3, 5, 0];
   beforeAll(async () => {

@@ -4,6 +4,8 @@ import './ensure-gradients';
 import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
 
+const ACTIVATIONS = { relu: (x: tf.Tensor2D) => tf.relu(x), gelu: (x: tf.Tensor2D) => gelu(x) };
+
 /** Keys and values of one layer for the positions seen so far. */
 // A type alias (not an interface) so it is a valid tf.TensorContainer to return from tf.tidy.
 export type LayerKV = {
@@ -183,6 +185,7 @@ export class Transformer {
     const { dModel: C, nHeads: H } = this.config;
     const dh = C / H;
     const scale = 1 / Math.sqrt(dh);
+    const activation = ACTIVATIONS[this.config.activation];
     let x = pass.x; // [B·S, C]
     const kv: LayerKV[] = [];
     this.blocks.forEach((p, layer) => {
@@ -208,7 +211,7 @@ export class Transformer {
         const merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B·S, C]
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
-        const hiddenFF = gelu(linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D)); // [B·S, F]
+        const hiddenFF = activation(linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D)); // [B·S, F]
         return { x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D, k, v };
       });
       x = out.x;
