@@ -80,6 +80,25 @@ describe('rred', () => {
     expect(out).toMatch(/runs +4/);
   });
 
+  it('reports a damaged store from db check (read-only) and exits 1, while other commands refuse it', async () => {
+    const damaged = `${file}.damaged`;
+    fs.copyFileSync(file, damaged);
+    const size = fs.statSync(damaged).size;
+    const fd = fs.openSync(damaged, 'r+');
+    // Smash the b-tree page headers of every page after the schema page.
+    for (let page = 1; page * 4096 < size; page++) fs.writeSync(fd, Buffer.alloc(16, 0xff), 0, 16, page * 4096);
+    fs.closeSync(fd);
+    let out = '';
+    const err = await runCli(['db', 'check', '--store', damaged], { out: (t) => (out += t), env: {} }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).exitCode).toBe(1);
+    expect((err as Error).message).toMatch(/failed the integrity check/);
+    expect(out).not.toMatch(/integrity +ok/);
+    const before = fs.readFileSync(damaged);
+    await expect(cli(['runs', 'list', '--store', damaged])).rejects.toThrow(/is corrupt|not a SQLite database/);
+    expect(fs.readFileSync(damaged).equals(before)).toBe(true);
+  });
+
   it('answers bad input with one-line UserErrors', async () => {
     const cases: [string[], RegExp][] = [
       [['runs', 'list', ...s, '--bogus'], /unknown option '--bogus'/],

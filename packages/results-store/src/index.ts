@@ -17,6 +17,8 @@ export type { OpenStoreOptions, StartRunOptions, ListRunsOptions } from './store
 export { Run } from './run';
 export type { EstimateRow, ReadTracesOptions } from './bundles';
 export { withRun } from './with-run';
+export { inspectStoreFile } from './inspect';
+export type { StoreFileReport } from './inspect';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';
 export { parseFilter, evaluateFilter } from './filter';

@@ -1,24 +1,28 @@
 import { UserError } from '@rred/core';
-import { LATEST_VERSION } from '@rred/results-store';
-import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
+import { inspectStoreFile, resolveStorePath } from '@rred/results-store';
+import { STORE_FLAG, expectPositionals, type Command } from '../command';
 import { table } from '../format';
 
 export const dbCheck: Command = {
   name: 'db check',
-  summary: 'integrity check, schema version and row counts of the store',
+  summary: 'integrity check, schema version and row counts of the store (read-only; works on damaged files)',
   flags: { store: STORE_FLAG },
-  run: (args, ctx) =>
-    withStore(args, ctx, (store) => {
-      expectPositionals(args, 'db check', 0, 0, 'none');
-      const integrity = store.integrityCheck();
-      const counts = store.tableCounts();
-      ctx.out(
-        `store      ${store.file}\n` +
-          `schema     version ${store.schemaVersion} (latest ${LATEST_VERSION})\n` +
-          `integrity  ${integrity.join('; ')}\n` +
-          (store.reaped.length ? `marked FAILED (process died): ${store.reaped.join(', ')}\n` : '') +
-          `\n${table(['table', 'rows'], Object.entries(counts).map(([t, n]) => [t, String(n)]))}\n`,
-      );
-      if (integrity.length !== 1 || integrity[0] !== 'ok') throw new UserError(`db check: ${store.file} failed the integrity check`, 1);
-    }),
+  run: (args, ctx) => {
+    expectPositionals(args, 'db check', 0, 0, 'none');
+    const report = inspectStoreFile(resolveStorePath(args.flags.store as string | undefined, ctx.env));
+    const ok = report.integrity.length === 1 && report.integrity[0] === 'ok';
+    const problems = report.integrity.flatMap((l) => l.split('\n'));
+    const version = report.schemaVersion ?? 'unreadable';
+    const upgrade = report.schemaVersion !== null && report.schemaVersion < report.latestVersion ? ' — upgraded in place on next open' : '';
+    ctx.out(
+      `store      ${report.file}\n` +
+        `schema     version ${version} (latest ${report.latestVersion})${upgrade}\n` +
+        `integrity  ${problems.slice(0, 20).join('\n           ')}${problems.length > 20 ? `\n           ... ${problems.length - 20} more` : ''}\n` +
+        (report.tableCounts ? `\n${table(['table', 'rows'], Object.entries(report.tableCounts).map(([t, n]) => [t, String(n)]))}\n` : '\nrow counts unavailable (file too damaged)\n'),
+    );
+    if (!ok) throw new UserError(`db check: ${report.file} failed the integrity check`, 1);
+    if (report.schemaVersion !== null && report.schemaVersion > report.latestVersion) {
+      throw new UserError(`db check: ${report.file} has schema version ${report.schemaVersion}, newer than this code (${report.latestVersion})`, 1);
+    }
+  },
 };

@@ -1,0 +1,57 @@
+import Database from 'better-sqlite3';
+import * as fs from 'fs';
+import { UserError } from '@rred/core';
+import { LATEST_VERSION } from './migrations';
+import { storeFileError } from './open';
+
+export interface StoreFileReport {
+  file: string;
+  /** PRAGMA user_version (null when unreadable). */
+  schemaVersion: number | null;
+  latestVersion: number;
+  /** PRAGMA integrity_check lines: ['ok'] when healthy, else the problems (or the error that stopped the check). */
+  integrity: string[];
+  /** Rows per table (null when the file is too damaged to count). */
+  tableCounts: Record<string, number> | null;
+}
+
+/**
+ * Examines a store file read-only, without migrating or reaping anything, so it also works on a
+ * file too damaged for `openStore` (that is when you need it). A missing file or one that is not
+ * SQLite at all is a UserError; damage inside a SQLite file is reported, not thrown.
+ */
+export function inspectStoreFile(file: string): StoreFileReport {
+  if (!fs.existsSync(file)) throw new UserError(`no results store at ${file}`);
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw storeFileError(file, err);
+  }
+  try {
+    let schemaVersion: number | null = null;
+    try {
+      schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (code === 'SQLITE_NOTADB') throw storeFileError(file, err);
+    }
+    let integrity: string[];
+    try {
+      integrity = (db.pragma('integrity_check') as object[]).map((r) => String(Object.values(r)[0]));
+    } catch (err) {
+      integrity = [`integrity check stopped: ${(err as Error).message}`];
+    }
+    let tableCounts: Record<string, number> | null = null;
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+      // Table names come from sqlite_master, never from user input.
+      tableCounts = Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number]));
+    } catch {
+      tableCounts = null;
+    }
+    return { file, schemaVersion, latestVersion: LATEST_VERSION, integrity, tableCounts };
+  } finally {
+    db.close();
+  }
+}
