@@ -10,6 +10,16 @@ export function validateBundle(b: TraceBundle): void {
   const where = `trace bundle '${b.key}'`;
   if (typeof b.key !== 'string' || b.key.length === 0) throw new Error('trace bundle: key must be a non-empty string');
   const t = b.trace;
+  if (typeof t.problemId !== 'string') throw new Error(`${where}: trace.problemId must be a string`);
+  for (const field of ['prompt', 'completion'] as const) {
+    if (!Array.isArray(t[field]) || !t[field].every((x) => Number.isInteger(x))) throw new Error(`${where}: trace.${field} must be an array of integer token ids`);
+  }
+  for (const field of ['logprobs', 'entropies'] as const) {
+    const xs = t[field];
+    if (xs !== undefined && xs.length !== t.completion.length) throw new Error(`${where}: trace.${field} has ${xs.length} values for ${t.completion.length} completion tokens`);
+  }
+  if (typeof t.reward !== 'number') throw new Error(`${where}: trace.reward must be a number`);
+  if (typeof t.text !== 'string') throw new Error(`${where}: trace.text must be a string`);
   if (!Number.isInteger(t.thinkEnd) || t.thinkEnd < 0 || t.thinkEnd > t.completion.length) {
     throw new Error(`${where}: thinkEnd ${t.thinkEnd} is outside [0, ${t.completion.length}]`);
   }

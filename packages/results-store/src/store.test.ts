@@ -116,10 +116,16 @@ describe('results store', () => {
     const badCost = sampleBundle('cost');
     badCost.costs = [{ method: 'x', tokensForwarded: 1, tokensGenerated: 0, forwardPasses: 1, wallMs: NaN }];
     expect(() => run.writeTraceBundle(badCost)).toThrow(/wallMs/);
-    // Passes validation but breaks inside the transaction (a token list JSON cannot encode).
-    const cyclic = sampleBundle('late');
-    (cyclic.trace as { completion: unknown }).completion = [1n] as unknown;
-    expect(() => run.writeTraceBundles([sampleBundle('ok'), cyclic])).toThrow();
+    const badTokens = sampleBundle('tokens');
+    badTokens.trace.completion[0] = 0.5;
+    expect(() => run.writeTraceBundle(badTokens)).toThrow(/completion must be an array of integer/);
+    // Passes validation, then fails half-way through the transaction (after bundle 'ok' and the 'late'
+    // trace row are written): a segment whose second read throws, standing in for an I/O error.
+    const late = sampleBundle('late');
+    const exploding = { start: 4, get end(): number { throw new Error('disk on fire'); } };
+    let reads = 0;
+    Object.defineProperty(late.segments, 2, { get: () => (reads++ < 1 ? { start: 4, end: 6 } : exploding) });
+    expect(() => run.writeTraceBundles([sampleBundle('ok'), late])).toThrow('disk on fire');
     for (const t of ['traces', 'segments', 'estimates', 'estimator_costs']) expect(count(store, t)).toBe(0);
     store.close();
   });

@@ -15,6 +15,7 @@ export const runsList: Command = {
   summary: 'list runs, optionally filtered',
   flags: {
     experiment: { type: 'string', value: 'NAME', help: 'only runs of this experiment' },
+    parent: { type: 'string', value: 'ID', help: 'only child runs of this (sweep) run' },
     status: { type: 'string', value: 'STATUS', help: `only runs with this status (${RUN_STATUSES.join(', ')})` },
     where: { type: 'string', value: 'FILTER', help: `filter, e.g. "params.lr > 1e-4 and metrics.acc >= 0.5" (fields params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; = != < <= > >=; and/or; parentheses)` },
     columns: { type: 'string', value: 'LIST', help: 'extra comma-separated columns, e.g. params.lr,metrics.acc' },
@@ -28,7 +29,9 @@ export const runsList: Command = {
         throw new UserError(`runs list: --status got '${status}', expected one of ${RUN_STATUSES.join(', ')}`);
       }
       const extra = args.flags.columns ? String(args.flags.columns).split(',').map((c) => c.trim()).filter(Boolean) : [];
+      const parent = args.flags.parent === undefined ? undefined : store.resolveRunId(args.flags.parent as string);
       const runs = store.listRuns({
+        parentRunId: parent,
         experiment: args.flags.experiment as string | undefined,
         status: status as RunStatus | undefined,
         where: args.flags.where as string | undefined,
