@@ -37,7 +37,7 @@ export const DEFAULT_ADDON_PATH = path.resolve(__dirname, '..', 'native', 'build
  */
 export function loadNativeAddon(addonPath = process.env.RRED_NATIVE_ADDON || DEFAULT_ADDON_PATH): AddonLoad {
   if (!fs.existsSync(addonPath)) {
-    return { ok: false, reason: `addon not found at ${path.relative(process.cwd(), addonPath) || addonPath}; run \`node packages/engine/native/build.js\`` };
+    return { ok: false, reason: `addon not found at ${displayPath(addonPath)}; run \`node packages/engine/native/build.js\`` };
   }
   applyOpenblasEnv(path.dirname(addonPath));
   try {
@@ -65,6 +65,12 @@ function applyOpenblasEnv(dir: string): void {
   } catch {
     // A corrupt hint file only costs speed; OpenBLAS then uses its own detection.
   }
+}
+
+/** Relative to the working directory when inside it, else absolute. */
+function displayPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
 }
 
 function firstLine(err: unknown): string {

@@ -43,7 +43,7 @@ describe('native GatherV2 and UnsortedSegmentSum (embedding lookup and its gradi
   it('UnsortedSegmentSum matches the JS polyfill and a float64 reference, dropping out-of-range ids', () => {
     const x = randomNormal(rng, [50, 8]);
     const ids = randomInts(rng, [50], -1, 12); // -1 is dropped, as in TensorFlow
-    const { native, stock } = runBoth(set, () => tf.unsortedSegmentSum(x, ids, 12));
+    const { native, stock } = runBoth(set, () => tf.unsortedSegmentSum(x, ids as tf.Tensor1D, 12));
     expect(native[0].shape).toEqual([12, 8]);
     expect(elementwiseMismatch(native[0].values, stock[0].values, 1e-5, 1e-6)).toBeNull();
     const xv = x.dataSync();
@@ -62,7 +62,7 @@ describe('native GatherV2 and UnsortedSegmentSum (embedding lookup and its gradi
     const { native, stock } = runBoth(set, () => grad(table));
     expect(native[0].shape).toEqual([16, 4]);
     expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-6);
-    const [direct] = runNative(set, () => tf.unsortedSegmentSum(tf.reshape(w, [15, 4]), tf.reshape(idx, [15]), 16));
+    const [direct] = runNative(set, () => tf.unsortedSegmentSum(tf.reshape(w, [15, 4]), tf.reshape(idx, [15]) as tf.Tensor1D, 16));
     expect(normwiseError(native[0].values, direct.values)).toBeLessThan(1e-6);
     tf.dispose([table, idx, w]);
   });
