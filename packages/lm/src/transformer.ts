@@ -1,6 +1,5 @@
 import type { Rng } from '@rred/core';
 import { tf } from '@rred/engine';
-import './ensure-gradients';
 import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
 
