@@ -12,10 +12,10 @@ export const pretrainConfigSchema = z
     model: z
       .object({
         contextLength: z.number().int().min(16).max(4096).default(160).describe('Position table size = longest prompt+completion. Default 160.'),
-        dModel: z.number().int().min(8).default(96).describe('Residual width. Default 96 (must divide by nHeads).'),
-        nLayers: z.number().int().min(1).default(3).describe('Transformer blocks. Default 3.'),
+        dModel: z.number().int().min(8).default(128).describe('Residual width. Default 128 (must divide by nHeads).'),
+        nLayers: z.number().int().min(1).default(4).describe('Transformer blocks. Default 4.'),
         nHeads: z.number().int().min(1).default(4).describe('Attention heads. Default 4.'),
-        dFF: z.number().int().min(8).default(384).describe('MLP hidden width. Default 384 (4·dModel).'),
+        dFF: z.number().int().min(8).default(512).describe('MLP hidden width. Default 512 (4·dModel).'),
       })
       .strict()
       .default({})
@@ -36,17 +36,17 @@ export const pretrainConfigSchema = z
       .strict()
       .default({})
       .describe('Where the SFT corpus comes from (generated on the fly from the seeds; nothing downloaded).'),
-    steps: z.number().int().min(1).default(600).describe('Optimizer steps. Default 600.'),
+    steps: z.number().int().min(1).default(800).describe('Optimizer steps. Default 800 (~35 min with the wasm+native engine on 2 cores).'),
     batchSize: z.number().int().min(1).default(32).describe('Sequences per step. Default 32.'),
     optimizer: optimizerConfigSchema
-      .default({ lr: 3e-3, warmupSteps: 30, minLrRatio: 0.05, weightDecay: 0.01 })
-      .describe('AdamW + warmup/cosine. Pretrain default lr 3e-3, warmup 30, floor 5%, decay 0.01 (small model, short run).'),
+      .default({ lr: 2e-3, warmupSteps: 40, minLrRatio: 0.05, weightDecay: 0.01 })
+      .describe('AdamW + warmup/cosine. Pretrain default lr 2e-3, warmup 40, floor 5%, decay 0.01 (small model, short run).'),
     checkpointEvery: z.number().int().min(0).default(50).describe('Trainer state + model checkpoint every N steps (0 = end only). Default 50.'),
     validation: z
       .object({
         every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end). Default 100.'),
-        problems: z.number().int().min(1).default(48).describe('Validation problems per check (first N of the split). Default 48.'),
-        finalProblems: z.number().int().min(1).default(200).describe('Problems of the default eval split scored at the end. Default 200.'),
+        problems: z.number().int().min(1).default(24).describe('Validation problems per check (first N of the split). Default 24.'),
+        finalProblems: z.number().int().min(1).default(100).describe('Problems of the default eval split scored at the end (greedy; the first 50 also 4× at T=1). Default 100.'),
         maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding. Default 140.'),
       })
       .strict()

@@ -1,5 +1,6 @@
 import { tf } from '@rred/engine';
 import type { Rng } from '@rred/core';
+import type { ComputeCost, SampleOptions, SampleResult } from '@rred/lm';
 import type { TrainablePolicy } from '../policy';
 
 let instances = 0;
@@ -40,6 +41,31 @@ export class BigramPolicy implements TrainablePolicy {
       const onehot = tf.oneHot(tf.cast(targets, 'int32'), this.vocabSize); // [B, T, V]
       return tf.sum(tf.mul(lp, onehot), -1) as tf.Tensor2D; // [B, T]
     });
+  }
+
+  /** Ancestral sampling (temperature, no top-p) in the shape of LanguageModel.sample. */
+  async sample(prompts: number[][], options: SampleOptions, rng: Rng): Promise<{ results: SampleResult[]; cost: ComputeCost }> {
+    const results: SampleResult[] = prompts.map(() => ({ tokens: [], logprobs: [], entropies: [], truncated: true }));
+    const last = prompts.map((p) => p[p.length - 1]);
+    const done = prompts.map(() => false);
+    for (let step = 0; step < options.maxNewTokens && done.some((d) => !d); step++) {
+      const lp = tf.tidy(() => this.logProbs(tf.tensor2d(last, [last.length, 1], 'int32')).dataSync()); // [B·V]
+      last.forEach((_, b) => {
+        if (done[b]) return;
+        const row = Array.from(lp.subarray(b * this.vocabSize, (b + 1) * this.vocabSize));
+        const weights = row.map((x) => Math.exp(options.temperature > 0 ? x / options.temperature : x));
+        const tok = options.temperature > 0 ? rng.categorical(weights) : row.indexOf(Math.max(...row));
+        results[b].tokens.push(tok);
+        results[b].logprobs.push(row[tok]);
+        results[b].entropies.push(-row.reduce((h, x) => h + Math.exp(x) * x, 0));
+        last[b] = tok;
+        if (tok === options.stopToken) {
+          done[b] = true;
+          results[b].truncated = false;
+        }
+      });
+    }
+    return { results, cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 } };
   }
 
   dispose(): void {
