@@ -94,4 +94,36 @@ describe('Transformer', () => {
     tf.dispose([inputs, targets]);
     model.dispose();
   });
+
+  it('weight gradients match a central finite difference along a random direction (within 1%)', () => {
+    const rng = new Rng(6);
+    const model = createTransformer({ ...tiny, activation: 'gelu' }, rng.fork('init'));
+    for (const [name, v] of model.params) if (!name.includes('ln')) v.assign(tf.tidy(() => tf.mul(v, 5)));
+    const tokens = randomTokens(rng, 2, 8, tiny.vocabSize);
+    const inputs = tf.tensor2d(tokens.map((r) => r.slice(0, 7)), undefined, 'int32');
+    const targets = tf.tensor2d(tokens.map((r) => r.slice(1)), undefined, 'int32');
+    const loss = () => tf.sum(tokenLogprobs(model, inputs, targets)) as tf.Scalar;
+    for (const name of ['tokenEmbedding', 'blocks.0.attn.wQkv', 'blocks.1.mlp.wIn', 'lnFinal.gamma']) {
+      const variable = model.params.get(name)!;
+      const { grads } = tf.variableGrads(loss, [variable]);
+      const g = grads[variable.name];
+      const raw = Array.from({ length: variable.size }, () => rng.normal());
+      const norm = Math.hypot(...raw);
+      const direction = tf.tensor(raw.map((x) => x / norm), variable.shape); // unit norm: h is the step length
+      const analytic = tf.sum(tf.mul(g, direction)).dataSync()[0];
+      const original = variable.clone();
+      const h = 1e-2;
+      const at = (sign: number) => {
+        variable.assign(tf.tidy(() => tf.add(original, tf.mul(direction, sign * h))));
+        return tf.tidy(() => loss().dataSync()[0]);
+      };
+      const numeric = (at(1) - at(-1)) / (2 * h);
+      variable.assign(original);
+      expect(Math.abs(analytic - numeric)).toBeLessThanOrEqual(1e-3 + 0.01 * Math.abs(numeric));
+      expect(Math.abs(numeric)).toBeGreaterThan(1e-2); // the direction really moves the loss
+      tf.dispose([g, direction, original]);
+    }
+    tf.dispose([inputs, targets]);
+    model.dispose();
+  });
 });
