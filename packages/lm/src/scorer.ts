@@ -91,6 +91,10 @@ export async function scoreAfterPrefixes(model: Transformer, sequence: number[],
   } finally {
     for (const { k, v } of shared.kv) tf.dispose([k, v]);
   }
+  logprobs.forEach((row, i) => {
+    const j = row.findIndex((x) => Number.isNaN(x));
+    if (j >= 0) throw new Error(`scoreAfterPrefixes: log-probability of request ${i} suffix token ${j} is NaN (model weights diverged?)`);
+  });
   const suffixTokens = active.reduce((n, i) => n + requests[i].suffix.length, 0);
   return { logprobs, cost: { tokensForwarded: T + suffixTokens, tokensGenerated: 0, forwardPasses: passes } };
 }
