@@ -126,4 +126,18 @@ describe('Transformer', () => {
     tf.dispose([inputs, targets]);
     model.dispose();
   });
+
+  it('clones into independent variables and copies weights back', () => {
+    const a = createTransformer(tiny, new Rng(8));
+    const b = a.clone();
+    const name = 'blocks.0.mlp.wIn';
+    const original = Array.from(a.params.get(name)!.dataSync());
+    expect(Array.from(b.params.get(name)!.dataSync())).toEqual(original);
+    a.params.get(name)!.assign(tf.zerosLike(a.params.get(name)!));
+    expect(Array.from(b.params.get(name)!.dataSync())).toEqual(original); // b is not a view of a
+    a.copyWeightsFrom(b);
+    expect(Array.from(a.params.get(name)!.dataSync())).toEqual(original);
+    a.dispose();
+    b.dispose();
+  });
 });
