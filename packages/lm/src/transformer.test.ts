@@ -133,7 +133,7 @@ describe('Transformer', () => {
     const name = 'blocks.0.mlp.wIn';
     const original = Array.from(a.params.get(name)!.dataSync());
     expect(Array.from(b.params.get(name)!.dataSync())).toEqual(original);
-    a.params.get(name)!.assign(tf.zerosLike(a.params.get(name)!));
+    tf.tidy(() => a.params.get(name)!.assign(tf.zerosLike(a.params.get(name)!)));
     expect(Array.from(b.params.get(name)!.dataSync())).toEqual(original); // b is not a view of a
     a.copyWeightsFrom(b);
     expect(Array.from(a.params.get(name)!.dataSync())).toEqual(original);
