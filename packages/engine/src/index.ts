@@ -5,3 +5,4 @@ export { initEngine, engineInfo, InitEngineOptionsSchema } from './init';
 export type { EngineInfo, InitEngineOptions } from './init';
 export { BACKEND_ORDER } from './backend-choice';
 export type { BackendName } from './backend-choice';
+export { sgemmGflops, setNativeKernelsEnabled } from './native-control';

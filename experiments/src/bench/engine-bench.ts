@@ -1,0 +1,170 @@
+import { ProgressBar, Rng, parseConfig } from '@rred/core';
+import { engineInfo, initEngine, setNativeKernelsEnabled, sgemmGflops, tf } from '@rred/engine';
+import { createTransformer, tokenLogprobs, type ModelConfig, type Transformer } from '@rred/lm';
+import { z } from 'zod';
+import { round, timeRuns, type Timing } from './timing';
+import { formatTable, writeBenchResult } from './write-result';
+
+const BENCH_BACKENDS = ['wasm+native', 'wasm', 'cpu'] as const;
+type BenchBackend = (typeof BENCH_BACKENDS)[number];
+
+const repsSchema = (def: Record<BenchBackend, number>, what: string) =>
+  z
+    .object({ 'wasm+native': z.number().int().min(0), wasm: z.number().int().min(0), cpu: z.number().int().min(0) })
+    .strict()
+    .default(def)
+    .describe(`${what} per backend. Default ${JSON.stringify(def)} (cpu takes ~30 s per step, so fewer).`);
+
+export const EngineBenchConfigSchema = z
+  .object({
+    batch: z.number().int().min(1).default(32).describe('Sequences per step B. Default 32 (issue 2: batch 32 × 64 tokens).'),
+    seqLen: z.number().int().min(2).default(64).describe('Tokens per sequence T. Default 64.'),
+    vocabSize: z.number().int().min(2).default(64).describe('Vocabulary V of the benchmark model. Default 64.'),
+    nLayers: z.number().int().min(1).default(4).describe('Transformer blocks (lm default 4: ≈0.82 M parameters with the other lm defaults).'),
+    backends: z
+      .array(z.enum(BENCH_BACKENDS))
+      .min(1)
+      .default([...BENCH_BACKENDS])
+      .describe(`Backends to time, in this order. Default all of ${BENCH_BACKENDS.join(', ')}; wasm+native is skipped if unavailable.`),
+    warmup: repsSchema({ 'wasm+native': 2, wasm: 1, cpu: 0 }, 'Untimed warm-up runs'),
+    reps: repsSchema({ 'wasm+native': 7, wasm: 2, cpu: 1 }, 'Timed runs (median reported)'),
+    sgemmN: z.number().int().min(16).default(1024).describe('Size n of the n×n×n OpenBLAS sgemm that defines peak FLOP/s. Default 1024.'),
+    seed: z.number().int().default(0).describe('Seed for weights and tokens. Default 0.'),
+  })
+  .strict();
+
+export type EngineBenchConfig = z.infer<typeof EngineBenchConfigSchema>;
+
+/**
+ * Model FLOPs of one step of the lm Transformer (forward = 1/3 of a training step):
+ *   dense:     6 · P · B·T, P = L·(3d² + d² + 2·d·F) + V·d — QKV, attention output, MLP in/out and the
+ *              tied LM head. Biases, LayerNorm and the position table do no matmul work; the input
+ *              embedding counts as a lookup (lm implements it as a one-hot matmul, which we do not credit).
+ *   attention: 12 · L · B · T² · d — QKᵀ and A·V are 2·B·T²·d each per layer forward, ×3 for training;
+ *              no discount for the causal mask.
+ */
+export function trainStepFlops(cfg: ModelConfig, batch: number, seqLen: number): number {
+  const { dModel: d, dFF: F, nLayers: L, vocabSize: V } = cfg;
+  const denseParams = L * (4 * d * d + 2 * d * F) + V * d;
+  return 6 * denseParams * batch * seqLen + 12 * L * batch * seqLen * seqLen * d;
+}
+
+interface BackendResult {
+  trainStep: Timing;
+  forward: Timing;
+  tensorsLeakedPerStep: number;
+}
+
+export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
+  const config = parseConfig(EngineBenchConfigSchema, rawConfig, 'engine bench config');
+  await initEngine();
+  const info = engineInfo();
+  const nativeAvailable = info.backend === 'wasm+native';
+  const backends = config.backends.filter((b) => b !== 'wasm+native' || nativeAvailable);
+
+  const sgemm = nativeAvailable ? sgemmGflops(config.sgemmN, 10) : null;
+  const modelConfig: ModelConfig = {
+    vocabSize: config.vocabSize,
+    contextLength: config.seqLen,
+    dModel: 128,
+    nLayers: config.nLayers,
+    nHeads: 4,
+    dFF: 512,
+    activation: 'relu',
+  };
+  const totalRuns = backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0);
+  const bar = new ProgressBar('bench engine', totalRuns, 5000);
+  const results: Partial<Record<BenchBackend, BackendResult>> = {};
+  let paramCount = 0;
+  try {
+    for (const backend of backends) {
+      await selectBackend(backend);
+      const rng = new Rng(config.seed);
+      const model = createTransformer(modelConfig, rng.fork('init'));
+      paramCount = model.paramCount;
+      const { inputs, targets } = randomBatch(rng.fork('data'), config.batch, config.seqLen, config.vocabSize);
+      const optimizer = tf.train.adam(1e-3);
+      const loss = () => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar;
+      const train = () => {
+        const l = optimizer.minimize(loss, true, model.variables()) as tf.Scalar;
+        if (!Number.isFinite(l.dataSync()[0])) throw new Error(`bench: non-finite loss on ${backend}`);
+        l.dispose();
+      };
+      const forward = () => {
+        const l = tf.tidy(loss);
+        l.dataSync();
+        l.dispose();
+      };
+      const tick = () => bar.tick(1, backend);
+      forward(); // creates nothing persistent; makes the leak count below exact
+      const before = tf.memory().numTensors;
+      const trainStep = timeRuns(train, config.warmup[backend], config.reps[backend], tick);
+      const trainRuns = config.warmup[backend] + config.reps[backend];
+      // Adam creates its moment variables on the first step only.
+      const leaked = trainRuns > 1 ? (tf.memory().numTensors - before - 2 * model.variables().length) / trainRuns : 0;
+      const fwd = timeRuns(forward, config.warmup[backend], config.reps[backend], tick);
+      results[backend] = { trainStep, forward: fwd, tensorsLeakedPerStep: round(Math.max(0, leaked), 2) };
+      optimizer.dispose();
+      model.dispose();
+      tf.dispose([inputs, targets]);
+    }
+  } finally {
+    await selectBackend(nativeAvailable ? 'wasm+native' : info.backend === 'cpu' ? 'cpu' : 'wasm'); // leave the engine as initialised for later sections
+  }
+
+  const ms = (key: 'trainStep' | 'forward') =>
+    Object.fromEntries(Object.entries(results).map(([b, r]) => [b, r ? r[key].medianMs : null]));
+  const trainStepMs = ms('trainStep');
+  const forwardMs = ms('forward');
+  const flops = trainStepFlops(modelConfig, config.batch, config.seqLen);
+  const nativeMs = trainStepMs['wasm+native'];
+  const speedupVsWasm = nativeMs && trainStepMs.wasm ? round(trainStepMs.wasm / nativeMs, 2) : null;
+  const achievedGflops = nativeMs ? flops / (nativeMs / 1000) / 1e9 : null;
+  const mfu = achievedGflops && sgemm ? round(achievedGflops / sgemm, 3) : null;
+
+  const out = {
+    sgemmGflops: sgemm === null ? null : round(sgemm, 1),
+    trainStepMs,
+    forwardMs,
+    speedupVsWasm,
+    mfu,
+    achievedTrainGflops: achievedGflops === null ? null : round(achievedGflops, 1),
+    trainStepModelGflop: round(flops / 1e9, 3),
+    flopFormula: '6·P·B·T + 12·L·B·T²·d with P = L·(4d² + 2dF) + V·d (forward = 1/3)',
+    model: { ...modelConfig, params: paramCount },
+    batch: config.batch,
+    seqLen: config.seqLen,
+    details: results,
+    engine: { backend: info.backend, openblasThreads: info.openblasThreads, openblasConfig: info.openblasConfig, nativeKernels: info.nativeKernels.length },
+    config,
+    measuredAt: new Date().toISOString(),
+  };
+  const file = writeBenchResult('engine', out);
+  const rows = BENCH_BACKENDS.filter((b) => results[b]).map((b) => [
+    b,
+    results[b]!.trainStep.medianMs.toFixed(1),
+    results[b]!.forward.medianMs.toFixed(1),
+    trainStepMs.wasm && results[b] ? (trainStepMs.wasm / results[b]!.trainStep.medianMs).toFixed(2) : '-',
+  ]);
+  process.stdout.write(`\n${formatTable(['backend', 'train step ms', 'forward ms', 'speedup vs wasm'], rows)}\n`);
+  process.stdout.write(
+    `sgemm ${out.sgemmGflops ?? '-'} GFLOP/s (n=${config.sgemmN}, OpenBLAS ${info.openblasThreads ?? '-'} thread(s)); ` +
+      `model ${paramCount} params, ${out.trainStepModelGflop} GFLOP/step; achieved ${out.achievedTrainGflops ?? '-'} GFLOP/s; ` +
+      `speedupVsWasm ${speedupVsWasm ?? '-'}; mfu ${mfu ?? '-'}\nwrote ${file}\n`,
+  );
+  return out;
+}
+
+async function selectBackend(backend: BenchBackend): Promise<void> {
+  const name = backend === 'cpu' ? 'cpu' : 'wasm';
+  if (tf.getBackend() !== name && !(await tf.setBackend(name))) throw new Error(`bench: backend ${name} did not initialise`);
+  if (name === 'wasm') setNativeKernelsEnabled(backend === 'wasm+native');
+}
+
+function randomBatch(rng: Rng, batch: number, seqLen: number, vocab: number): { inputs: tf.Tensor2D; targets: tf.Tensor2D } {
+  const rows = Array.from({ length: batch }, () => Array.from({ length: seqLen + 1 }, () => rng.int(0, vocab - 1)));
+  return {
+    inputs: tf.tensor2d(rows.map((r) => r.slice(0, seqLen)), undefined, 'int32'),
+    targets: tf.tensor2d(rows.map((r) => r.slice(1)), undefined, 'int32'),
+  };
+}

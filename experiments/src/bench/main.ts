@@ -1,0 +1,54 @@
+/**
+ * `npx nx run experiments:bench` — performance benchmarks, one section per subsystem, each writing
+ * results/bench/<section>.json. Flags: `--only a,b` runs the named sections; `--quick` uses fewer
+ * repetitions and skips the slow cpu backend (for a smoke run).
+ */
+import { UserError, runMain } from '@rred/core';
+import { runEngineBench } from './engine-bench';
+
+interface Section {
+  name: string;
+  run(options: { quick: boolean }): Promise<unknown>;
+}
+
+/** Other sections (lm, estimators, training) are appended here by their owners. */
+const SECTIONS: Section[] = [
+  {
+    name: 'engine',
+    run: ({ quick }) =>
+      runEngineBench(
+        quick
+          ? { backends: ['wasm+native', 'wasm'], warmup: { 'wasm+native': 1, wasm: 0, cpu: 0 }, reps: { 'wasm+native': 3, wasm: 1, cpu: 1 } }
+          : {},
+      ),
+  },
+];
+
+function parseArgs(argv: string[]): { only: string[] | null; quick: boolean } {
+  let only: string[] | null = null;
+  let quick = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
+      if (!value) throw new UserError('--only: expected a comma-separated list of sections');
+      only = value.split(',').map((s) => s.trim()).filter(Boolean);
+    } else {
+      throw new UserError(`unknown argument ${JSON.stringify(arg)}; expected --only <sections> or --quick`);
+    }
+  }
+  const known = SECTIONS.map((s) => s.name);
+  const unknown = (only ?? []).filter((s) => !known.includes(s));
+  if (unknown.length) throw new UserError(`--only: unknown section(s) ${unknown.join(', ')}; available: ${known.join(', ')}`);
+  return { only, quick };
+}
+
+runMain(async () => {
+  const { only, quick } = parseArgs(process.argv.slice(2));
+  for (const section of SECTIONS) {
+    if (only && !only.includes(section.name)) continue;
+    process.stderr.write(`bench: ${section.name}\n`);
+    await section.run({ quick });
+  }
+});
