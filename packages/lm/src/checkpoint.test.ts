@@ -108,4 +108,18 @@ describe('checkpoints', () => {
     expect(() => saveCheckpoint(path.join(dir, 'nan.ckpt'), { tokenizer, transformer: model })).toThrow(/lnFinal\.beta has a non-finite value/);
     model.dispose();
   });
+
+  it('stores the activation; a header without one (written before the option existed) means gelu', () => {
+    const relu = createTransformer({ ...config, activation: 'relu' }, new Rng(4));
+    const reluFile = path.join(dir, 'relu.ckpt');
+    saveCheckpoint(reluFile, { tokenizer, transformer: relu });
+    expect(readCheckpointHeader(reluFile).config.activation).toBe('relu');
+    const loaded = loadCheckpoint(reluFile);
+    const x = tf.tensor2d([[1, 5, 6, 7]], undefined, 'int32');
+    const [a, b] = [relu.logits(x), loaded.transformer.logits(x)];
+    expect(Array.from(b.dataSync())).toEqual(Array.from(a.dataSync()));
+    tf.dispose([x, a, b]);
+    [relu, loaded.transformer].forEach((m) => m.dispose());
+    expect(readCheckpointHeader(file).config.activation).toBe('gelu'); // default
+  });
 });

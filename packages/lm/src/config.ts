@@ -22,9 +22,12 @@ export const modelConfigSchema = z
     nHeads: z.number().int().min(1).default(4).describe('Attention heads per block (head width dModel/nHeads). Default 4, integer >= 1.'),
     dFF: z.number().int().min(1).default(512).describe('Hidden width of the MLP in each block. Default 512 (4·dModel), integer >= 1.'),
     activation: z
-      .enum(['relu', 'gelu'])
-      .default('relu')
-      .describe("MLP non-linearity: 'relu' (default; about 30% less kernel time per training step on wasm than GELU's tanh form) or 'gelu' (GPT-2's tanh approximation)."),
+      .enum(['gelu', 'relu'])
+      .default('gelu')
+      .describe(
+        "MLP non-linearity: 'gelu' (default; GPT-2's tanh approximation; every checkpoint written before this option existed used it) " +
+          "or 'relu' (about 30% less kernel time per training step on wasm).",
+      ),
   })
   .strict()
   .superRefine((c, ctx) => {
