@@ -1,0 +1,77 @@
+/**
+ * The estimators on the real TransformerLM (small random weights): the prefix-sharing RREDCoT call
+ * must equal per-exit-point calls and from-scratch scoring of every prefix ++ suffix (1e-4), and LOO
+ * must equal its definition computed with from-scratch scoring.
+ */
+import { Rng } from '@rred/core';
+import { initEngine } from '@rred/engine';
+import { createTransformer, Tokenizer, TransformerLM, type LanguageModel, type Trace } from '@rred/lm';
+import { getEstimator, rredcot, truncatedMc, type RredcotConfigInput } from '@rred/estimators';
+
+describe('estimators on TransformerLM', () => {
+  const tokenizer = Tokenizer.fromAlphabet('0123456789+=');
+  const tokens = { endThink: tokenizer.endThink, eos: tokenizer.eos };
+  let lm: TransformerLM;
+  let naive: LanguageModel;
+  let trace: Trace;
+  const segments = [{ start: 0, end: 2 }, { start: 2, end: 5 }, { start: 5, end: 8 }];
+  const references = { dataset: [{ solution: tokenizer.encode('1+2=3'), answer: tokenizer.encode('3') }, { solution: tokenizer.encode('3'), answer: tokenizer.encode('03') }] };
+
+  beforeAll(async () => {
+    await initEngine({ quiet: true });
+    lm = new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 }, new Rng(3)), tokenizer);
+    naive = {
+      vocabSize: lm.vocabSize,
+      maxLength: lm.maxLength,
+      scoreAfterPrefixes: (s, r) => lm.naiveScore(s, r),
+      sample: (p, o, rng) => lm.sample(p, o, rng),
+      embeddingGradientNorms: (s, t) => lm.embeddingGradientNorms(s, t),
+    };
+    const prompt = tokenizer.encode('<bos>1+2=<think>');
+    const completion = tokenizer.encode('12+3=1+2</think>3<eos>');
+    const scored = await lm.scoreAfterPrefixes(prompt, [{ exitAt: prompt.length, suffix: completion }]);
+    trace = {
+      problemId: 'tf-1', prompt, completion, logprobs: scored.logprobs[0], entropies: completion.map(() => 1),
+      thinkEnd: completion.indexOf(tokenizer.endThink), answer: '3', reward: 1, text: tokenizer.decode(completion),
+    };
+    expect(trace.thinkEnd).toBe(8);
+  });
+  afterAll(() => lm.dispose());
+
+  it('RREDCoT: one shared-prefix call = per-exit-point calls = from-scratch scoring (1e-4)', async () => {
+    const config: RredcotConfigInput = { terms: 'both', space: 'log', normalization: 'L1' };
+    const inputs = { tokens, references };
+    const shared = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedPrefix' });
+    const perExit = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'perExitPoint' });
+    const scratch = await rredcot(naive, trace, segments, inputs, { ...config, scoring: 'perExitPoint' });
+    for (const other of [perExit, scratch]) {
+      shared.extra.logValues.forEach((lv, k) => expect(Math.abs(lv - other.extra.logValues[k])).toBeLessThan(1e-4));
+      shared.credits.forEach((r, i) => expect(Math.abs(r - other.credits[i])).toBeLessThan(1e-4));
+    }
+    // cost T + Σ|suffix|: prefix up to the last exit point, (K+1) × (2 immediate + 2 value suffixes)
+    const suffixTokens = (1 + 1 + 1) + (1 + 2 + 1) + (5 + 1 + 1 + 1) + (1 + 1 + 2 + 1);
+    expect(shared.cost.tokensForwarded).toBe(trace.prompt.length + 8 + 4 * suffixTokens);
+    expect(shared.cost.tokensForwarded).toBeLessThan(perExit.cost.tokensForwarded);
+  });
+
+  it('LOO equals its definition scored from scratch; gradient and MC run on the transformer', async () => {
+    const inputs = { tokens, reward: () => 1 };
+    const loo = await getEstimator('loo')(lm, trace, segments, inputs, {});
+    const { prompt, completion } = trace;
+    for (const [i, seg] of segments.entries()) {
+      const rest = completion.slice(seg.end);
+      const withSeq = [...prompt, ...completion.slice(0, seg.end)];
+      const withoutSeq = [...prompt, ...completion.slice(0, seg.start)];
+      const a = await lm.naiveScore(withSeq, [{ exitAt: withSeq.length, suffix: rest }]);
+      const b = await lm.naiveScore(withoutSeq, [{ exitAt: withoutSeq.length, suffix: rest }]);
+      const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+      expect(Math.abs(loo.credits[i] - (sum(a.logprobs[0]) - sum(b.logprobs[0])))).toBeLessThan(1e-4);
+    }
+    const grad = await getEstimator('gradient')(lm, trace, segments, inputs, {});
+    expect(grad.credits.every((g) => Number.isFinite(g) && g > 0)).toBe(true);
+    const mc = await truncatedMc(lm, trace, segments, inputs, { samplesPerExitPoint: 3, maxNewTokens: 6 }, new Rng(4));
+    expect(mc.extra.records).toHaveLength(4 * 3);
+    // reward() = 1: V_MC is exactly the fraction of continuations that stopped within M
+    mc.values!.forEach((v, k) => expect(v).toBeCloseTo(mc.extra.records.filter((r) => r.exitPoint === k && !r.truncated).length / 3, 12));
+  });
+});
