@@ -7,3 +7,4 @@ export { evaluateSplit } from './evaluate-split';
 export type { Completer, AccuracyReport } from './evaluate-split';
 export { promptTokens } from './prompt';
 export type { SequenceTokenizer } from './prompt';
+export { completerFromModel } from './completer';

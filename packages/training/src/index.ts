@@ -19,8 +19,6 @@ export type { SftConfig } from './configs/sft';
 export { transformerPolicy } from './lm-policy';
 export { tokenizeExample } from './task-examples';
 export { taskCorpus } from './task-corpus';
-export { simpleDecode } from './simple-decode';
-export type { CausalModel, SimpleDecodeOptions } from './simple-decode';
 export { groupAdvantages, zeroStdGroupFraction } from './advantages';
 export type { ScaleRewards } from './advantages';
 export { policyLoss, stopGradient } from './grpo-loss';

@@ -9,16 +9,16 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ProgressBar, Rng, UserError, canonicalJson, parseConfig, runMain } from '@rred/core';
 import { initEngine } from '@rred/engine';
-import { Tokenizer, createTransformer, parseModelConfig, saveCheckpoint, type Transformer } from '@rred/lm';
+import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
-import { evaluateSplit, type AccuracyReport, type Completer } from '@rred/evaluation';
+import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
+import { openStore, withRun, type Run } from '@rred/results-store';
 import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
 import { parseCliArgs } from './args';
 import { SftTrainer, type SftStepMetrics } from '../sft';
 import { transformerPolicy } from '../lm-policy';
 import { taskCorpus } from '../task-corpus';
 import { tokenizeExample } from '../task-examples';
-import { simpleDecode } from '../simple-decode';
 import { gitState } from '../run-record';
 
 interface RunRecord {
@@ -36,18 +36,6 @@ interface RunRecord {
   validations: { step: number; loss: number; greedy: Omit<AccuracyReport, 'examples' | 'metrics'> & { examples: AccuracyReport['examples'] } }[];
   final: { split: string; greedy: AccuracyReport; sampled: AccuracyReport } | null;
   resumedAt: number[];
-}
-
-function completerFor(transformer: Transformer, tokenizer: Tokenizer): Completer {
-  return async (prompts, options, rng) => {
-    const { tokens, stopped } = simpleDecode(
-      transformer,
-      prompts,
-      { temperature: options.temperature, maxNewTokens: options.maxNewTokens, stopToken: tokenizer.eos, padId: tokenizer.pad },
-      rng,
-    );
-    return tokens.map((t, i) => ({ tokens: t, stopped: stopped[i] }));
-  };
 }
 
 async function main(): Promise<void> {
@@ -97,78 +85,123 @@ async function main(): Promise<void> {
     final: null,
     resumedAt: [],
   };
+  let storeRunId: string | null = null;
   if (resume) {
     const info = trainer.restore(config.output.state);
     if (info.configHash !== configHash) throw new UserError(`--resume: ${config.output.state} was written with a different config; rerun without --resume or restore that config`);
     record = info.record as RunRecord;
     record.resumedAt.push(trainer.step);
+    storeRunId = typeof info.storeRunId === 'string' ? info.storeRunId : null;
     process.stderr.write(`pretrain: resumed at step ${trainer.step}\n`);
   }
 
-  const complete = completerFor(transformer, tokenizer);
-  const writeOutputs = () => {
-    fs.mkdirSync(path.dirname(config.output.checkpoint), { recursive: true });
-    saveCheckpoint(config.output.checkpoint, {
-      tokenizer,
-      transformer,
-      meta: { trainer: 'sft-pretrain', step: trainer.step, seed: config.seed, configHash, git: record.git },
-    });
-    trainer.save(config.output.state, { configHash, record });
-    fs.writeFileSync(config.output.runRecord, `${JSON.stringify(record, null, 2)}\n`);
-  };
-  const validate = async () => {
-    const t0 = Date.now();
-    const loss = trainer.evaluateLoss(validationExamples);
-    const greedy = await evaluateSplit(complete, tokenizer, validation, {
-      samplesPerProblem: 1,
-      temperature: 0,
-      maxNewTokens: config.validation.maxNewTokens,
-      batchSize: 64,
-    }, root.fork(`validation-${trainer.step}`));
-    const { metrics: _m, ...summary } = greedy;
-    record.validations.push({ step: trainer.step, loss, greedy: summary });
-    process.stderr.write(
-      `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
-        `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
-        `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
-    );
-  };
-
-  const bar = new ProgressBar('pretrain', config.steps);
-  bar.tick(trainer.step);
-  let ema: number | null = null;
-  while (trainer.step < config.steps) {
-    const t0 = Date.now();
-    const m = trainer.trainStep();
-    const stepMs = Date.now() - t0;
-    ema = ema === null ? m.loss : 0.95 * ema + 0.05 * m.loss;
-    if (m.step % 10 === 0 || m.step === 1) record.history.push({ ...m, stepMs });
-    bar.tick(1, `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`);
-    if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) await validate();
-    if (config.checkpointEvery > 0 && m.step % config.checkpointEvery === 0) writeOutputs();
+  // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
+  // checkpoint keeps the same facts for readers of the checkpoint directory.
+  const store = openStore();
+  const runOptions = storeRunId
+    ? { resume: storeRunId }
+    : {
+        experiment: 'pretrain',
+        config: config as unknown as Record<string, unknown>,
+        schema: pretrainConfigSchema,
+        seed: config.seed,
+        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads },
+        argv: process.argv.slice(2),
+      };
+  try {
+    await withRun(store, runOptions, (run) => body(run));
+  } finally {
+    store.close();
   }
-  await validate();
 
-  const evalRecords: TaskRecord[] = splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
-  const evalRng = root.fork('final-eval');
-  const greedy = await evaluateSplit(complete, tokenizer, evalRecords, {
-    samplesPerProblem: 1, temperature: 0, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
-  }, evalRng.fork('greedy'));
-  const sampledRecords = evalRecords.slice(0, Math.min(50, evalRecords.length));
-  const sampled = await evaluateSplit(complete, tokenizer, sampledRecords, {
-    samplesPerProblem: 4, temperature: 1, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
-  }, evalRng.fork('sampled'));
-  record.final = { split: DEFAULT_EVAL_SPLIT, greedy, sampled };
-  record.finishedAt = new Date().toISOString();
-  writeOutputs();
-  const size = fs.statSync(config.output.checkpoint).size;
-  process.stderr.write(
-    `pretrain: done. ${DEFAULT_EVAL_SPLIT} greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
-      `[${(greedy.metrics.avgAtK.interval.lower * 100).toFixed(1)}, ${(greedy.metrics.avgAtK.interval.upper * 100).toFixed(1)}] on ${evalRecords.length}; ` +
-      `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
-      `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
-      `  checkpoint ${config.output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${config.output.runRecord}\n`,
-  );
+  async function body(run: Run): Promise<void> {
+    // KV-cached sampler over the same (live) transformer weights
+    const complete = completerFromModel(new TransformerLM(transformer, tokenizer), tokenizer.eos);
+    const writeOutputs = () => {
+      fs.mkdirSync(path.dirname(config.output.checkpoint), { recursive: true });
+      saveCheckpoint(config.output.checkpoint, {
+        tokenizer,
+        transformer,
+        meta: { trainer: 'sft-pretrain', step: trainer.step, seed: config.seed, configHash, git: record.git },
+      });
+      trainer.save(config.output.state, { configHash, record, storeRunId: run.id });
+      fs.writeFileSync(config.output.runRecord, `${JSON.stringify(record, null, 2)}\n`);
+    };
+    const validate = async () => {
+      const t0 = Date.now();
+      const loss = trainer.evaluateLoss(validationExamples);
+      const greedy = await evaluateSplit(complete, tokenizer, validation, {
+        samplesPerProblem: 1,
+        temperature: 0,
+        maxNewTokens: config.validation.maxNewTokens,
+        batchSize: 64,
+      }, root.fork(`validation-${trainer.step}`));
+      const { metrics: _m, ...summary } = greedy;
+      record.validations.push({ step: trainer.step, loss, greedy: summary });
+      run.logMetrics({ 'validation.loss': loss, 'validation.greedy_accuracy': greedy.accuracy }, trainer.step);
+      process.stderr.write(
+        `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
+          `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
+          `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
+      );
+    };
+
+    // counts only the steps of this invocation, so the ETA stays right after --resume
+    const bar = new ProgressBar(trainer.step > 0 ? `pretrain (from step ${trainer.step})` : 'pretrain', config.steps - trainer.step);
+    let ema: number | null = null;
+    while (trainer.step < config.steps) {
+      // yield to the event loop so SIGINT/SIGTERM handlers (store run → KILLED) get to run
+      await new Promise((resolve) => setImmediate(resolve));
+      const t0 = Date.now();
+      const m = trainer.trainStep();
+      const stepMs = Date.now() - t0;
+      ema = ema === null ? m.loss : 0.95 * ema + 0.05 * m.loss;
+      if (m.step % 10 === 0 || m.step === 1) {
+        record.history.push({ ...m, stepMs });
+        run.logMetrics({ 'train.loss': m.loss, 'train.lr': m.lr, 'train.grad_norm': m.gradNorm, 'train.tokens': m.tokens, 'train.step_ms': stepMs }, m.step);
+      }
+      bar.tick(1, `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`);
+      if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) await validate();
+      if (config.checkpointEvery > 0 && m.step % config.checkpointEvery === 0) writeOutputs();
+    }
+    await validate();
+
+    const evalRecords: TaskRecord[] = splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
+    const evalRng = root.fork('final-eval');
+    const greedy = await evaluateSplit(complete, tokenizer, evalRecords, {
+      samplesPerProblem: 1, temperature: 0, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
+    }, evalRng.fork('greedy'));
+    const sampledRecords = evalRecords.slice(0, Math.min(50, evalRecords.length));
+    const sampled = await evaluateSplit(complete, tokenizer, sampledRecords, {
+      samplesPerProblem: 4, temperature: 1, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
+    }, evalRng.fork('sampled'));
+    record.final = { split: DEFAULT_EVAL_SPLIT, greedy, sampled };
+    record.finishedAt = new Date().toISOString();
+    writeOutputs();
+    run.logMetrics(
+      {
+        'final.greedy_accuracy': greedy.accuracy,
+        'final.greedy_accuracy_lower': greedy.metrics.avgAtK.interval.lower,
+        'final.greedy_accuracy_upper': greedy.metrics.avgAtK.interval.upper,
+        'final.t1_avg_at_4': sampled.metrics.avgAtK.value,
+        'final.t1_pass_at_4': sampled.metrics.passAtK.value,
+        'final.t1_maj_at_4': sampled.metrics.majAtK.value,
+        'final.t1_mixed_fraction': sampled.mixedFraction,
+      },
+      trainer.step,
+    );
+    run.setTags({ eval_split: DEFAULT_EVAL_SPLIT });
+    run.logArtifact(config.output.checkpoint);
+    run.logArtifact(config.output.runRecord);
+    const size = fs.statSync(config.output.checkpoint).size;
+    process.stderr.write(
+      `pretrain: done. ${DEFAULT_EVAL_SPLIT} greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
+        `[${(greedy.metrics.avgAtK.interval.lower * 100).toFixed(1)}, ${(greedy.metrics.avgAtK.interval.upper * 100).toFixed(1)}] on ${evalRecords.length}; ` +
+        `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
+        `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
+        `  checkpoint ${config.output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${config.output.runRecord}, store run ${run.id}\n`,
+    );
+  }
 }
 
 runMain(main);
