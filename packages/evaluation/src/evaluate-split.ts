@@ -27,13 +27,25 @@ export interface AccuracyReport {
 
 /**
  * Samples `samplesPerProblem` completions per record, verifies each against the record's answer and
- * reports accuracy, avg@k / pass@k / maj@k (k = samplesPerProblem, Wilson intervals) and reasons.
+ * reports accuracy, avg@k / pass@k / maj@k (k ≤ samplesPerProblem; Wilson or bootstrap intervals) and
+ * the verifier's reasons. Completions are drawn batch by batch, each batch from its own fork of `rng`.
  */
 export async function evaluateSplit(
   complete: Completer,
   tokenizer: SequenceTokenizer & { decode(ids: readonly number[]): string },
   records: readonly TaskRecord[],
-  options: { samplesPerProblem: number; temperature: number; maxNewTokens: number; batchSize: number },
+  options: {
+    samplesPerProblem: number;
+    temperature: number;
+    maxNewTokens: number;
+    batchSize: number;
+    /** k of avg@k / pass@k / maj@k (default samplesPerProblem; pass@k uses all n samples). */
+    k?: number;
+    /** Confidence interval (default Wilson 95%). */
+    interval?: 'wilson' | 'bootstrap';
+    level?: number;
+    resamples?: number;
+  },
   rng: Rng,
 ): Promise<AccuracyReport> {
   const prompts: number[][] = [];
@@ -70,7 +82,16 @@ export async function evaluateSplit(
     accuracy: rewards.reduce((a, b) => a + b, 0) / rewards.length,
     mixedFraction: mixed / records.length,
     reasons,
-    metrics: aggregate(perProblem, { k: options.samplesPerProblem, interval: 'wilson', level: 0.95, resamples: 0 }, rng.fork('ci')),
+    metrics: aggregate(
+      perProblem,
+      {
+        k: options.k ?? options.samplesPerProblem,
+        interval: options.interval ?? 'wilson',
+        level: options.level ?? 0.95,
+        resamples: options.resamples ?? 2000,
+      },
+      rng.fork('ci'),
+    ),
     examples,
   };
 }

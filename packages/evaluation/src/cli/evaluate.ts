@@ -1,0 +1,118 @@
+/**
+ * avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run
+ * and its metrics go to the results store (experiment 'evaluate').
+ *
+ *   npx tsx packages/evaluation/src/cli/evaluate.ts [--config file.json] [--key value ...]
+ *   (npx nx run lm:evaluate)
+ * Every config field can also be given as a flag, e.g. --split eval-hard --samplesPerProblem 8.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Rng, UserError, parseConfig, runMain } from '@rred/core';
+import { initEngine } from '@rred/engine';
+import { TransformerLM } from '@rred/lm';
+import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
+import { openStore, withRun } from '@rred/results-store';
+import { evaluateConfigSchema } from '../configs/evaluate';
+import { evaluateSplit } from '../evaluate-split';
+import { completerFromModel } from '../completer';
+
+const NUMERIC = new Set(['problems', 'samplesPerProblem', 'k', 'temperature', 'topP', 'maxNewTokens', 'batchSize', 'level', 'resamples', 'seed']);
+
+function parseArgs(argv: string[]): { input: Record<string, unknown>; source: string } {
+  let input: Record<string, unknown> = {};
+  let source = 'command line';
+  const flags: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) throw new UserError(`unexpected argument '${a}'; use --config <file.json> or --<field> <value>`);
+    const key = a.slice(2);
+    const value = argv[++i];
+    if (value === undefined) throw new UserError(`--${key} needs a value`);
+    if (key === 'config') {
+      try {
+        input = JSON.parse(fs.readFileSync(value, 'utf8'));
+      } catch (e) {
+        throw new UserError(`--config ${value}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      source = value;
+    } else {
+      flags[key] = NUMERIC.has(key) ? Number(value) : value;
+    }
+  }
+  return { input: { ...input, ...flags }, source };
+}
+
+async function main(): Promise<void> {
+  const { input, source } = parseArgs(process.argv.slice(2));
+  const config = parseConfig(evaluateConfigSchema, input, source);
+  const k = config.k ?? config.samplesPerProblem;
+  if (k > config.samplesPerProblem) throw new UserError(`invalid config (${source}): k (${k}) must be ≤ samplesPerProblem (${config.samplesPerProblem})`);
+  if (config.split && config.dataFile) throw new UserError(`invalid config (${source}): give split (${config.split}) or dataFile (${config.dataFile}), not both`);
+  const split = config.split ?? DEFAULT_EVAL_SPLIT;
+  if (!config.dataFile && !(SPLITS as readonly string[]).includes(split))
+    throw new UserError(`invalid config (${source}): split: got "${split}", expected one of ${SPLITS.join(', ')}`);
+  const file = config.dataFile ?? path.join('packages', 'tasks', 'data', `${split}.jsonl`);
+  const records = readJsonl(file).slice(0, config.problems);
+  if (records.length === 0) throw new UserError(`${file}: no problems to evaluate`);
+
+  const engine = await initEngine();
+  const model = TransformerLM.fromCheckpoint(config.checkpoint);
+  const store = openStore();
+  try {
+    await withRun(
+      store,
+      {
+        experiment: 'evaluate',
+        config: config as unknown as Record<string, unknown>,
+        schema: evaluateConfigSchema,
+        seed: config.seed,
+        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads },
+        tags: { split: config.dataFile ? path.basename(file) : split },
+        argv: process.argv.slice(2),
+      },
+      async (run) => {
+        const t0 = Date.now();
+        const report = await evaluateSplit(
+          completerFromModel(model, model.tokenizer.eos, config.topP),
+          model.tokenizer,
+          records,
+          {
+            samplesPerProblem: config.samplesPerProblem,
+            temperature: config.temperature,
+            maxNewTokens: config.maxNewTokens,
+            batchSize: config.batchSize,
+            k,
+            interval: config.interval,
+            level: config.level,
+            resamples: config.resamples,
+          },
+          new Rng(config.seed),
+        );
+        const m = report.metrics;
+        const metrics: Record<string, number> = { accuracy: report.accuracy, mixed_fraction: report.mixedFraction, problems: report.problems };
+        for (const [name, v] of [['avg_at_k', m.avgAtK], ['pass_at_k', m.passAtK], ['maj_at_k', m.majAtK]] as const) {
+          metrics[name] = v.value;
+          metrics[`${name}_lower`] = v.interval.lower;
+          metrics[`${name}_upper`] = v.interval.upper;
+        }
+        for (const [reason, count] of Object.entries(report.reasons)) metrics[`reason.${reason}`] = count;
+        run.logMetrics(metrics);
+        const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+        const line = (name: string, v: typeof m.avgAtK) =>
+          `  ${name}@${k}  ${pct(v.value)}  [${pct(v.interval.lower)}, ${pct(v.interval.upper)}]`;
+        process.stdout.write(
+          `${config.checkpoint} on ${config.dataFile ?? split}: ${records.length} problems × ${config.samplesPerProblem} samples, ` +
+            `T=${config.temperature}, ${(config.level * 100).toFixed(0)}% ${config.interval} intervals (${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
+            `${line('avg', m.avgAtK)}\n${line('pass', m.passAtK)}\n${line('maj', m.majAtK)}\n` +
+            `  verifier: ${JSON.stringify(report.reasons)}; problems with mixed outcomes ${pct(report.mixedFraction)}\n` +
+            `  store run ${run.id}\n`,
+        );
+      },
+    );
+  } finally {
+    store.close();
+  }
+}
+
+runMain(main);
