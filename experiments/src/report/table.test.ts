@@ -8,9 +8,9 @@ describe('tables', () => {
     expect(fmt(null)).toBe('—');
   });
 
-  it('renders markdown and csv', () => {
-    const t = { columns: ['a', 'b'], rows: [['x|y', 0.5], ['q,"r"', null]] };
-    expect(toMarkdown(t)).toBe('| a | b |\n| --- | --- |\n| x\\|y | 0.500 |\n| q,"r" | — |\n');
-    expect(toCsv(t)).toBe('a,b\nx|y,0.5\n"q,""r""",\n');
+  it('renders markdown and csv (integers stay integers in markdown)', () => {
+    const t = { columns: ['a', 'b'], rows: [['x|y', 0.5], ['q,"r"', null], ['n', 20]] };
+    expect(toMarkdown(t)).toBe('| a | b |\n| --- | --- |\n| x\\|y | 0.500 |\n| q,"r" | — |\n| n | 20 |\n');
+    expect(toCsv(t)).toBe('a,b\nx|y,0.5\n"q,""r""",\nn,20\n');
   });
 });

@@ -16,7 +16,9 @@ export function fmt(value: number | null | undefined, digits = 3): string {
 }
 
 export function toMarkdown(table: Table): string {
-  const cell = (c: Cell) => (typeof c === 'number' ? fmt(c) : c === null ? '—' : String(c).replace(/\|/g, '\\|'));
+  // integers (counts, limits) print as integers; other numbers with fixed digits
+  const cell = (c: Cell) =>
+    typeof c === 'number' ? (Number.isInteger(c) ? String(c) : fmt(c)) : c === null ? '—' : String(c).replace(/\|/g, '\\|');
   const lines = [
     `| ${table.columns.join(' | ')} |`,
     `| ${table.columns.map(() => '---').join(' | ')} |`,

@@ -1,0 +1,84 @@
+import { ProgressBar, type Rng } from '@rred/core';
+import { toStoreRows, truncatedMc, type McConfig, type McExtra } from '@rred/estimators';
+import type { Trace, TransformerLM } from '@rred/lm';
+import type { EstimateRecord, TraceBundle } from '@rred/results-store';
+import { segment, type SegmentationConfig, type Segment } from '@rred/segmentation';
+import type { TaskRecord } from '@rred/tasks';
+import type { ComputeContext } from '../common/experiment';
+import { encodeContinuations } from '../common/mc-records';
+import { loadModel, type LoadedModel } from '../common/model';
+import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
+import { logMcSummary } from './load';
+import type { McVarianceConfig } from './config';
+
+/** Store rows of an estimator result: toStoreRows' exit point k becomes store segment k − 1 (−1 = exit point 0). */
+export function estimateRecords(rows: ReturnType<typeof toStoreRows>['rows']): EstimateRecord[] {
+  return rows.map((r) => ({ segment: r.segmentIndex - 1, method: r.method, value: r.value, credit: r.credit, sigma: r.sigma }));
+}
+
+export function segmentTrace(lm: TransformerLM, trace: Trace, config: SegmentationConfig): Segment[] {
+  return segment(trace, config, (id) => lm.tokenizer.decode([id]));
+}
+
+/** Segments one trace and runs truncated MC from each exit point; returns the complete store bundle. */
+export async function mcBundle(
+  model: LoadedModel,
+  trace: Trace,
+  record: TaskRecord,
+  segConfig: SegmentationConfig,
+  mc: McConfig,
+  rng: Rng,
+): Promise<{ bundle: TraceBundle; extra: McExtra }> {
+  const segments = segmentTrace(model.lm, trace, segConfig);
+  const result = await truncatedMc(
+    model.lm,
+    trace,
+    segments,
+    { tokens: specialTokens(model.lm.tokenizer), reward: continuationReward(model.lm.tokenizer, record) },
+    { ...mc, progress: false },
+    rng,
+  );
+  const { rows, cost } = toStoreRows(result);
+  return {
+    bundle: {
+      key: trace.problemId,
+      trace,
+      checkpointHash: model.checkpointHash,
+      segments,
+      estimates: [...estimateRecords(rows), ...encodeContinuations(result.extra.records)],
+      costs: [{ method: 'mc', tokensForwarded: cost.tokensForwarded, tokensGenerated: cost.tokensGenerated, forwardPasses: cost.forwardPasses, wallMs: cost.wallMs }],
+    },
+    extra: result.extra,
+  };
+}
+
+const models = new Map<string, Promise<LoadedModel>>();
+/** One loaded model per checkpoint per process (a sweep runs many children on the same weights). */
+export function sharedModel(checkpoint: string): Promise<LoadedModel> {
+  let m = models.get(checkpoint);
+  if (!m) {
+    m = loadModel(checkpoint);
+    models.set(checkpoint, m);
+  }
+  return m;
+}
+
+export async function computeMcVariance({ store, run, config, rng }: ComputeContext<McVarianceConfig>): Promise<void> {
+  const model = await sharedModel(config.checkpoint);
+  const records = loadSplit(config.split, config.problems);
+  const traces = await generateRollouts(model.lm, records, config.rollout, rng.fork('rollouts'));
+  const done = run.traceKeys();
+  const bar = new ProgressBar('mc-variance: MC per trace', traces.length);
+  for (let i = 0; i < traces.length; i++) {
+    const trace = traces[i];
+    let info = `${trace.problemId} stored earlier`;
+    if (!done.has(trace.problemId)) {
+      const { bundle } = await mcBundle(model, trace, records[i], config.segmentation, config.mc, rng.fork(`mc-${trace.problemId}`));
+      run.writeTraceBundle(bundle);
+      info = `${trace.problemId} K=${bundle.segments.length}, ${Math.round(bundle.costs![0].wallMs)} ms`;
+    }
+    bar.tick(1, info);
+  }
+  run.setTags({ checkpointHash: model.checkpointHash });
+  logMcSummary(store, run);
+}

@@ -1,0 +1,30 @@
+import { UserError } from '@rred/core';
+import type { ExperimentDefinition } from '../common/experiment';
+import { checkpointHashOf, engineBackend } from '../common/model';
+import { loadSplit } from '../common/rollouts';
+import { computeMcVariance } from './compute';
+import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } from './config';
+
+/** Prompt + rollout and prompt + MC horizon must fit the model context; checked before any run opens. */
+export function checkMcFits(config: Pick<McVarianceConfig, 'split' | 'problems' | 'rollout' | 'mc'>, contextLength = 160): void {
+  const longest = Math.max(...loadSplit(config.split, config.problems).map((r) => r.problem.length + 2));
+  if (longest + config.rollout.maxNewTokens > contextLength) {
+    throw new UserError(`rollout.maxNewTokens ${config.rollout.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`);
+  }
+  if (config.mc.horizon === 'completion' && longest + config.mc.maxNewTokens > contextLength) {
+    throw new UserError(`mc.maxNewTokens ${config.mc.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`);
+  }
+}
+
+export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigSchema> = {
+  name: 'mc-variance',
+  schema: mcVarianceConfigSchema,
+  aliases: MC_VARIANCE_ALIASES,
+  precheck: (config) => {
+    checkpointHashOf(config.checkpoint);
+    checkMcFits(config);
+  },
+  backend: engineBackend,
+  compute: computeMcVariance,
+  tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+};
