@@ -66,7 +66,11 @@ describe('truncatedMc', () => {
   });
 
   it('scores exit points whose thinking already used the whole horizon as 0 without sampling', async () => {
-    const res = await truncatedMc(model, trace, toySegments, inputs, { samplesPerExitPoint: 4, maxNewTokens: 4, horizon: 'completion' }, new Rng(3));
+    const fresh = toyModel();
+    const res = await truncatedMc(fresh, trace, toySegments, inputs, { samplesPerExitPoint: 4, maxNewTokens: 4, horizon: 'completion' }, new Rng(3));
+    // exit points with different limits share one batched call
+    expect(fresh.calls.sample).toBe(1);
+    expect(res.extra.records.filter((r) => r.exitPoint === 2).every((r) => r.limit === 1 && r.length <= 1)).toBe(true);
     // exit point 3 is 5 completion tokens in: budget 4 − 5 < 0
     expect(res.values![3]).toBe(0);
     expect(res.extra.records.filter((r) => r.exitPoint === 3).every((r) => r.truncated && r.length === 0)).toBe(true);

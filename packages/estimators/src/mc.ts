@@ -98,37 +98,39 @@ export async function truncatedMc(
   const n = cfg.samplesPerExitPoint;
   const records: ContinuationRecord[] = [];
   const bar = cfg.progress ? new ProgressBar(`mc '${trace.problemId}'`, n * ep.exitAt.length) : null;
-  // Prompts that share a token limit are batched together (all of them with horizon 'continuation');
-  // the order (exit point, then sample) fixes which rng stream each continuation uses.
-  const groups = new Map<number, number[]>();
+  // All exit points × n continuations go out in chunks of batchSize, ordered (exit point, sample), which
+  // fixes the rng stream of each continuation. With horizon 'completion' the limits differ per exit
+  // point: a chunk is sampled up to its largest limit and each continuation is then cut at its own
+  // limit — the first `limit` tokens have exactly the distribution of a run stopped at `limit`, and one
+  // batched call is far cheaper than one call per exit point. The discarded tokens still count in the cost.
+  const owners: number[] = [];
   ep.exitAt.forEach((_, k) => {
-    const owners = groups.get(limitAt(k)) ?? [];
-    for (let j = 0; j < n; j++) owners.push(k);
-    groups.set(limitAt(k), owners);
-  });
-  let chunk = 0;
-  for (const [limit, owners] of groups) {
-    if (limit <= 0) {
+    if (limitAt(k) <= 0) {
       // the thinking before this exit point already used the whole horizon: nothing can finish
-      for (const k of owners) records.push({ exitPoint: k, offset: ep.exitAt[k] - P, limit, length: 0, truncated: true, utility: 0, correct: false });
-      bar?.tick(owners.length);
-      continue;
+      for (let j = 0; j < n; j++) records.push({ exitPoint: k, offset: ep.exitAt[k] - P, limit: limitAt(k), length: 0, truncated: true, utility: 0, correct: false });
+      bar?.tick(n);
+    } else {
+      for (let j = 0; j < n; j++) owners.push(k);
     }
-    for (let start = 0; start < owners.length; start += cfg.batchSize, chunk++) {
-      const ks = owners.slice(start, start + cfg.batchSize);
-      const prompts = ks.map((k) => ep.sequence.slice(0, ep.exitAt[k]));
-      const { results, cost } = await model.sample(
-        prompts,
-        { temperature: cfg.temperature, topP: cfg.topP, maxNewTokens: limit, stopToken: inputs.tokens.eos },
-        rng.fork(`mc-chunk-${chunk}`),
-      );
-      meter.add(cost);
-      results.forEach((r, i) => {
-        const utility = r.truncated ? 0 : checkedReward(reward(r.tokens, true), trace.problemId);
-        records.push({ exitPoint: ks[i], offset: ep.exitAt[ks[i]] - P, limit, length: r.tokens.length, truncated: r.truncated, utility, correct: utility > 0 });
-      });
-      bar?.tick(ks.length);
-    }
+  });
+  for (let start = 0, chunk = 0; start < owners.length; start += cfg.batchSize, chunk++) {
+    const ks = owners.slice(start, start + cfg.batchSize);
+    const prompts = ks.map((k) => ep.sequence.slice(0, ep.exitAt[k]));
+    const { results, cost } = await model.sample(
+      prompts,
+      { temperature: cfg.temperature, topP: cfg.topP, maxNewTokens: Math.max(...ks.map(limitAt)), stopToken: inputs.tokens.eos },
+      rng.fork(`mc-chunk-${chunk}`),
+    );
+    meter.add(cost);
+    results.forEach((r, i) => {
+      const k = ks[i];
+      const limit = limitAt(k);
+      const stopped = !r.truncated && r.tokens.length <= limit;
+      const utility = stopped ? checkedReward(reward(r.tokens, true), trace.problemId) : 0;
+      const length = stopped ? r.tokens.length : limit;
+      records.push({ exitPoint: k, offset: ep.exitAt[k] - P, limit, length, truncated: !stopped, utility, correct: utility > 0 });
+    });
+    bar?.tick(ks.length);
   }
   records.sort((a, b) => a.exitPoint - b.exitPoint);
   const { values, standardErrors } = exitPointMeans(records, ep.exitAt.length);
