@@ -8,7 +8,9 @@
         "src/blas.c",
         "src/copy.c",
         "src/elementwise.c",
+        "src/fused.c",
         "src/gather.c",
+        "src/pool.c",
         "src/reduce.c",
         "src/softmax.c"
       ],

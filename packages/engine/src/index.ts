@@ -6,3 +6,5 @@ export type { EngineInfo, InitEngineOptions } from './init';
 export { BACKEND_ORDER } from './backend-choice';
 export type { BackendName } from './backend-choice';
 export { sgemmGflops, setNativeKernelsEnabled } from './native-control';
+// Fused transformer pieces: one native kernel each way on wasm+native, tfjs composites elsewhere.
+export { gelu, layerNorm } from './fused-ops';

@@ -6,6 +6,7 @@ import { batchMatMulKernel } from './kernels/batch-matmul';
 import type { NativeContext } from './kernels/context';
 import { concatKernel, sliceKernel, splitVKernel, tileKernel, transposeKernel } from './kernels/copy-kernels';
 import { binaryKernels, unaryKernels } from './kernels/elementwise';
+import { fusedKernels } from './kernels/fused';
 import { gatherKernel, segmentSumKernel } from './kernels/gather';
 import { reduceKernels } from './kernels/reduce';
 import { softmaxKernel } from './kernels/softmax';
@@ -51,6 +52,7 @@ export function installNativeKernels(addon: NativeAddon): NativeKernelSet {
     segmentSumKernel(ctx),
     identityKernel(ctx),
     castKernel(ctx),
+    ...fusedKernels(ctx),
   ];
   for (const cfg of configs) stock.set(cfg.kernelName, tf.getKernel(cfg.kernelName, 'wasm'));
   let mode: 'native' | 'stock' = 'stock';

@@ -37,6 +37,10 @@ static napi_value init(napi_env env, napi_value exports) {
   set_fn(env, exports, "softmax", rred_softmax);
   set_fn(env, exports, "gatherRows", rred_gather_rows);
   set_fn(env, exports, "segmentSum", rred_segment_sum);
+  set_fn(env, exports, "gelu", rred_gelu);
+  set_fn(env, exports, "geluGrad", rred_gelu_grad);
+  set_fn(env, exports, "layerNorm", rred_layernorm);
+  set_fn(env, exports, "layerNormGrad", rred_layernorm_grad);
   set_table(env, exports, "unaryOps", UNARY, (int)(sizeof UNARY / sizeof UNARY[0]));
   set_table(env, exports, "binaryOps", BINARY, (int)(sizeof BINARY / sizeof BINARY[0]));
   set_table(env, exports, "reduceOps", REDUCE, (int)(sizeof REDUCE / sizeof REDUCE[0]));

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "kernels.h"
+#include "pool.h"
 
 /* Declared by OpenBLAS (cblas.h of some distributions omits them). */
 extern void openblas_set_num_threads(int num_threads);
@@ -71,6 +72,7 @@ napi_value rred_set_threads(napi_env env, napi_callback_info info) {
   if (a.failed) return NULL;
   if (n < 1) return args_throw(&a, "setThreads: expected a thread count >= 1");
   openblas_set_num_threads((int)n);
+  rred_pool_set_threads((int)n);
   return js_undefined(env);
 }
 

@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "kernels.h"
+#include "pool.h"
 
 #define TILE 16
 
@@ -31,6 +32,51 @@ static void copy_2d(const float *src, float *dst, int64_t n0, int64_t n1, int64_
   }
   for (int64_t i = 0; i < n0; i++)
     for (int64_t j = 0; j < n1; j++) dst[i * d0 + j * d1] = src[i * s0 + j * s1];
+}
+
+typedef struct {
+  const float *src;
+  float *dst;
+  int r;
+  int64_t shape[RRED_MAX_RANK + 2], ss[RRED_MAX_RANK + 2], ds[RRED_MAX_RANK + 2];
+  int64_t outer; /* product of the leading r - 2 dims */
+} CopyJob;
+
+/* Offsets of leading-dims index o. */
+static void outer_offsets(const CopyJob *job, int64_t o, int64_t *so, int64_t *dof) {
+  *so = 0, *dof = 0;
+  for (int d = job->r - 3; d >= 0; d--) {
+    const int64_t i = o % job->shape[d];
+    o /= job->shape[d];
+    *so += i * job->ss[d], *dof += i * job->ds[d];
+  }
+}
+
+static void copy_outer(void *ctx, int64_t begin, int64_t end) {
+  const CopyJob *job = ctx;
+  const int r = job->r;
+  for (int64_t o = begin; o < end; o++) {
+    int64_t so, dof;
+    outer_offsets(job, o, &so, &dof);
+    copy_2d(job->src + so, job->dst + dof, job->shape[r - 2], job->shape[r - 1], job->ss[r - 2], job->ss[r - 1],
+            job->ds[r - 2], job->ds[r - 1]);
+  }
+}
+
+/* Rows [begin, end) of the flattened (outer x rows) view, each piece a sub-block of one 2-d copy. */
+static void copy_rows(void *ctx, int64_t begin, int64_t end) {
+  const CopyJob *job = ctx;
+  const int r = job->r;
+  const int64_t rows = job->shape[r - 2];
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t o = pos / rows, i0 = pos % rows;
+    const int64_t i1 = (o + 1) * rows < end ? rows : end - o * rows;
+    int64_t so, dof;
+    outer_offsets(job, o, &so, &dof);
+    copy_2d(job->src + so + i0 * job->ss[r - 2], job->dst + dof + i0 * job->ds[r - 2], i1 - i0, job->shape[r - 1],
+            job->ss[r - 2], job->ss[r - 1], job->ds[r - 2], job->ds[r - 1]);
+    pos += i1 - i0;
+  }
 }
 
 /* stridedCopy(heap, srcOff, dstOff, meta) with meta = Int32Array [rank, shape[r], srcStrides[r], dstStrides[r]]. */
@@ -64,17 +110,13 @@ napi_value rred_strided_copy(napi_env env, napi_callback_info info) {
   float *dst = arg_heap_ptr(&a, 2, (size_t)dstReach, 4);
   if (a.failed) return NULL;
 
-  int64_t outer = 1;
-  for (int d = 0; d < r - 2; d++) outer *= shape[d];
-  int64_t idx[RRED_MAX_RANK + 2] = {0};
-  int64_t so = 0, dof = 0;
-  for (int64_t o = 0; o < outer; o++) {
-    copy_2d(src + so, dst + dof, shape[r - 2], shape[r - 1], ss[r - 2], ss[r - 1], ds[r - 2], ds[r - 1]);
-    for (int d = r - 3; d >= 0; d--) { /* odometer over the leading dims */
-      idx[d]++, so += ss[d], dof += ds[d];
-      if (idx[d] < shape[d]) break;
-      so -= ss[d] * shape[d], dof -= ds[d] * shape[d], idx[d] = 0;
-    }
-  }
+  CopyJob job = {src, dst, r, {0}, {0}, {0}, 1};
+  for (int d = 0; d < r; d++) job.shape[d] = shape[d], job.ss[d] = ss[d], job.ds[d] = ds[d];
+  for (int d = 0; d < r - 2; d++) job.outer *= shape[d];
+  const int64_t rowLen = shape[r - 1], rows = shape[r - 2];
+  if (job.outer >= 4) /* split the leading dims */
+    rred_parallel_for(job.outer, 1 + 16384 / (rows * rowLen), copy_outer, &job);
+  else /* split the rows of the inner 2-d block */
+    rred_parallel_for(job.outer * rows, 1 + 16384 / rowLen, copy_rows, &job);
   return js_undefined(env);
 }

@@ -8,29 +8,32 @@
 #include "args.h"
 #include "fastmath.h"
 #include "kernels.h"
+#include "pool.h"
+
+/* Items per chunk below which splitting across threads costs more than it saves. */
+#define GRAIN 16384
 
 enum { U_EXP, U_LOG, U_TANH, U_SQRT, U_RSQRT, U_NEG, U_SQUARE, U_ABS, U_SIGMOID, U_RELU, U_RECIPROCAL, U_ERF };
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_SQDIFF, B_POW };
 
 #define UNARY_LOOP(EXPR)                                        \
-  for (int64_t i = 0; i < n; i++) {                             \
+  for (int64_t i = begin; i < end; i++) {                       \
     const float v = x[i];                                       \
     y[i] = (EXPR);                                              \
   }                                                             \
   break;
 
-/* unary(heap, op, xOff, outOff, n) */
-napi_value rred_unary(napi_env env, napi_callback_info info) {
-  Args a;
-  if (!args_load(env, info, &a, 5) || !args_heap(&a, 0)) return NULL;
-  const int op = (int)arg_int(&a, 1);
-  const int64_t n = arg_int(&a, 4);
-  if (a.failed) return NULL;
-  if (n < 0) return args_throw(&a, "unary: negative element count");
-  const float *restrict x = arg_heap_ptr(&a, 2, (size_t)n, 4);
-  float *restrict y = arg_heap_ptr(&a, 3, (size_t)n, 4);
-  if (a.failed) return NULL;
-  switch (op) {
+typedef struct {
+  int op;
+  const float *x;
+  float *y;
+} UnaryJob;
+
+static void unary_chunk(void *ctx, int64_t begin, int64_t end) {
+  const UnaryJob *job = ctx;
+  const float *restrict x = job->x;
+  float *restrict y = job->y;
+  switch (job->op) {
     case U_EXP: UNARY_LOOP(rred_expf(v))
     case U_LOG: UNARY_LOOP(logf(v))
     case U_TANH: UNARY_LOOP(rred_tanhf(v))
@@ -43,8 +46,22 @@ napi_value rred_unary(napi_env env, napi_callback_info info) {
     case U_RELU: UNARY_LOOP(v < 0.0f ? 0.0f : v) /* NaN stays NaN */
     case U_RECIPROCAL: UNARY_LOOP(1.0f / v)
     case U_ERF: UNARY_LOOP(erff(v))
-    default: return args_throw(&a, "unary: unknown op code");
+    default: break;
   }
+}
+
+/* unary(heap, op, xOff, outOff, n) */
+napi_value rred_unary(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 5) || !args_heap(&a, 0)) return NULL;
+  const int op = (int)arg_int(&a, 1);
+  const int64_t n = arg_int(&a, 4);
+  if (a.failed) return NULL;
+  if (n < 0) return args_throw(&a, "unary: negative element count");
+  if (op < U_EXP || op > U_ERF) return args_throw(&a, "unary: unknown op code");
+  UnaryJob job = {op, arg_heap_ptr(&a, 2, (size_t)n, 4), arg_heap_ptr(&a, 3, (size_t)n, 4)};
+  if (a.failed) return NULL;
+  rred_parallel_for(n, GRAIN, unary_chunk, &job);
   return js_undefined(env);
 }
 
@@ -114,6 +131,44 @@ static void inner_pow(const float *restrict x, int sx, const float *restrict z, 
 
 typedef void (*InnerFn)(const float *, int, const float *, int, float *, int64_t);
 
+typedef struct {
+  InnerFn fn;
+  const float *A, *B;
+  float *Y;
+  int r;
+  int64_t shape[RRED_MAX_RANK + 1], sa[RRED_MAX_RANK + 1], sb[RRED_MAX_RANK + 1];
+  int64_t inner;
+} BinaryJob;
+
+/* Output elements [begin, end) in row-major order: walk the rows they span, odometer over outer dims. */
+static void binary_chunk(void *ctx, int64_t begin, int64_t end) {
+  const BinaryJob *job = ctx;
+  const int r = job->r;
+  const int64_t inner = job->inner;
+  int64_t row = begin / inner;
+  int64_t idx[RRED_MAX_RANK + 1] = {0};
+  int64_t oa = 0, ob = 0;
+  int64_t rem = row;
+  for (int d = r - 2; d >= 0; d--) { /* unravel the first row's outer coordinates */
+    idx[d] = rem % job->shape[d];
+    rem /= job->shape[d];
+    oa += idx[d] * job->sa[d];
+    ob += idx[d] * job->sb[d];
+  }
+  const int ia = (int)job->sa[r - 1], ib = (int)job->sb[r - 1];
+  for (int64_t pos = begin; pos < end; row++) {
+    const int64_t j0 = pos - row * inner;
+    const int64_t j1 = (row + 1) * inner < end ? inner : end - row * inner;
+    job->fn(job->A + oa + j0 * ia, ia, job->B + ob + j0 * ib, ib, job->Y + pos, j1 - j0);
+    pos += j1 - j0;
+    for (int d = r - 2; d >= 0; d--) {
+      idx[d]++, oa += job->sa[d], ob += job->sb[d];
+      if (idx[d] < job->shape[d]) break;
+      oa -= job->sa[d] * job->shape[d], ob -= job->sb[d] * job->shape[d], idx[d] = 0;
+    }
+  }
+}
+
 /* binary(heap, op, aOff, bOff, outOff, meta) with meta = Int32Array [rank, outShape[r], aStrides[r], bStrides[r]]. */
 napi_value rred_binary(napi_env env, napi_callback_info info) {
   Args a;
@@ -159,17 +214,8 @@ napi_value rred_binary(napi_env env, napi_callback_info info) {
   float *Y = arg_heap_ptr(&a, 4, (size_t)total, 4);
   if (a.failed) return NULL;
 
-  const int64_t inner = shape[r - 1];
-  const int64_t outer = total / inner;
-  int64_t idx[RRED_MAX_RANK + 1] = {0};
-  int64_t oa = 0, ob = 0;
-  for (int64_t o = 0; o < outer; o++) {
-    fn(A + oa, (int)sa[r - 1], B + ob, (int)sb[r - 1], Y + o * inner, inner);
-    for (int d = r - 2; d >= 0; d--) { /* odometer over the outer dims */
-      idx[d]++, oa += sa[d], ob += sb[d];
-      if (idx[d] < shape[d]) break;
-      oa -= sa[d] * shape[d], ob -= sb[d] * shape[d], idx[d] = 0;
-    }
-  }
+  BinaryJob job = {fn, A, B, Y, r, {0}, {0}, {0}, shape[r - 1]};
+  for (int d = 0; d < r; d++) job.shape[d] = shape[d], job.sa[d] = sa[d], job.sb[d] = sb[d];
+  rred_parallel_for(total, GRAIN, binary_chunk, &job);
   return js_undefined(env);
 }

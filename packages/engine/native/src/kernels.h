@@ -15,5 +15,9 @@ napi_value rred_reduce(napi_env env, napi_callback_info info);
 napi_value rred_softmax(napi_env env, napi_callback_info info);
 napi_value rred_gather_rows(napi_env env, napi_callback_info info);
 napi_value rred_segment_sum(napi_env env, napi_callback_info info);
+napi_value rred_gelu(napi_env env, napi_callback_info info);
+napi_value rred_gelu_grad(napi_env env, napi_callback_info info);
+napi_value rred_layernorm(napi_env env, napi_callback_info info);
+napi_value rred_layernorm_grad(napi_env env, napi_callback_info info);
 
 #endif

@@ -48,6 +48,21 @@ describe('native copy kernels (Transpose, Slice, Concat, SplitV, Tile)', () => {
     }
   });
 
+  it('large copies (split across the thread pool): head transposes, 2-d transpose, slices, concat', () => {
+    const q = randomNormal(rng, [64, 48, 4, 32]);
+    const m = randomNormal(rng, [513, 300]);
+    const { native, stock } = runBoth(set, () => [
+      tf.transpose(q, [0, 2, 1, 3]),
+      tf.transpose(q, [2, 0, 1, 3]),
+      tf.transpose(m),
+      tf.slice(m, [5, 17], [400, 250]),
+      tf.concat([m, m], 1),
+      ...tf.split(q, 4, 2),
+    ]);
+    native.forEach((r, i) => expect(Array.from(r.values)).toEqual(Array.from(stock[i].values)));
+    tf.dispose([q, m]);
+  });
+
   it('Transpose of an empty tensor keeps the permuted shape', () => {
     const x = tf.zeros([2, 0, 3]);
     const both = runBoth(set, () => tf.transpose(x, [2, 0, 1]));

@@ -99,6 +99,21 @@ describe('native elementwise kernels', () => {
     }
   });
 
+  it('large tensors (split across the thread pool) match stock wasm, with every broadcast layout', () => {
+    const a = randomNormal(rng, [300, 700]);
+    for (const bs of [[300, 700], [700], [300, 1], [1, 1], [], [1, 700]]) {
+      const b = randomNormal(rng, bs);
+      const { native, stock } = runBoth(set, () => [tf.mul(a, b), tf.sub(b, a), tf.tanh(a), tf.exp(a)]);
+      native.forEach((r, i) => expect(elementwiseMismatch(r.values, stock[i].values, 1e-5, 1e-7)).toBeNull());
+      b.dispose();
+    }
+    const c = randomNormal(rng, [7, 1, 9000]);
+    const d = randomNormal(rng, [3, 1]);
+    const { native, stock } = runBoth(set, () => tf.add(c, d)); // [7, 3, 9000]: rows split mid-way
+    expect(elementwiseMismatch(native[0].values, stock[0].values, 1e-5, 1e-7)).toBeNull();
+    tf.dispose([a, c, d]);
+  });
+
   it('Pow: scalar fast paths (2, 3, 0.5, -1, 1) and general exponents match stock wasm', () => {
     const base = tf.add(tf.abs(randomNormal(rng, [5, 7])), 0.1);
     const signed = randomNormal(rng, [5, 7]);

@@ -1,0 +1,86 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { Rng } from '@rred/core';
+import { gelu, geluComposite, layerNorm, layerNormComposite } from './fused-ops';
+import { elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from './kernel-compare';
+import type { NativeKernelSet } from './native-kernels';
+
+describe('fused gelu and layerNorm', () => {
+  let set: NativeKernelSet;
+  const rng = new Rng(3);
+  beforeAll(async () => {
+    set = await requireNativeKernels();
+  });
+
+  /** GELU and its derivative in float64. */
+  function geluRef(v: number): [number, number] {
+    const c = Math.sqrt(2 / Math.PI);
+    const u = c * (v + 0.044715 * v ** 3);
+    const s = 1 / (1 + Math.exp(-2 * u));
+    return [v * s, s + 2 * v * s * (1 - s) * c * (1 + 3 * 0.044715 * v * v)];
+  }
+
+  it('gelu: the fused kernel is within 1e-5 relative of float64 and matches the tfjs composite', () => {
+    for (const shape of [[7], [4, 9], [2048, 96]]) {
+      const x = randomNormal(rng, shape, 2.5);
+      const w = randomNormal(rng, shape);
+      const [fused, fusedGrad] = runNative(set, () => [gelu(x), tf.grad((t: tf.Tensor) => tf.sum(tf.mul(gelu(t), w)))(x)]);
+      const [comp, compGrad] = runNative(set, () => [geluComposite(x), tf.grad((t: tf.Tensor) => tf.sum(tf.mul(geluComposite(t), w)))(x)]);
+      const xv = x.dataSync();
+      const wv = w.dataSync();
+      const ref = Float64Array.from(xv, (v) => geluRef(v)[0]);
+      const refGrad = Float64Array.from(xv, (v, i) => geluRef(v)[1] * wv[i]);
+      expect(elementwiseMismatch(fused.values, ref, 1e-5, 1e-30)).toBeNull();
+      expect(elementwiseMismatch(fusedGrad.values, refGrad, 1e-5, 1e-6)).toBeNull();
+      // The composite computes 1 + tanh(u), which cancels for x << 0: compare with an absolute floor.
+      expect(elementwiseMismatch(fused.values, comp.values, 1e-5, 1e-6)).toBeNull();
+      expect(normwiseError(fusedGrad.values, compGrad.values)).toBeLessThan(1e-5);
+      tf.dispose([x, w]);
+    }
+  });
+
+  it('layerNorm: the fused kernel equals the tfjs composite, values and all three gradients', () => {
+    for (const shape of [[3, 5, 7], [1, 1], [2048, 128], [6, 33]]) {
+      const C = shape[shape.length - 1];
+      const x = tf.add(randomNormal(rng, shape, 3), 1.5);
+      const g = randomNormal(rng, [C]);
+      const b = randomNormal(rng, [C]);
+      const w = randomNormal(rng, shape);
+      const loss = (f: typeof layerNorm) => (xx: tf.Tensor, gg: tf.Tensor, bb: tf.Tensor) =>
+        tf.sum(tf.mul(f(xx, gg as tf.Tensor1D, bb as tf.Tensor1D), w)) as tf.Scalar;
+      const fused = runNative(set, () => [layerNorm(x, g as tf.Tensor1D, b as tf.Tensor1D), ...tf.grads(loss(layerNorm))([x, g, b])]);
+      const comp = runNative(set, () => [layerNormComposite(x, g as tf.Tensor1D, b as tf.Tensor1D), ...tf.grads(loss(layerNormComposite))([x, g, b])]);
+      expect(fused[0].shape).toEqual(shape);
+      expect(normwiseError(fused[0].values, comp[0].values)).toBeLessThan(1e-5);
+      for (let i = 1; i < 4; i++) {
+        expect(fused[i].shape).toEqual(comp[i].shape);
+        expect(normwiseError(fused[i].values, comp[i].values)).toBeLessThan(1e-5);
+      }
+      tf.dispose([x, g, b, w]);
+    }
+  });
+
+  it('without native kernels the same calls run the composites (same numbers)', () => {
+    const x = randomNormal(rng, [5, 8]);
+    const g = randomNormal(rng, [8]) as tf.Tensor1D;
+    const b = randomNormal(rng, [8]) as tf.Tensor1D;
+    const { native, stock } = runBoth(set, () => [gelu(x), layerNorm(x, g, b)]);
+    expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
+    expect(normwiseError(native[1].values, stock[1].values)).toBeLessThan(1e-5);
+    tf.dispose([x, g, b]);
+  });
+
+  it('rejects gamma/beta that do not match the last axis', () => {
+    const x = tf.ones([2, 4]);
+    expect(() => layerNorm(x, tf.ones([3]) as tf.Tensor1D, tf.zeros([4]) as tf.Tensor1D)).toThrow('layerNorm: x [2,4] needs gamma and beta of shape [4], got [3] and [4]');
+    x.dispose();
+  });
+
+  it('propagates NaN through both fused kernels', () => {
+    const x = tf.tensor2d([[NaN, 1, 2], [0, 1, 2]]);
+    const [gy, ly] = runNative(set, () => [gelu(x), layerNorm(x, tf.ones([3]) as tf.Tensor1D, tf.zeros([3]) as tf.Tensor1D)]);
+    expect(Number.isNaN(gy.values[0])).toBe(true);
+    expect(Array.from(ly.values.slice(0, 3)).every(Number.isNaN)).toBe(true);
+    expect(Array.from(ly.values.slice(3)).some(Number.isNaN)).toBe(false);
+    x.dispose();
+  });
+});

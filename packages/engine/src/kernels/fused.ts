@@ -1,0 +1,56 @@
+import type { TensorInfo } from '@tensorflow/tfjs-core';
+import { sizeOf } from '../shape-math';
+import { heapOf, offsetOf } from '../wasm-heap';
+import { type KernelArgs, type NativeContext, wasmKernel } from './context';
+
+/** Kernel names of the fused ops (no stock wasm equivalent: without them the ops use tfjs composites). */
+export const FUSED = {
+  gelu: 'RredGelu',
+  geluGrad: 'RredGeluGrad',
+  layerNorm: 'RredLayerNorm',
+  layerNormGrad: 'RredLayerNormGrad',
+} as const;
+
+export function fusedKernels(ctx: NativeContext) {
+  return [
+    wasmKernel(FUSED.gelu, ({ inputs, backend }: KernelArgs) => {
+      const x = inputs.x as TensorInfo;
+      const out = backend.makeOutput(x.shape, 'float32');
+      ctx.addon.gelu(heapOf(backend), offsetOf(backend, x), offsetOf(backend, out), sizeOf(x.shape));
+      return out;
+    }),
+    wasmKernel(FUSED.geluGrad, ({ inputs, backend }: KernelArgs) => {
+      const x = inputs.x as TensorInfo;
+      const dy = inputs.dy as TensorInfo;
+      const dx = backend.makeOutput(x.shape, 'float32');
+      ctx.addon.geluGrad(heapOf(backend), offsetOf(backend, x), offsetOf(backend, dy), offsetOf(backend, dx), sizeOf(x.shape));
+      return dx;
+    }),
+    wasmKernel(FUSED.layerNorm, ({ inputs, backend, attrs }: KernelArgs) => {
+      const x = inputs.x as TensorInfo;
+      const cols = x.shape[x.shape.length - 1];
+      const rowShape = x.shape.slice(0, -1);
+      const y = backend.makeOutput(x.shape, 'float32');
+      const mean = backend.makeOutput(rowShape, 'float32'); // [rows]: saved for the gradient
+      const rstd = backend.makeOutput(rowShape, 'float32');
+      ctx.addon.layerNorm(
+        heapOf(backend), offsetOf(backend, x), offsetOf(backend, inputs.gamma as TensorInfo), offsetOf(backend, inputs.beta as TensorInfo),
+        offsetOf(backend, y), offsetOf(backend, mean), offsetOf(backend, rstd), sizeOf(rowShape), cols, attrs.eps as number,
+      );
+      return [y, mean, rstd];
+    }),
+    wasmKernel(FUSED.layerNormGrad, ({ inputs, backend }: KernelArgs) => {
+      const x = inputs.x as TensorInfo;
+      const cols = x.shape[x.shape.length - 1];
+      const dx = backend.makeOutput(x.shape, 'float32');
+      const dgamma = backend.makeOutput([cols], 'float32');
+      const dbeta = backend.makeOutput([cols], 'float32');
+      ctx.addon.layerNormGrad(
+        heapOf(backend), offsetOf(backend, inputs.dy as TensorInfo), offsetOf(backend, x), offsetOf(backend, inputs.gamma as TensorInfo),
+        offsetOf(backend, inputs.mean as TensorInfo), offsetOf(backend, inputs.rstd as TensorInfo),
+        offsetOf(backend, dx), offsetOf(backend, dgamma), offsetOf(backend, dbeta), sizeOf(x.shape) / cols, cols,
+      );
+      return [dx, dgamma, dbeta];
+    }),
+  ];
+}
