@@ -55,7 +55,7 @@ describe('GrpoTrainer', () => {
       const batch = await plain.generate();
       expect(new Set(batch.traces.map((t) => t.completion.length)).size).toBeGreaterThan(1); // unequal lengths matter
       const redistributed = new GrpoTrainer(setup(policy, { redistribute: uniformHook }), { ...cfg, redistribution: 'rredcot' });
-      const sigma = await uniformHook(batch.traces, { step: 0, rng: new Rng(1) });
+      const sigma = await uniformHook(batch.traces, { step: 0, rng: new Rng(1), advantages: batch.advantages });
       const uniformBatch: RolloutBatch = {
         ...batch,
         sigma,

@@ -34,7 +34,15 @@ export type RewardFn = (prompt: GrpoPrompt, completion: number[], stopped: boole
  * traces[i].completion.length. The estimators package provides these (rredcot, mc, loo, gradient);
  * returning 1/|o_i| everywhere reproduces plain GRPO.
  */
-export type RedistributionHook = (traces: Trace[], context: { step: number; rng: Rng }) => Promise<number[][]>;
+export type RedistributionHook = (
+  traces: Trace[],
+  context: {
+    step: number;
+    rng: Rng;
+    /** Group-relative advantage of each trace; a trace with A = 0 gets no gradient whatever σ is. */
+    advantages: number[];
+  },
+) => Promise<number[][]>;
 
 export interface GrpoSetup {
   policy: TrainablePolicy;
@@ -138,7 +146,7 @@ export class GrpoTrainer {
     if (config.redistribution === 'none') {
       sigma = traces.map((t) => t.completion.map(() => 1 / Math.max(1, t.completion.length)));
     } else {
-      sigma = await setup.redistribute!(traces, { step: this.stepIndex, rng: this.rng.fork(`redistribute-${this.stepIndex}`) });
+      sigma = await setup.redistribute!(traces, { step: this.stepIndex, rng: this.rng.fork(`redistribute-${this.stepIndex}`), advantages });
       checkSigma(sigma, traces);
     }
     const redistributionMs = Date.now() - t1;

@@ -30,3 +30,6 @@ export type { GrpoConfig, Redistribution } from './configs/grpo';
 export { pretrainConfigSchema } from './configs/pretrain';
 export type { PretrainConfig } from './configs/pretrain';
 export { gitState } from './run-record';
+export { taskGrpoSetup } from './task-grpo';
+export { estimatorRedistribution } from './estimator-hook';
+export type { EstimatorHookOptions } from './estimator-hook';

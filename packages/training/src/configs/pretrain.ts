@@ -16,6 +16,10 @@ export const pretrainConfigSchema = z
         nLayers: z.number().int().min(1).default(4).describe('Transformer blocks. Default 4.'),
         nHeads: z.number().int().min(1).default(4).describe('Attention heads. Default 4.'),
         dFF: z.number().int().min(8).default(512).describe('MLP hidden width. Default 512 (4·dModel).'),
+        positionInit: z
+          .enum(['sinusoidal', 'random'])
+          .default('sinusoidal')
+          .describe("Initial position table: 'sinusoidal' (Vaswani et al.; breaks the uniform-digit plateau much sooner) or 'random' N(0, 0.02) as @rred/lm. Default 'sinusoidal'."),
       })
       .strict()
       .default({})
