@@ -1,0 +1,75 @@
+import { gradientConfigSchema, looConfigSchema, mcConfigSchema, rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
+import { SegmentationConfigSchema } from '@rred/segmentation';
+import { z } from 'zod';
+import { EMBEDDED_CHECKPOINT } from '../common/model';
+import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
+
+export const correlationConfigSchema = z
+  .object({
+    seed: z.number().int().default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer, default 1.'),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    source: z
+      .object({
+        mcRun: z
+          .string()
+          .min(1)
+          .default('latest')
+          .describe(
+            "Traces and MC values to reuse: 'latest' = the newest FINISHED mc-variance run on the same checkpoint (weights hash), if any; " +
+              'or a run id (prefix). With none found, traces are generated with `generate` and MC sampled here. Default latest.',
+          ),
+      })
+      .strict()
+      .default({})
+      .describe('Where the traces and MC ground truth come from.'),
+    generate: z
+      .object({
+        split: splitSchema,
+        problems: z.number().int().min(1).default(40).describe('Problems (one rollout each) when no mc-variance run is reused. Default 40.'),
+        rollout: rolloutConfigSchema.default({}).describe('Rollout settings when generating.'),
+      })
+      .strict()
+      .default({})
+      .describe('Only used when no stored mc-variance run is reused.'),
+    segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
+      'Exit points (Sec. 3.1); default = mc-variance default (hybrid, K ≤ 20), so stored segments and MC values are reused as is. ' +
+        'Another segmentation re-segments the stored traces and samples MC only at exit points the source run lacks.',
+    ),
+    mc: mcConfigSchema
+      .default({ samplesPerExitPoint: 20, maxNewTokens: 120, horizon: 'completion', batchSize: 64 })
+      .describe('MC proxy ground truth (App. 10.2: n = 20). Stored values are reused only when this equals the source run\'s MC config.'),
+    references: z
+      .object({
+        count: z
+          .number()
+          .int()
+          .min(1)
+          .max(16)
+          .default(1)
+          .describe('Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.'),
+      })
+      .strict()
+      .default({})
+      .describe('Reference set R for RREDCoT (dataset references).'),
+    rredcot: rredcotConfigSchema.default(rredcotPresets.dataset).describe('RREDCoT estimator config; default the dataset preset of Tab. 1 (I+V, log space, L1).'),
+    rredcotQuantity: z
+      .enum(['credit', 'sigma'])
+      .default('credit')
+      .describe("RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps). Default credit."),
+    loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
+    gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
+    analysis: z
+      .object({
+        bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for the CIs. Default 1000.'),
+        level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
+      })
+      .strict()
+      .default({})
+      .describe('Correlation analysis (recomputed on every re-render, seeded).'),
+  })
+  .strict();
+
+export type CorrelationConfig = z.infer<typeof correlationConfigSchema>;
+export const CORRELATION_ALIASES = { refs: 'references.count', K: 'segmentation.maxSegments', mcRun: 'source.mcRun' };
+export const CORRELATION_METHODS = ['rredcot', 'loo', 'gradient', 'mc'] as const;
+export type CorrelationMethod = (typeof CORRELATION_METHODS)[number];

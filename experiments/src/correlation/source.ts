@@ -1,0 +1,61 @@
+/** The traces the correlation experiment scores: reused from an mc-variance run, or generated here. */
+import { canonicalJson, UserError } from '@rred/core';
+import type { ContinuationRecord } from '@rred/estimators';
+import type { Trace } from '@rred/lm';
+import type { CostRecord, Store, StoredTrace } from '@rred/results-store';
+import type { Segment } from '@rred/segmentation';
+import { decodeContinuations } from '../common/mc-records';
+import { mcVarianceConfigSchema, type McVarianceConfig } from '../mc-variance/config';
+import type { CorrelationConfig } from './config';
+
+/** The mc-variance run to reuse, or null when there is none for these weights. */
+export function findSourceRun(store: Store, config: CorrelationConfig, checkpointHash: string): string | null {
+  if (config.source.mcRun !== 'latest') {
+    const run = store.getRun(config.source.mcRun);
+    if (run.experiment !== 'mc-variance' || run.status !== 'FINISHED') {
+      throw new UserError(`source.mcRun ${config.source.mcRun}: run ${run.id} is a ${run.status} ${run.experiment} run; expected a FINISHED mc-variance run`);
+    }
+    if (run.tags.checkpointHash !== checkpointHash) {
+      throw new UserError(`source.mcRun ${run.id}: its traces come from checkpoint ${run.tags.checkpointHash?.slice(0, 12) ?? 'unknown'}, not ${checkpointHash.slice(0, 12)} (${config.checkpoint})`);
+    }
+    return run.id;
+  }
+  const runs = store.listRuns({ experiment: 'mc-variance', status: 'FINISHED' }).filter((r) => r.tags.checkpointHash === checkpointHash);
+  runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0));
+  return runs.length ? runs[0].id : null;
+}
+
+export interface SourceItem {
+  trace: Trace;
+  segments: Segment[];
+  /** MC records of the source run (null when the source's MC config differs from ours). */
+  mcRecords: ContinuationRecord[] | null;
+  mcCost: CostRecord | null;
+}
+
+export interface SourceData {
+  runId: string;
+  config: McVarianceConfig;
+  /** The source's segmentation equals ours: its segments are used as they are. */
+  sameSegmentation: boolean;
+  sameMc: boolean;
+  items: SourceItem[];
+}
+
+export function storedToTrace(s: StoredTrace): Trace {
+  if (!s.trace.logprobs || !s.trace.entropies) throw new UserError(`stored trace '${s.key}' has no logprobs/entropies; segmentation needs them`);
+  return { ...s.trace, logprobs: s.trace.logprobs, entropies: s.trace.entropies };
+}
+
+export function loadSource(store: Store, runId: string, config: CorrelationConfig): SourceData {
+  const src = mcVarianceConfigSchema.parse(store.getRun(runId).config);
+  const sameSegmentation = canonicalJson(src.segmentation) === canonicalJson(config.segmentation);
+  const sameMc = canonicalJson({ ...src.mc, progress: false, batchSize: 0 }) === canonicalJson({ ...config.mc, progress: false, batchSize: 0 });
+  const items = store.traces(runId).map((s) => ({
+    trace: storedToTrace(s),
+    segments: s.segments,
+    mcRecords: sameMc ? decodeContinuations(s, src.mc) : null,
+    mcCost: s.costs.find((c) => c.method === 'mc') ?? null,
+  }));
+  return { runId, config: src, sameSegmentation, sameMc, items };
+}
