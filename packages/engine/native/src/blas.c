@@ -15,6 +15,23 @@ extern void openblas_set_num_threads(int num_threads);
 extern int openblas_get_num_threads(void);
 extern char *openblas_get_config(void);
 
+typedef struct {
+  const float *A, *B;
+  float *C;
+  const int32_t *aIdx, *bIdx;
+  int64_t M, N, K;
+  int lda, ldb;
+  enum CBLAS_TRANSPOSE ta, tb;
+} BatchJob;
+
+static void batch_chunk(void *ctx, int64_t begin, int64_t end) {
+  const BatchJob *j = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    cblas_sgemm(CblasRowMajor, j->ta, j->tb, (int)j->M, (int)j->N, (int)j->K, 1.0f, j->A + (size_t)j->aIdx[i] * j->M * j->K,
+                j->lda, j->B + (size_t)j->bIdx[i] * j->K * j->N, j->ldb, 0.0f, j->C + i * (size_t)(j->M * j->N), (int)j->N);
+  }
+}
+
 /*
  * batchMatMul(heap, aOff, bOff, outOff, M, N, K, transA, transB, aIdx, bIdx, aBatches, bBatches)
  * a: [aBatches, M, K] (or [aBatches, K, M] when transA), b: [bBatches, K, N] (or [.., N, K] when transB),
@@ -58,10 +75,11 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
                 (int)N);
     return js_undefined(env);
   }
-  for (size_t i = 0; i < nBatch; i++) {
-    cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0f, A + (size_t)aIdx[i] * M * K, lda,
-                B + (size_t)bIdx[i] * K * N, ldb, 0.0f, C + i * (size_t)(M * N), (int)N);
-  }
+  BatchJob job = {A, B, C, aIdx, bIdx, M, N, K, lda, ldb, ta, tb};
+  /* Small products run single-threaded inside OpenBLAS (below its 4·65536 multiply-add threshold), so
+     the batch itself is split across the pool; larger ones use OpenBLAS's own threads, one at a time. */
+  const int small = M * N * K < 4 * 65536;
+  rred_parallel_for((int64_t)nBatch, small ? 1 + 65536 / (M * N * K) : (int64_t)nBatch, batch_chunk, &job);
   return js_undefined(env);
 }
 

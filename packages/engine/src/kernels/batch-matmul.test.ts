@@ -80,6 +80,18 @@ describe('native BatchMatMul', () => {
     }
   });
 
+  it('many small batched products (attention-like, split across the thread pool) match stock and float64', () => {
+    for (const [ta, tb] of [[false, true], [false, false], [true, false]]) {
+      const s = shapes([16, 8], [16, 8], 24, 16, 24, ta, tb);
+      const a = randomNormal(rng, s.a);
+      const b = randomNormal(rng, s.b);
+      const { native, stock } = runBoth(set, () => tf.matMul(a, b, ta, tb));
+      expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
+      expect(normwiseError(native[0].values, referenceMatMul(a, b, ta, tb).values)).toBeLessThan(1e-5);
+      tf.dispose([a, b]);
+    }
+  });
+
   it('broadcasts batch dims in general (size-1 dims, different ranks) like numpy', () => {
     const cases: [number[], number[]][] = [
       [[1], [4]],
