@@ -1,0 +1,47 @@
+import { Rng } from '@rred/core';
+import type { Trace } from '@rred/lm';
+import { EnumerableLM, exactAnswerReward, rredcotPresets } from '@rred/estimators';
+import { segmentationConfig } from '@rred/segmentation';
+import { estimatorRedistribution } from './estimator-hook';
+
+// The estimators' enumerable toy LM: ids a=0, b=1, '\n'=2, </think>=3, <eos>=4.
+const tokens = { endThink: 3, eos: 4 };
+const reward = exactAnswerReward([[1], [0, 1]], tokens);
+const model = new EnumerableLM({ vocabSize: 5, tokens, seed: 11, scale: 3, bias: [0, 0.6, 0, 0.3, -1.5], eosBiasAfterThink: 2, maxLength: 40 });
+const tokenText = (id: number) => ['a', 'b', '\n', '</think>', '<eos>'][id];
+
+async function traces(n: number): Promise<Trace[]> {
+  const { results } = await model.sample(Array.from({ length: n }, () => [0, 2]), { temperature: 1, topP: 1, maxNewTokens: 14, stopToken: 4 }, new Rng(99));
+  return results.map((r) => {
+    const close = r.tokens.indexOf(3);
+    // one problem: all traces are a single GRPO group, so correct ones serve as own references
+    return { problemId: 'toy', prompt: [0, 2], completion: r.tokens, logprobs: r.logprobs, entropies: r.entropies, thinkEnd: close < 0 ? r.tokens.length : close, answer: null, reward: reward(r.tokens, !r.truncated), text: '' };
+  });
+}
+
+describe('estimatorRedistribution', () => {
+  it('gives every completion token a weight; softmax σ sums to 1; A = 0 stays uniform', async () => {
+    const ts = (await traces(16)).filter((t) => t.completion.length > 0);
+    expect(ts.some((t) => t.reward > 0)).toBe(true);
+    const hook = estimatorRedistribution({
+      method: 'rredcot',
+      model,
+      segmentation: segmentationConfig({ strategy: 'entropy', maxSegments: 3 }),
+      tokenText,
+      estimatorConfig: rredcotPresets.own,
+      tokens,
+    });
+    const advantages = ts.map((t, i) => (i === 0 ? 0 : t.reward - 0.5));
+    const sigma = await hook(ts, { step: 0, rng: new Rng(1), advantages });
+    expect(sigma).toHaveLength(ts.length);
+    sigma.forEach((row, i) => {
+      expect(row).toHaveLength(ts[i].completion.length);
+      row.forEach((s) => expect(s).toBeGreaterThanOrEqual(0)); // softmax weights are positive
+      expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10); // return equivalence
+    });
+    expect(sigma[0]).toEqual(ts[0].completion.map(() => 1 / ts[0].completion.length));
+    // a trace with several thinking segments and a nonzero advantage gets non-uniform weights
+    const varied = sigma.slice(1).some((row) => new Set(row.map((x) => x.toFixed(12))).size > 1);
+    expect(varied).toBe(true);
+  });
+});
