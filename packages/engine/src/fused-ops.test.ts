@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { gelu, geluComposite, layerNorm, layerNormComposite } from './fused-ops';
+import { adamwStep, gelu, geluComposite, layerNorm, layerNormComposite } from './fused-ops';
 import { elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
@@ -82,5 +82,23 @@ describe('fused gelu and layerNorm', () => {
     expect(Array.from(ly.values.slice(0, 3)).every(Number.isNaN)).toBe(true);
     expect(Array.from(ly.values.slice(3)).some(Number.isNaN)).toBe(false);
     x.dispose();
+  });
+
+  it('adamwStep: the fused kernel equals the composite update (1e-6 normwise; FMA rounding differs under cancellation), with and without decay', () => {
+    const shape = [300, 70];
+    const p = randomNormal(rng, shape);
+    const g = randomNormal(rng, shape, 0.1);
+    const m = randomNormal(rng, shape, 0.01);
+    const v = tf.abs(randomNormal(rng, shape, 0.001));
+    for (const weightDecay of [0, 0.1]) {
+      const h = { lr: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay, step: 7 };
+      const { native, stock } = runBoth(set, () => {
+        const r = adamwStep(p, g, m, v, h);
+        return [r.param, r.m, r.v];
+      });
+      native.forEach((r, i) => expect(normwiseError(r.values, stock[i].values)).toBeLessThan(1e-6));
+    }
+    expect(() => adamwStep(p, tf.zeros([3]), m, v, { lr: 1, beta1: 0.9, beta2: 0.9, epsilon: 1e-8, weightDecay: 0, step: 1 })).toThrow(/grad has shape \[3\]/);
+    tf.dispose([p, g, m, v]);
   });
 });

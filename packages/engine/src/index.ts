@@ -7,4 +7,5 @@ export { BACKEND_ORDER } from './backend-choice';
 export type { BackendName } from './backend-choice';
 export { sgemmGflops, setNativeKernelsEnabled } from './native-control';
 // Fused transformer pieces: one native kernel each way on wasm+native, tfjs composites elsewhere.
-export { gelu, layerNorm } from './fused-ops';
+export { adamwStep, gelu, layerNorm } from './fused-ops';
+export type { AdamWHyper } from './fused-ops';

@@ -26,6 +26,10 @@ export interface NativeAddon {
   geluGrad(heap: ArrayBuffer, xOff: number, dyOff: number, dxOff: number, n: number): void;
   layerNorm(heap: ArrayBuffer, xOff: number, gammaOff: number, betaOff: number, yOff: number, meanOff: number, rstdOff: number, rows: number, cols: number, eps: number): void;
   layerNormGrad(heap: ArrayBuffer, dyOff: number, xOff: number, gammaOff: number, meanOff: number, rstdOff: number, dxOff: number, dgammaOff: number, dbetaOff: number, rows: number, cols: number): void;
+  adamw(
+    heap: ArrayBuffer, pOff: number, gOff: number, mOff: number, vOff: number, pOutOff: number, mOutOff: number, vOutOff: number,
+    n: number, lr: number, beta1: number, beta2: number, eps: number, c1: number, c2: number, weightDecay: number,
+  ): void;
   unaryOps: Record<string, number>;
   binaryOps: Record<string, number>;
   reduceOps: Record<string, number>;

@@ -204,3 +204,45 @@ napi_value rred_layernorm_grad(napi_env env, napi_callback_info info) {
   rred_parallel_for(cols, 64, layernorm_grad_cols, &cj);
   return js_undefined(env);
 }
+
+typedef struct {
+  const float *p, *g, *m, *v;
+  float *po, *mo, *vo;
+  float lr, b1, b2, eps, c1, c2, wd;
+} AdamJob;
+
+/* AdamW: m' = b1·m + (1−b1)·g, v' = b2·v + (1−b2)·g², p' = p − lr·(m'/c1)/(√(v'/c2) + ε) − lr·wd·p. */
+static void adamw_chunk(void *ctx, int64_t begin, int64_t end) {
+  const AdamJob *j = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    const float g = j->g[i];
+    const float m = j->b1 * j->m[i] + (1.0f - j->b1) * g;
+    const float v = j->b2 * j->v[i] + (1.0f - j->b2) * (g * g);
+    const float update = (m / j->c1) / (sqrtf(v / j->c2) + j->eps);
+    j->mo[i] = m;
+    j->vo[i] = v;
+    j->po[i] = (j->p[i] - update * j->lr) - j->p[i] * (j->lr * j->wd);
+  }
+}
+
+/* adamw(heap, pOff, gOff, mOff, vOff, pOutOff, mOutOff, vOutOff, n, [lr, beta1, beta2, eps, c1, c2, weightDecay]) */
+napi_value rred_adamw(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 16) || !args_heap(&a, 0)) return NULL;
+  const int64_t n = arg_int(&a, 8);
+  if (a.failed) return NULL;
+  if (n < 0) return args_throw(&a, "adamw: negative size");
+  AdamJob j;
+  j.p = arg_heap_ptr(&a, 1, (size_t)n, 4);
+  j.g = arg_heap_ptr(&a, 2, (size_t)n, 4);
+  j.m = arg_heap_ptr(&a, 3, (size_t)n, 4);
+  j.v = arg_heap_ptr(&a, 4, (size_t)n, 4);
+  j.po = arg_heap_ptr(&a, 5, (size_t)n, 4);
+  j.mo = arg_heap_ptr(&a, 6, (size_t)n, 4);
+  j.vo = arg_heap_ptr(&a, 7, (size_t)n, 4);
+  j.lr = (float)arg_num(&a, 9), j.b1 = (float)arg_num(&a, 10), j.b2 = (float)arg_num(&a, 11);
+  j.eps = (float)arg_num(&a, 12), j.c1 = (float)arg_num(&a, 13), j.c2 = (float)arg_num(&a, 14), j.wd = (float)arg_num(&a, 15);
+  if (a.failed) return NULL;
+  rred_parallel_for(n, 16384, adamw_chunk, &j);
+  return js_undefined(env);
+}

@@ -9,6 +9,7 @@ export const FUSED = {
   geluGrad: 'RredGeluGrad',
   layerNorm: 'RredLayerNorm',
   layerNormGrad: 'RredLayerNormGrad',
+  adamw: 'RredAdamW',
 } as const;
 
 export function fusedKernels(ctx: NativeContext) {
@@ -51,6 +52,18 @@ export function fusedKernels(ctx: NativeContext) {
         offsetOf(backend, dx), offsetOf(backend, dgamma), offsetOf(backend, dbeta), sizeOf(x.shape) / cols, cols,
       );
       return [dx, dgamma, dbeta];
+    }),
+    wasmKernel(FUSED.adamw, ({ inputs, backend, attrs }: KernelArgs) => {
+      const p = inputs.param as TensorInfo;
+      const n = sizeOf(p.shape);
+      const outs = [backend.makeOutput(p.shape, 'float32'), backend.makeOutput(p.shape, 'float32'), backend.makeOutput(p.shape, 'float32')];
+      const off = (t: TensorInfo) => offsetOf(backend, t);
+      ctx.addon.adamw(
+        heapOf(backend), off(p), off(inputs.grad as TensorInfo), off(inputs.m as TensorInfo), off(inputs.v as TensorInfo),
+        off(outs[0]), off(outs[1]), off(outs[2]), n, attrs.lr as number, attrs.beta1 as number, attrs.beta2 as number,
+        attrs.epsilon as number, attrs.c1 as number, attrs.c2 as number, attrs.weightDecay as number,
+      );
+      return outs;
     }),
   ];
 }
