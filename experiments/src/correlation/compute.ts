@@ -58,6 +58,7 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
     run.setTags({ sourceRun: 'none (generated)' });
     process.stderr.write(`correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${items.length} traces\n`);
   }
+  if (config.maxTraces !== null) items = items.slice(0, config.maxTraces);
   run.setTags({ checkpointHash: model.checkpointHash });
   const tokens = specialTokens(model.lm.tokenizer);
   const done = run.traceKeys();

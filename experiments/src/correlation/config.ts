@@ -22,6 +22,13 @@ export const correlationConfigSchema = z
       .strict()
       .default({})
       .describe('Where the traces and MC ground truth come from.'),
+    maxTraces: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('Use only the first N source traces (cheap sweep variants); null = all. Default null.'),
     generate: z
       .object({
         split: splitSchema,

@@ -1,0 +1,33 @@
+/** experiments:sweep -- --grid FILE [--store FILE]: runs (or resumes) a sweep; see run-sweep.ts. */
+import * as path from 'path';
+import { parseConfig, runMain, UserError } from '@rred/core';
+import { parseFlags } from '../common/flags';
+import { openStore } from '@rred/results-store';
+import { readJsonFile, repoRoot } from '../common/load-config';
+import { SWEEPABLE } from './experiments';
+import { expandGrid, gridSpecSchema } from './grid';
+import { runSweep } from './run-sweep';
+
+runMain(async () => {
+  const f = parseFlags(process.argv.slice(2), ['grid', 'store'], 'sweep');
+  if (!f.grid) throw new UserError('sweep: --grid FILE is required (e.g. experiments/sweeps/segments.json)');
+  const spec = parseConfig(gridSpecSchema, readJsonFile(f.grid, 'grid file'), f.grid);
+  const def = SWEEPABLE[spec.experiment];
+  if (!def) throw new UserError(`grid file ${f.grid}: experiment '${spec.experiment}' cannot be swept; expected one of ${Object.keys(SWEEPABLE).join(', ')}`);
+  const defaultsFile = path.join(repoRoot(), 'experiments', 'configs', `${def.name}.json`);
+  const defaults = readJsonFile(defaultsFile, 'config file') as Record<string, unknown>;
+  const points = expandGrid(def, spec, defaults, f.grid);
+  points.forEach((p) => def.precheck?.(p.config));
+  const backend = await def.backend();
+  const store = openStore(f.store);
+  try {
+    const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), path.resolve(f.grid)), argv: process.argv });
+    process.stderr.write(
+      `sweep ${out.parentId}: ${out.ran.length} ran, ${out.reused.length} reused, ${out.failed.length} failed of ${points.length} points. ` +
+        `Report: npx nx run experiments:sweep-report -- --sweep ${out.parentId}\n`,
+    );
+    if (out.failed.length) process.exitCode = 1;
+  } finally {
+    store.close();
+  }
+});

@@ -1,0 +1,66 @@
+import * as path from 'path';
+import { canonicalJson, UserError } from '@rred/core';
+import type { Store } from '@rred/results-store';
+import { csvHeader, markdownHeader } from '../common/provenance';
+import { writePlot } from '../report/plot';
+import { toCsv, toMarkdown, writeText, type Cell, type Table } from '../report/table';
+import { SWEEP_EXPERIMENT } from './run-sweep';
+
+interface SweepParentConfig {
+  experiment: string;
+  gridFile: string | null;
+  grid: Record<string, unknown[]>;
+  points: { overrides: Record<string, unknown>; configHash: string }[];
+}
+
+const cellOf = (v: unknown): Cell => (typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : canonicalJson(v));
+
+/** One row per grid point: its values, the FINISHED run that holds it (from any sweep attempt), and headline metrics. */
+export function sweepTable(store: Store, sweepId: string, metricKeys: readonly string[]): { table: Table; runIds: string[]; config: SweepParentConfig } {
+  const parent = store.getRun(sweepId);
+  if (parent.experiment !== SWEEP_EXPERIMENT) throw new UserError(`run ${parent.id} is a ${parent.experiment} run, not a sweep`);
+  const config = parent.config as SweepParentConfig;
+  const keys = Object.keys(config.grid);
+  const runIds: string[] = [];
+  const rows = config.points.map((p) => {
+    const run = store.findFinishedRunByConfigHash(config.experiment, p.configHash);
+    if (run) runIds.push(run.id);
+    return [...keys.map((k) => cellOf(p.overrides[k])), run ? run.id : 'missing', ...metricKeys.map((m) => (run ? run.metrics[m] ?? null : null))];
+  });
+  return { table: { columns: [...keys, 'run', ...metricKeys], rows }, runIds, config };
+}
+
+export async function renderSweep(store: Store, sweepId: string, metricKeys: readonly string[], outDir: string): Promise<string[]> {
+  const { table, runIds, config } = sweepTable(store, sweepId, metricKeys);
+  const id = store.resolveRunId(sweepId);
+  const title = `Sweep ${config.gridFile ?? id} over ${config.experiment}`;
+  const md = [
+    markdownHeader(title, store, [id, ...runIds], `npx nx run experiments:sweep-report -- --sweep ${id}`),
+    `Grid: ${Object.entries(config.grid).map(([k, v]) => `${k} ∈ {${v.map((x) => cellOf(x)).join(', ')}}`).join(' × ')}; ` +
+      `${runIds.length} of ${config.points.length} points have a FINISHED run.`,
+    '',
+    toMarkdown(table),
+  ].join('\n');
+  const files = [path.join(outDir, 'table.md'), path.join(outDir, 'table.csv')];
+  writeText(files[0], md);
+  writeText(files[1], csvHeader(store, [id]) + toCsv(table));
+  const keys = Object.keys(config.grid);
+  const metric = metricKeys[0];
+  const values = table.rows
+    .filter((r) => typeof r[keys.length + 1] === 'number')
+    .map((r) => ({ x: String(r[0]), series: keys.length > 1 ? keys.slice(1).map((k, i) => `${k}=${r[i + 1]}`).join(', ') : 'all', y: r[keys.length + 1] }));
+  const spec = {
+    title: { text: `${metric} across ${keys.join(' × ')}`, subtitle: `sweep ${id} (${config.experiment})` },
+    data: { values },
+    width: 380,
+    height: 240,
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'x', type: 'ordinal', sort: (config.grid[keys[0]] ?? []).map((v) => String(cellOf(v))), title: keys[0] },
+      y: { field: 'y', type: 'quantitative', title: metric },
+      color: { field: 'series', type: 'nominal', title: keys.slice(1).join(', ') || null },
+    },
+  };
+  files.push(...(await writePlot(outDir, 'plot', spec)));
+  return files;
+}

@@ -1,0 +1,25 @@
+/** experiments:sweep-report -- --sweep ID [--store FILE] [--out DIR]: table + plot of one sweep. */
+import * as path from 'path';
+import { runMain, UserError } from '@rred/core';
+import { openStore } from '@rred/results-store';
+import { repoRoot } from '../common/load-config';
+import { REPORT_METRICS } from './experiments';
+import { parseFlags } from '../common/flags';
+import { renderSweep } from './render';
+
+runMain(async () => {
+  const f = parseFlags(process.argv.slice(2), ['sweep', 'store', 'out'], 'sweep-report');
+  if (!f.sweep) throw new UserError('sweep-report: --sweep ID is required (printed by experiments:sweep; or `npx rred runs list --experiment sweep`)');
+  const store = openStore(f.store);
+  try {
+    const run = store.getRun(f.sweep);
+    const config = run.config as { experiment: string; gridFile: string | null };
+    const metrics = REPORT_METRICS[config.experiment] ?? Object.keys(run.metrics);
+    const name = config.gridFile ? path.basename(config.gridFile, '.json') : run.id;
+    const out = f.out ?? path.join(repoRoot(), 'results', 'sweeps', name);
+    const files = await renderSweep(store, run.id, metrics, out);
+    process.stderr.write(`sweep ${run.id}: ${files.map((x) => path.relative(process.cwd(), x)).join(', ')}\n`);
+  } finally {
+    store.close();
+  }
+});
