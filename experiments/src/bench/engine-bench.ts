@@ -1,6 +1,6 @@
 import { ProgressBar, Rng, parseConfig } from '@rred/core';
 import { engineInfo, initEngine, setNativeKernelsEnabled, sgemmGflops, tf } from '@rred/engine';
-import { createTransformer, tokenLogprobs, type ModelConfig, type Transformer } from '@rred/lm';
+import { createTransformer, parseModelConfig, tokenLogprobs, type ModelConfig } from '@rred/lm';
 import { z } from 'zod';
 import { round, timeRuns, type Timing } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
@@ -63,15 +63,11 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
   const backends = config.backends.filter((b) => b !== 'wasm+native' || nativeAvailable);
 
   const sgemm = nativeAvailable ? sgemmGflops(config.sgemmN, 10) : null;
-  const modelConfig: ModelConfig = {
-    vocabSize: config.vocabSize,
-    contextLength: config.seqLen,
-    dModel: 128,
-    nLayers: config.nLayers,
-    nHeads: 4,
-    dFF: 512,
-    activation: 'relu',
-  };
+  // The project's model with lm's defaults (width, heads, MLP, activation); only V, T and L set here.
+  const modelConfig: ModelConfig = parseModelConfig(
+    { vocabSize: config.vocabSize, contextLength: config.seqLen, nLayers: config.nLayers },
+    'engine bench model',
+  );
   const totalRuns = backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0);
   const bar = new ProgressBar('bench engine', totalRuns, 5000);
   const results: Partial<Record<BenchBackend, BackendResult>> = {};

@@ -19,7 +19,7 @@ export async function writePlot(dir: string, name: string, spec: VegaLiteSpec): 
   const full = { $schema: SCHEMA, background: 'white', ...spec };
   const compiled = vl.compile(full as unknown as vl.TopLevelSpec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
-  const svg = await view.toSVG();
+  const svg = stableIds(await view.toSVG());
   view.finalize();
   const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
   const files = [`${name}.vl.json`, `${name}.svg`, `${name}.png`].map((f) => path.join(dir, f));
@@ -27,4 +27,23 @@ export async function writePlot(dir: string, name: string, spec: VegaLiteSpec): 
   fs.writeFileSync(files[1], svg);
   fs.writeFileSync(files[2], png);
   return files;
+}
+
+/**
+ * vega numbers gradient and clip ids with process-wide counters, so the same spec rendered second
+ * in a process gets different ids; renumbering them per file in order of appearance makes the SVG a
+ * function of the spec alone (byte-identical re-renders).
+ */
+export function stableIds(svg: string): string {
+  const seen = new Map<string, string>();
+  const counters: Record<string, number> = {};
+  return svg.replace(/\b(gradient_|clip)(\d+)\b/g, (whole: string, prefix: string) => {
+    let id = seen.get(whole);
+    if (id === undefined) {
+      counters[prefix] = (counters[prefix] ?? 0) + 1;
+      id = `${prefix}${prefix === 'clip' ? counters[prefix] : counters[prefix] - 1}`;
+      seen.set(whole, id);
+    }
+    return id;
+  });
 }
