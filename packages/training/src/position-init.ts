@@ -1,4 +1,5 @@
 import { tf } from '@rred/engine';
+import type { Rng } from '@rred/core';
 import type { Transformer } from '@rred/lm';
 
 /**
@@ -22,9 +23,23 @@ export function sinusoidalTable(length: number, width: number, amplitude = 0.02 
 }
 
 /** Overwrites the transformer's position table with `sinusoidalTable` (it stays trainable). */
-export function initSinusoidalPositions(transformer: Transformer): void {
+export function initSinusoidalPositions(transformer: Transformer, amplitude?: number): void {
   const table = transformer.params.get('positionEmbedding');
   if (!table) throw new Error('transformer has no positionEmbedding parameter');
   const [L, C] = table.shape;
-  tf.tidy(() => table.assign(tf.tensor2d(sinusoidalTable(L, C), [L, C])));
+  tf.tidy(() => table.assign(tf.tensor2d(sinusoidalTable(L, C, amplitude), [L, C])));
+}
+
+/**
+ * Re-draws the (tied input/output) token embeddings from N(0, std²). Why: with GPT-2's std 0.02 the
+ * digit tokens collapsed onto one shared direction during the first hundred steps (pairwise cosine
+ * ≈ 0.9: the model first learns "a digit comes next", which moves every digit embedding the same
+ * way), so digits stayed indistinguishable and the digit loss sat at ln 10. A larger spread keeps
+ * their identities apart. Values come from `rng`, so the init stays a function of the seed.
+ */
+export function initTokenEmbeddings(transformer: Transformer, std: number, rng: Rng): void {
+  const table = transformer.params.get('tokenEmbedding');
+  if (!table) throw new Error('transformer has no tokenEmbedding parameter');
+  const values = Float32Array.from({ length: table.size }, () => std * rng.normal());
+  tf.tidy(() => table.assign(tf.tensor(values, table.shape)));
 }

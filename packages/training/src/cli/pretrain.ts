@@ -20,7 +20,7 @@ import { transformerPolicy } from '../lm-policy';
 import { taskCorpus } from '../task-corpus';
 import { tokenizeExample } from '../task-examples';
 import { gitState } from '../run-record';
-import { initSinusoidalPositions } from '../position-init';
+import { initSinusoidalPositions, initTokenEmbeddings } from '../position-init';
 
 interface RunRecord {
   kind: 'pretrain';
@@ -46,11 +46,13 @@ async function main(): Promise<void> {
   const engine = await initEngine();
 
   const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
-  const { positionInit, ...shape } = config.model;
+  const { positionInit, embeddingStd, ...shape } = config.model;
   const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${args.configSource}: model`);
   const root = new Rng(config.seed);
   const transformer = createTransformer(modelConfig, root.fork('model-init'));
-  if (positionInit === 'sinusoidal') initSinusoidalPositions(transformer);
+  initTokenEmbeddings(transformer, embeddingStd, root.fork('token-embedding-init'));
+  // same norm as a token embedding row: a·√(C/2) = std·√C
+  if (positionInit === 'sinusoidal') initSinusoidalPositions(transformer, embeddingStd * Math.SQRT2);
   process.stderr.write(`pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`);
 
   const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });

@@ -20,6 +20,11 @@ export const pretrainConfigSchema = z
           .enum(['sinusoidal', 'random'])
           .default('sinusoidal')
           .describe("Initial position table: 'sinusoidal' (Vaswani et al.; breaks the uniform-digit plateau much sooner) or 'random' N(0, 0.02) as @rred/lm. Default 'sinusoidal'."),
+        embeddingStd: z
+          .number()
+          .positive()
+          .default(0.1)
+          .describe('Std of the initial (tied) token embeddings; the sinusoidal position table is scaled to the same norm. Default 0.1 (GPT-2\'s 0.02 let the digit embeddings collapse together).'),
       })
       .strict()
       .default({})
