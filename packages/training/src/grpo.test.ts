@@ -137,3 +137,25 @@ describe('GrpoTrainer', () => {
     policy.dispose();
   });
 });
+
+describe('runGrpo', () => {
+  it('logs every step to the sink and writes the state at the end', async () => {
+    const { runGrpo } = await import('./grpo-loop');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'grpo-loop-'));
+    const policy = new BigramPolicy(V, 4, new Rng(3));
+    const trainer = new GrpoTrainer(setup(policy), config({ steps: 3, checkpointEvery: 2 }));
+    const logged: { values: Record<string, number>; step: number }[] = [];
+    const history = await runGrpo(trainer, {
+      statePath: path.join(dir, 'state.bin'),
+      sink: { logMetrics: (values, step) => logged.push({ values, step }) },
+    });
+    expect(history.map((m) => m.step)).toEqual([1, 2, 3]);
+    expect(logged.map((l) => l.step)).toEqual([1, 2, 3]);
+    expect(Object.keys(logged[0].values)).toEqual(expect.arrayContaining(['grpo.rewardMean', 'grpo.clippedFraction', 'grpo.sigmaEntropy', 'grpo.gradNorm', 'grpo.stepMs']));
+    const resumed = new GrpoTrainer(setup(new BigramPolicy(V, 4, new Rng(4))), config({ steps: 3 }));
+    resumed.restore(path.join(dir, 'state.bin'));
+    expect(resumed.step).toBe(3);
+    policy.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -33,3 +33,5 @@ export { gitState } from './run-record';
 export { taskGrpoSetup } from './task-grpo';
 export { estimatorRedistribution } from './estimator-hook';
 export type { EstimatorHookOptions } from './estimator-hook';
+export { runGrpo } from './grpo-loop';
+export type { GrpoLoopOptions, MetricSink } from './grpo-loop';
