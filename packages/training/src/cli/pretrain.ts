@@ -34,7 +34,13 @@ interface RunRecord {
   model: { paramCount: number; config: unknown };
   /** Step metrics every `logEvery` steps, plus every validation. */
   history: (SftStepMetrics & { stepMs: number })[];
-  validations: { step: number; loss: number; greedy: Omit<AccuracyReport, 'examples' | 'metrics'> & { examples: AccuracyReport['examples'] } }[];
+  validations: {
+    step: number;
+    loss: number;
+    greedy: Omit<AccuracyReport, 'examples' | 'metrics'> & { examples: AccuracyReport['examples'] };
+    avgAtK: number;
+    passAtK: number;
+  }[];
   final: { split: string; greedy: AccuracyReport; sampled: AccuracyReport } | null;
   resumedAt: number[];
 }
@@ -141,11 +147,26 @@ async function main(): Promise<void> {
         maxNewTokens: config.validation.maxNewTokens,
         batchSize: 64,
       }, root.fork(`validation-${trainer.step}`));
+      const sampled = await evaluateSplit(complete, tokenizer, validation, {
+        samplesPerProblem: config.validation.samplesPerProblem,
+        temperature: 1,
+        maxNewTokens: config.validation.maxNewTokens,
+        batchSize: 64,
+      }, root.fork(`validation-sampled-${trainer.step}`));
       const { metrics: _m, ...summary } = greedy;
-      record.validations.push({ step: trainer.step, loss, greedy: summary });
-      run.logMetrics({ 'validation.loss': loss, 'validation.greedy_accuracy': greedy.accuracy }, trainer.step);
+      record.validations.push({ step: trainer.step, loss, greedy: summary, avgAtK: sampled.metrics.avgAtK.value, passAtK: sampled.metrics.passAtK.value });
+      run.logMetrics(
+        {
+          'validation.loss': loss,
+          'validation.greedy_accuracy': greedy.accuracy,
+          'validation.t1_avg_at_k': sampled.metrics.avgAtK.value,
+          'validation.t1_pass_at_k': sampled.metrics.passAtK.value,
+        },
+        trainer.step,
+      );
       process.stderr.write(
-        `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
+        `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}%, ` +
+          `T=1 avg@${config.validation.samplesPerProblem} ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}% ` +
           `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
           `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
       );

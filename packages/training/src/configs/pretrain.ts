@@ -55,6 +55,7 @@ export const pretrainConfigSchema = z
       .object({
         every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end). Default 100.'),
         problems: z.number().int().min(1).default(24).describe('Validation problems per check (first N of the split). Default 24.'),
+        samplesPerProblem: z.number().int().min(1).default(4).describe('Samples at T=1 per validation problem for avg@k / pass@k (k = this). Default 4.'),
         finalProblems: z.number().int().min(1).default(100).describe('Problems of the default eval split scored at the end (greedy; the first 50 also 4× at T=1). Default 100.'),
         maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding. Default 140.'),
       })
