@@ -21,7 +21,7 @@ export function timeRuns(run: () => void, warmup: number, reps: number, onRep?: 
   const sorted = [...allMs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const medianMs = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { medianMs: round(medianMs), minMs: round(sorted[0]), reps, allMs: allMs.map(round) };
+  return { medianMs: round(medianMs), minMs: round(sorted[0]), reps, allMs: allMs.map((x) => round(x)) };
 }
 
 export function round(x: number, digits = 1): number {

@@ -20,7 +20,7 @@ describe('fused gelu and layerNorm', () => {
   }
 
   it('gelu: the fused kernel is within 1e-5 relative of float64 and matches the tfjs composite', () => {
-    for (const shape of [[7], [4, 9], [2048, 96]]) {
+    for (const shape of [[7], [4, 9], [256, 160]]) {
       const x = randomNormal(rng, shape, 2.5);
       const w = randomNormal(rng, shape);
       const [fused, fusedGrad] = runNative(set, () => [gelu(x), tf.grad((t: tf.Tensor) => tf.sum(tf.mul(gelu(t), w)))(x)]);
@@ -39,7 +39,7 @@ describe('fused gelu and layerNorm', () => {
   });
 
   it('layerNorm: the fused kernel equals the tfjs composite, values and all three gradients', () => {
-    for (const shape of [[3, 5, 7], [1, 1], [2048, 128], [6, 33]]) {
+    for (const shape of [[3, 5, 7], [1, 1], [300, 128], [6, 33]]) {
       const C = shape[shape.length - 1];
       const x = tf.add(randomNormal(rng, shape, 3), 1.5);
       const g = randomNormal(rng, [C]);
@@ -85,7 +85,7 @@ describe('fused gelu and layerNorm', () => {
   });
 
   it('adamwStep: the fused kernel equals the composite update (1e-6 normwise; FMA rounding differs under cancellation), with and without decay', () => {
-    const shape = [300, 70];
+    const shape = [200, 180];
     const p = randomNormal(rng, shape);
     const g = randomNormal(rng, shape, 0.1);
     const m = randomNormal(rng, shape, 0.01);

@@ -24,6 +24,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int started = 0;      /* workers created */
 static int active_threads = 1;
+/* One caller at a time owns the pool; a concurrent caller (e.g. another worker_thread that loaded the
+   addon) runs its loop serially instead of corrupting the shared job slots. */
+static pthread_mutex_t owner = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -91,7 +94,7 @@ int rred_pool_threads(void) { return active_threads; }
 
 void rred_parallel_for(int64_t n, int64_t grain, rred_chunk_fn fn, void *ctx) {
   if (n <= 0) return;
-  if (active_threads <= 1 || n < 2 * grain) {
+  if (active_threads <= 1 || n < 2 * grain || pthread_mutex_trylock(&owner) != 0) {
     fn(ctx, 0, n);
     return;
   }
@@ -116,4 +119,5 @@ void rred_parallel_for(int64_t n, int64_t grain, rred_chunk_fn fn, void *ctx) {
   }
   run_chunks(atomic_load(&ctrl), gen);
   while (atomic_load_explicit(&job->done, memory_order_acquire) < nchunks) cpu_relax();
+  pthread_mutex_unlock(&owner);
 }
