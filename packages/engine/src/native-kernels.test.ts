@@ -23,4 +23,21 @@ describe('native kernel registration', () => {
     expect(out).toEqual([[5, 11], [11, 25]]);
     a.dispose();
   });
+
+  it('Identity and same-dtype Cast share the buffer; other casts still convert (stock path)', async () => {
+    const set = await requireNativeKernels();
+    set.useNative();
+    const x = tf.tensor([1.5, -2.25, 3], [3], 'float32');
+    const same = tf.cast(x, 'float32');
+    const copy = tf.clone(x); // Identity
+    expect(same.dataId).toBe(x.dataId); // shared, not copied
+    expect(copy.dataId).toBe(x.dataId);
+    expect(Array.from(copy.dataSync())).toEqual([1.5, -2.25, 3]);
+    const asInt = tf.cast(x, 'int32');
+    expect(asInt.dtype).toBe('int32');
+    expect(Array.from(asInt.dataSync())).toEqual([1, -2, 3]);
+    x.dispose();
+    expect(Array.from(same.dataSync())).toEqual([1.5, -2.25, 3]); // still alive through its own reference
+    tf.dispose([same, copy, asInt]);
+  });
 });
