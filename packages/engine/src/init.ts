@@ -9,7 +9,7 @@ import { type Attempt, type AttemptResult, BACKEND_ORDER, type BackendName, cand
 import { loadNativeAddon, type NativeAddon } from './native-addon';
 import { installNativeKernels } from './native-kernels';
 import { installWasmPolyfills } from './polyfills';
-import { ensureGradientsRegistered } from './gradients';
+import { ensureGradientsRegistered } from './register-gradients';
 
 ensureGradientsRegistered();
 
