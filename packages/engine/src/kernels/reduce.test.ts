@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import { normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
 const REDUCE: [string, (x: tf.Tensor, axis?: number[], keepDims?: boolean) => tf.Tensor][] = [
