@@ -65,6 +65,10 @@ export function loadNativeAddon(addonPath = process.env.RRED_NATIVE_ADDON || DEF
  * addon; it is applied here, before the library loads, unless the user set it already.
  */
 function applyOpenblasEnv(dir: string): void {
+  // OpenBLAS workers spin ~2^28 cycles (~0.1 s) after each call before sleeping; with several
+  // training processes sharing a few cores that spinning steals their CPU. 2^18 cycles (~0.1 ms)
+  // matches the engine's own pool and still covers back-to-back sgemm calls.
+  process.env.OPENBLAS_THREAD_TIMEOUT ??= '18';
   const file = path.join(dir, 'openblas-env.json');
   if (process.env.OPENBLAS_CORETYPE || !fs.existsSync(file)) return;
   try {
