@@ -1,4 +1,4 @@
-import { ProgressBar } from '@rred/core';
+import { ProgressBar, UserError } from '@rred/core';
 import { gradientAttribution, leaveOneOut, rredcot, toStoreRows, type EstimatorResult, type Reference } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
@@ -51,6 +51,12 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
     run.setTags({ sourceRun: sourceId, reusedSegments: String(source.sameSegmentation), reusedMc: String(source.sameMc) });
     process.stderr.write(`correlation: reusing ${items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`);
   } else {
+    if (config.source.onMissing === 'error') {
+      throw new UserError(
+        `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)} (source.mcRun '${config.source.mcRun}', source.onMissing 'error'); ` +
+          'run `npx nx run experiments:mc-variance` first',
+      );
+    }
     const list = loadSplit(config.generate.split, config.generate.problems);
     records = new Map(list.map((r) => [r.id, r]));
     const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));

@@ -18,6 +18,12 @@ export const correlationConfigSchema = z
             "Traces and MC values to reuse: 'latest' = the newest FINISHED mc-variance run on the same checkpoint (weights hash), if any; " +
               'or a run id (prefix). With none found, traces are generated with `generate` and MC sampled here. Default latest.',
           ),
+        onMissing: z
+          .enum(['generate', 'error'])
+          .default('generate')
+          .describe(
+            "No mc-variance run to reuse: 'generate' rollouts and sample MC here (slow: the full MC cost), or 'error' (sweeps: a variant must stay cheap). Default generate.",
+          ),
       })
       .strict()
       .default({})
