@@ -69,6 +69,7 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
   const tokens = specialTokens(model.lm.tokenizer);
   const done = run.traceKeys();
   const skipped: string[] = [];
+  const referenceCounts: number[] = [];
   const bar = new ProgressBar('correlation: estimators per trace', items.length);
   for (const item of items) {
     const { trace } = item;
@@ -97,6 +98,7 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
       rng.fork(`mc-${trace.problemId}`),
     );
     const rr = await rredcot(model.lm, trace, segments, { tokens, references: { dataset: refs } }, config.rredcot);
+    referenceCounts.push(rr.extra.referenceCount);
     const loo = await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo);
     const grad = await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient);
     const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ segment: k - 1, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
@@ -115,5 +117,7 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
   const allSkipped = [...new Set([...(store.getRun(run.id).tags.skippedTraces ?? '').split(',').filter(Boolean), ...skipped])].sort();
   run.setTags({ skippedTraces: allSkipped.join(',') });
   run.logMetrics({ skipped_traces: allSkipped.length });
+  // distinct references actually used (problems with fewer valid orders than asked get fewer)
+  if (referenceCounts.length) run.logMetrics({ mean_references: referenceCounts.reduce((a, b) => a + b, 0) / referenceCounts.length });
   logCorrelationSummary(store, run);
 }

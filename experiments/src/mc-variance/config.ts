@@ -22,7 +22,7 @@ export const mcVarianceConfigSchema = z
     seed: z.number().int().default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer, default 1.'),
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     split: splitSchema,
-    problems: z.number().int().min(1).default(40).describe('N: held-out problems, one rollout each (the first N of the split). Default 40 (sized so the target runs in ≤ 15 min on 2 cores).'),
+    problems: z.number().int().min(1).default(150).describe('N: held-out problems, one rollout each (the first N of the split). Default 150 (sized so the target runs in ≤ 15 min on 2 cores).'),
     rollout: rolloutConfigSchema.default({}).describe('The on-policy rollout per problem.'),
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
       'Exit points (Sec. 3.1): default hybrid keyword-entropy segmentation with K ≤ 20 (App. 10.1).',
