@@ -7,12 +7,27 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { findOpenblas } = require('./openblas-paths');
 
+const os = require('os');
+
 const here = __dirname;
+const releaseDir = path.join(here, 'build', 'Release');
+const addonFile = path.join(releaseDir, 'rred_native.node');
 const logFile = path.join(here, 'build', 'build.log');
 
+let staging = null;
+
 function warn(reason) {
+  if (staging) fs.rmSync(staging, { recursive: true, force: true });
   process.stderr.write(`engine: native kernels not built (${reason}); falling back to plain wasm\n`);
   process.exit(0);
+}
+
+/** Write-then-rename, so a process starting meanwhile sees the old file or the new one, never none. */
+function installFile(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const tmp = `${to}.tmp-${process.pid}`;
+  fs.copyFileSync(from, tmp);
+  fs.renameSync(tmp, to);
 }
 
 function hasCompiler() {
@@ -70,15 +85,30 @@ function main() {
   if (!hasCompiler()) warn('no C compiler (cc) found');
   const gyp = nodeGypScript();
   if (!gyp) warn('node-gyp not installed');
+  // Build in a private staging copy: `node-gyp rebuild` empties its build directory first, and other
+  // processes starting meanwhile would find no addon and silently run on plain wasm.
+  staging = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-native-'));
+  fs.cpSync(path.join(here, 'src'), path.join(staging, 'src'), { recursive: true });
+  for (const f of ['binding.gyp', 'openblas-paths.js']) fs.copyFileSync(path.join(here, f), path.join(staging, f));
   const args = [gyp, 'rebuild', '--release'];
   const nodedir = localNodeDir();
   if (nodedir) args.push(`--nodedir=${nodedir}`);
-  const r = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8', env: process.env });
+  const r = spawnSync(process.execPath, args, { cwd: staging, encoding: 'utf8', env: process.env });
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   fs.writeFileSync(logFile, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
-  if (r.status !== 0) warn(`node-gyp failed, see ${path.relative(process.cwd(), logFile)}`);
-  recordCoreType(path.join(here, 'build', 'Release'));
-  process.stderr.write(`engine: native kernels built (${path.relative(process.cwd(), path.join(here, 'build', 'Release', 'rred_native.node'))})\n`);
+  if (r.status !== 0) {
+    fs.rmSync(addonFile, { force: true }); // a stale addon from older sources must not be used
+    warn(`node-gyp failed, see ${path.relative(process.cwd(), logFile)}`);
+  }
+  const stagedRelease = path.join(staging, 'build', 'Release');
+  recordCoreType(stagedRelease);
+  const hint = path.join(stagedRelease, 'openblas-env.json');
+  if (fs.existsSync(hint)) installFile(hint, path.join(releaseDir, 'openblas-env.json'));
+  else fs.rmSync(path.join(releaseDir, 'openblas-env.json'), { force: true });
+  installFile(path.join(stagedRelease, 'rred_native.node'), addonFile);
+  fs.rmSync(staging, { recursive: true, force: true });
+  staging = null;
+  process.stderr.write(`engine: native kernels built (${path.relative(process.cwd(), addonFile)})\n`);
 }
 
 main();
