@@ -5,6 +5,7 @@ import type { CostRecord, EstimateRecord } from '@rred/results-store';
 import { problemFromRecord, readJsonl, referenceSolutions, type TaskRecord } from '@rred/tasks';
 import * as path from 'path';
 import type { ComputeContext } from '../common/experiment';
+import { yieldToEventLoop } from '../common/yield';
 import { repoRoot } from '../common/load-config';
 import type { LoadedModel } from '../common/model';
 import { generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
@@ -112,6 +113,7 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
       costs: [costOf('rredcot', rr), costOf('loo', loo), costOf('gradient', grad), mc.cost],
     });
     bar.tick(1, `${trace.problemId} K=${segments.length}${mc.sampled ? `, MC sampled at ${mc.sampled} exit points` : ''}`);
+    await yieldToEventLoop();
   }
   // a resumed run keeps the skips of its earlier attempt: they were not written either
   const allSkipped = [...new Set([...(store.getRun(run.id).tags.skippedTraces ?? '').split(',').filter(Boolean), ...skipped])].sort();

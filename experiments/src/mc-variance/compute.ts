@@ -5,6 +5,7 @@ import type { EstimateRecord, TraceBundle } from '@rred/results-store';
 import { segment, type SegmentationConfig, type Segment } from '@rred/segmentation';
 import type { TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
+import { yieldToEventLoop } from '../common/yield';
 import { encodeContinuations } from '../common/mc-records';
 import { loadModel, type LoadedModel } from '../common/model';
 import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
@@ -78,6 +79,7 @@ export async function computeMcVariance({ store, run, config, rng }: ComputeCont
       info = `${trace.problemId} K=${bundle.segments.length}, ${Math.round(bundle.costs![0].wallMs)} ms`;
     }
     bar.tick(1, info);
+    await yieldToEventLoop();
   }
   run.setTags({ checkpointHash: model.checkpointHash });
   logMcSummary(store, run);

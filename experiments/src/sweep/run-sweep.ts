@@ -104,6 +104,7 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
       }
       computed++;
       child = null;
+      await new Promise<void>((resolve) => setImmediate(resolve)); // a pending SIGINT is handled here
     }
     if (!outcome.killed && parent.isOpen) {
       parent.logMetrics({ points: points.length, ran: outcome.ran.length, reused: outcome.reused.length, failed: outcome.failed.length });
