@@ -30,7 +30,13 @@ export function sweepTable(store: Store, sweepId: string, metricKeys: readonly s
   return { table: { columns: [...keys, 'run', ...metricKeys], rows }, runIds, config };
 }
 
-export async function renderSweep(store: Store, sweepId: string, metricKeys: readonly string[], outDir: string): Promise<string[]> {
+export async function renderSweep(
+  store: Store,
+  sweepId: string,
+  metricKeys: readonly string[],
+  outDir: string,
+  what: 'tables' | 'plots' | 'both' = 'both',
+): Promise<string[]> {
   const { table, runIds, config } = sweepTable(store, sweepId, metricKeys);
   const id = store.resolveRunId(sweepId);
   const title = `Sweep ${config.gridFile ?? id} over ${config.experiment}`;
@@ -41,9 +47,13 @@ export async function renderSweep(store: Store, sweepId: string, metricKeys: rea
     '',
     toMarkdown(table),
   ].join('\n');
-  const files = [path.join(outDir, 'table.md'), path.join(outDir, 'table.csv')];
-  writeText(files[0], md);
-  writeText(files[1], csvHeader(store, [id]) + toCsv(table));
+  const files: string[] = [];
+  if (what !== 'plots') {
+    files.push(path.join(outDir, 'table.md'), path.join(outDir, 'table.csv'));
+    writeText(files[0], md);
+    writeText(files[1], csvHeader(store, [id]) + toCsv(table));
+  }
+  if (what === 'tables') return files;
   const keys = Object.keys(config.grid);
   const metric = metricKeys[0];
   const values = table.rows
