@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "kernels.h"
+#include "pool.h"
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN };
 
@@ -33,6 +34,66 @@ static float row_min(const float *x, int64_t n) {
   return m;
 }
 
+typedef struct {
+  int op;
+  const float *x;
+  float *y;
+  double *acc; /* [inner] double accumulators (sums, single outer block) */
+  int64_t outer, red, inner;
+  double scale;
+} ReduceJob;
+
+/* Rows [begin, end) of a [outer, red] view (inner == 1): one output per row. */
+static void reduce_rows(void *ctx, int64_t begin, int64_t end) {
+  const ReduceJob *j = ctx;
+  for (int64_t o = begin; o < end; o++) {
+    const float *row = j->x + o * j->red;
+    if (j->op == R_SUM || j->op == R_MEAN)
+      j->y[o] = j->red == 0 ? (j->op == R_SUM ? 0.0f : NAN) : (float)(row_sum(row, j->red) * j->scale);
+    else
+      j->y[o] = j->op == R_MAX ? row_max(row, j->red) : row_min(row, j->red);
+  }
+}
+
+/* Columns [begin, end) of the outer block `o`: accumulate down the reduced axis. */
+static void reduce_cols_block(const ReduceJob *j, int64_t o, int64_t begin, int64_t end, double *acc) {
+  const float *base = j->x + o * j->red * j->inner;
+  float *restrict out = j->y + o * j->inner;
+  if (j->op == R_SUM || j->op == R_MEAN) {
+    for (int64_t c = begin; c < end; c++) acc[c] = 0.0;
+    for (int64_t r = 0; r < j->red; r++) {
+      const float *restrict row = base + r * j->inner;
+      for (int64_t c = begin; c < end; c++) acc[c] += row[c];
+    }
+    for (int64_t c = begin; c < end; c++) out[c] = (j->red == 0 && j->op == R_MEAN) ? NAN : (float)(acc[c] * j->scale);
+    return;
+  }
+  const int isMax = j->op == R_MAX;
+  for (int64_t c = begin; c < end; c++) out[c] = isMax ? -INFINITY : INFINITY;
+  for (int64_t r = 0; r < j->red; r++) {
+    const float *restrict row = base + r * j->inner;
+    if (isMax)
+      for (int64_t c = begin; c < end; c++) out[c] = (row[c] > out[c] || row[c] != row[c]) && out[c] == out[c] ? row[c] : out[c];
+    else
+      for (int64_t c = begin; c < end; c++) out[c] = (row[c] < out[c] || row[c] != row[c]) && out[c] == out[c] ? row[c] : out[c];
+  }
+}
+
+/* Split over outer blocks, each reduced over all its columns with a private accumulator. */
+static void reduce_outer_blocks(void *ctx, int64_t begin, int64_t end) {
+  const ReduceJob *j = ctx;
+  double *acc = (j->op == R_SUM || j->op == R_MEAN) ? malloc((size_t)j->inner * sizeof(double)) : NULL;
+  if ((j->op == R_SUM || j->op == R_MEAN) && !acc) return; /* caller checked allocation already; unreachable in practice */
+  for (int64_t o = begin; o < end; o++) reduce_cols_block(j, o, 0, j->inner, acc);
+  free(acc);
+}
+
+/* A single outer block, split over columns (disjoint ranges of the shared accumulator). */
+static void reduce_col_ranges(void *ctx, int64_t begin, int64_t end) {
+  const ReduceJob *j = ctx;
+  reduce_cols_block(j, 0, begin, end, j->acc);
+}
+
 /* reduce(heap, op, xOff, outOff, outer, red, inner) */
 napi_value rred_reduce(napi_env env, napi_callback_info info) {
   Args a;
@@ -42,54 +103,27 @@ napi_value rred_reduce(napi_env env, napi_callback_info info) {
   if (a.failed) return NULL;
   if (op < R_SUM || op > R_MIN) return args_throw(&a, "reduce: unknown op code");
   if (outer < 0 || red < 0 || inner < 0) return args_throw(&a, "reduce: negative size");
-  const float *restrict x = arg_heap_ptr(&a, 2, (size_t)(outer * red * inner), 4);
-  float *restrict y = arg_heap_ptr(&a, 3, (size_t)(outer * inner), 4);
+  ReduceJob j = {op, arg_heap_ptr(&a, 2, (size_t)(outer * red * inner), 4), arg_heap_ptr(&a, 3, (size_t)(outer * inner), 4), NULL,
+                 outer, red, inner, op == R_MEAN ? 1.0 / (double)red : 1.0};
   if (a.failed) return NULL;
-  const double scale = op == R_MEAN ? 1.0 / (double)red : 1.0; /* red == 0 gives inf * 0 = NaN: mean of nothing */
-
+  if (outer == 0 || inner == 0) return js_undefined(env);
   if (inner == 1) {
-    for (int64_t o = 0; o < outer; o++) {
-      const float *row = x + o * red;
-      if (op == R_SUM || op == R_MEAN)
-        y[o] = red == 0 ? (op == R_SUM ? 0.0f : NAN) : (float)(row_sum(row, red) * scale);
-      else
-        y[o] = op == R_MAX ? row_max(row, red) : row_min(row, red);
-    }
+    rred_parallel_for(outer, 1 + 16384 / (red + 1), reduce_rows, &j);
     return js_undefined(env);
   }
-
-  if (op == R_SUM || op == R_MEAN) {
-    double *acc = malloc((size_t)inner * sizeof(double));
-    if (!acc) return args_throw(&a, "reduce: out of memory");
-    for (int64_t o = 0; o < outer; o++) {
-      for (int64_t j = 0; j < inner; j++) acc[j] = 0.0;
-      const float *base = x + o * red * inner;
-      for (int64_t r = 0; r < red; r++) {
-        const float *restrict row = base + r * inner;
-        for (int64_t j = 0; j < inner; j++) acc[j] += row[j];
-      }
-      float *restrict out = y + o * inner;
-      if (red == 0 && op == R_MEAN)
-        for (int64_t j = 0; j < inner; j++) out[j] = NAN;
-      else
-        for (int64_t j = 0; j < inner; j++) out[j] = (float)(acc[j] * scale);
+  if (outer > 1) {
+    if (op == R_SUM || op == R_MEAN) { /* fail here, not in a worker, if memory is short */
+      void *probe = malloc((size_t)inner * sizeof(double));
+      if (!probe) return args_throw(&a, "reduce: out of memory");
+      free(probe);
     }
-    free(acc);
+    rred_parallel_for(outer, 1 + 16384 / (red * inner + 1), reduce_outer_blocks, &j);
     return js_undefined(env);
   }
-
-  const int isMax = op == R_MAX;
-  for (int64_t o = 0; o < outer; o++) {
-    float *restrict out = y + o * inner;
-    for (int64_t j = 0; j < inner; j++) out[j] = isMax ? -INFINITY : INFINITY;
-    const float *base = x + o * red * inner;
-    for (int64_t r = 0; r < red; r++) {
-      const float *restrict row = base + r * inner;
-      if (isMax)
-        for (int64_t j = 0; j < inner; j++) out[j] = (row[j] > out[j] || row[j] != row[j]) && out[j] == out[j] ? row[j] : out[j];
-      else
-        for (int64_t j = 0; j < inner; j++) out[j] = (row[j] < out[j] || row[j] != row[j]) && out[j] == out[j] ? row[j] : out[j];
-    }
-  }
+  j.acc = malloc((size_t)inner * sizeof(double));
+  if (!j.acc) return args_throw(&a, "reduce: out of memory");
+  /* Column ranges of >= 64 floats keep each thread on whole cache lines. */
+  rred_parallel_for(inner, red * inner >= 32768 ? 64 : inner, reduce_col_ranges, &j);
+  free(j.acc);
   return js_undefined(env);
 }

@@ -45,6 +45,19 @@ describe('native reductions (Sum, Mean, Max, Min)', () => {
     x.dispose();
   });
 
+  it('large reductions (rows, column ranges and outer blocks split across the pool) match stock', () => {
+    const x = randomNormal(rng, [600, 200]);
+    const y = randomNormal(rng, [4, 300, 100]);
+    for (const op of [tf.sum, tf.mean, tf.max, tf.min]) {
+      const { native, stock } = runBoth(set, () => [op(x, 0), op(x, 1), op(y, 1), op(y, [0, 2])]);
+      native.forEach((r, i) => {
+        expect(r.shape).toEqual(stock[i].shape);
+        expect(normwiseError(r.values, stock[i].values)).toBeLessThan(1e-5);
+      });
+    }
+    tf.dispose([x, y]);
+  });
+
   it('Max and Min propagate NaN; Mean of a NaN row is NaN', () => {
     const x = tf.tensor([[1, NaN, 3], [4, 5, 6]]);
     const [mx, mn, mean, mx0] = runNative(set, () => [tf.max(x, 1), tf.min(x, 1), tf.mean(x, 1), tf.max(x, 0)]);
