@@ -43,6 +43,8 @@ interface RunRecord {
   }[];
   final: { split: string; greedy: AccuracyReport; sampled: AccuracyReport } | null;
   resumedAt: number[];
+  /** Step at which validation accuracy reached validation.stopAtGreedyAccuracy (null: ran all steps). */
+  stoppedEarlyAt: number | null;
 }
 
 async function main(): Promise<void> {
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
     validations: [],
     final: null,
     resumedAt: [],
+    stoppedEarlyAt: null,
   };
   let storeRunId: string | null = null;
   if (resume) {
@@ -170,6 +173,7 @@ async function main(): Promise<void> {
           `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
           `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
       );
+      return greedy.accuracy;
     };
 
     // counts only the steps of this invocation, so the ETA stays right after --resume
@@ -187,10 +191,17 @@ async function main(): Promise<void> {
         run.logMetrics({ 'train.loss': m.loss, 'train.lr': m.lr, 'train.grad_norm': m.gradNorm, 'train.tokens': m.tokens, 'train.step_ms': stepMs }, m.step);
       }
       bar.tick(1, `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`);
-      if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) await validate();
+      if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) {
+        const accuracy = await validate();
+        if (accuracy >= config.validation.stopAtGreedyAccuracy) {
+          process.stderr.write(`pretrain: validation greedy accuracy ${(accuracy * 100).toFixed(1)}% ≥ ${config.validation.stopAtGreedyAccuracy * 100}%: stopping at step ${trainer.step}\n`);
+          record.stoppedEarlyAt = trainer.step;
+          break;
+        }
+      }
       if (config.checkpointEvery > 0 && m.step % config.checkpointEvery === 0) writeOutputs();
     }
-    await validate();
+    if (record.stoppedEarlyAt === null) await validate();
 
     const evalRecords: TaskRecord[] = splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
     const evalRng = root.fork('final-eval');

@@ -45,7 +45,12 @@ export const pretrainConfigSchema = z
       .strict()
       .default({})
       .describe('Where the SFT corpus comes from (generated on the fly from the seeds; nothing downloaded).'),
-    steps: z.number().int().min(1).default(800).describe('Optimizer steps. Default 800 (~35 min with the wasm+native engine on 2 cores).'),
+    steps: z
+      .number()
+      .int()
+      .min(1)
+      .default(2000)
+      .describe('Optimizer steps of the lr schedule (the run may stop earlier, see validation.stopAtGreedyAccuracy). Default 2000 (~45 min with the wasm+native engine on 2 cores).'),
     batchSize: z.number().int().min(1).default(32).describe('Sequences per step. Default 32.'),
     optimizer: optimizerConfigSchema
       .default({ lr: 2e-3, warmupSteps: 40, minLrRatio: 0.05, weightDecay: 0.01 })
@@ -54,7 +59,16 @@ export const pretrainConfigSchema = z
     validation: z
       .object({
         every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end). Default 100.'),
-        problems: z.number().int().min(1).default(24).describe('Validation problems per check (first N of the split). Default 24.'),
+        problems: z.number().int().min(1).default(64).describe('Validation problems per check (first N of the split). Default 64.'),
+        stopAtGreedyAccuracy: z
+          .number()
+          .min(0)
+          .default(0.7)
+          .describe(
+            'Stop (and finish normally) at the first validation whose greedy accuracy is ≥ this; > 1 disables. Default 0.7, so the ' +
+              'embedded model lands inside the 35–85% band the RL experiments need (accurate enough to have correct samples, ' +
+              'wrong often enough to learn from). Deterministic for a given seed and backend.',
+          ),
         samplesPerProblem: z.number().int().min(1).default(4).describe('Samples at T=1 per validation problem for avg@k / pass@k (k = this). Default 4.'),
         finalProblems: z.number().int().min(1).default(100).describe('Problems of the default eval split scored at the end (greedy; the first 50 also 4× at T=1). Default 100.'),
         maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding. Default 140.'),
