@@ -35,3 +35,5 @@ export { estimatorRedistribution } from './estimator-hook';
 export type { EstimatorHookOptions } from './estimator-hook';
 export { runGrpo } from './grpo-loop';
 export type { GrpoLoopOptions, MetricSink } from './grpo-loop';
+export { grpoRunConfigSchema } from './configs/grpo-run';
+export type { GrpoRunConfig } from './configs/grpo-run';
