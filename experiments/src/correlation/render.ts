@@ -69,7 +69,7 @@ export function renderCorrelationTables(store: Store, runId: string, outDir: str
       `${c.references.count} dataset reference${c.references.count > 1 ? 's' : ''} per problem), leave-one-out PMI_k, gradient attribution (${c.gradient.aggregate} L1 norm), ` +
       `MC credit ΔV_MC with n = ${c.mc.samplesPerExitPoint} (proxy ground truth). Intervals: ${Math.round(c.analysis.level * 100)}% percentile bootstrap over traces ` +
       `(${c.analysis.bootstrapResamples} resamples).${nonFinite ? ` Up to ${nonFinite} segments with a non-finite value were excluded from a pair.` : ''}` +
-      (skipped.length ? ` ${skipped.length} traces were left out because a reference did not fit in the context after their last exit point: ${skipped.join(', ')}.` : ''),
+      (skipped.length ? ` ${skipped.length} trace${skipped.length > 1 ? 's were' : ' was'} left out because a reference did not fit in the context after their last exit point: ${skipped.join(', ')}.` : ''),
     '',
     '## Spearman (pooled over all segments)',
     '',
