@@ -100,17 +100,20 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
     );
     const rr = await rredcot(model.lm, trace, segments, { tokens, references: { dataset: refs } }, config.rredcot);
     referenceCounts.push(rr.extra.referenceCount);
-    const loo = await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo);
-    const grad = await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient);
+    const baselines: EstimatorResult<unknown>[] = [];
+    if (config.baselines === 'compute') {
+      baselines.push(await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo));
+      baselines.push(await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient));
+    }
     const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ segment: k - 1, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
-    const estimates = [...estimateRecords(toStoreRows(rr).rows), ...estimateRecords(toStoreRows(loo).rows), ...estimateRecords(toStoreRows(grad).rows), ...mcRows];
+    const estimates = [...[rr, ...baselines].flatMap((r) => estimateRecords(toStoreRows(r).rows)), ...mcRows];
     run.writeTraceBundle({
       key: trace.problemId,
       trace,
       checkpointHash: model.checkpointHash,
       segments,
       estimates,
-      costs: [costOf('rredcot', rr), costOf('loo', loo), costOf('gradient', grad), mc.cost],
+      costs: [costOf('rredcot', rr), ...baselines.map((r) => costOf(r.method, r)), mc.cost],
     });
     bar.tick(1, `${trace.problemId} K=${segments.length}${mc.sampled ? `, MC sampled at ${mc.sampled} exit points` : ''}`);
     await yieldToEventLoop();

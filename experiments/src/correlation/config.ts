@@ -69,6 +69,10 @@ export const correlationConfigSchema = z
       .enum(['credit', 'sigma'])
       .default('credit')
       .describe("RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps). Default credit."),
+    baselines: z
+      .enum(['compute', 'skip'])
+      .default('compute')
+      .describe("'compute' the LOO and gradient baselines, or 'skip' them (sweeps over RREDCoT/segmentation options that only need RREDCoT vs MC). Default compute."),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
     analysis: z

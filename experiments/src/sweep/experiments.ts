@@ -10,6 +10,15 @@ export const SWEEPABLE: Record<string, ExperimentDefinition> = {
 
 /** Metrics a sweep report shows for each experiment (the first is plotted). */
 export const REPORT_METRICS: Record<string, string[]> = {
-  correlation: ['spearman.all.rredcot_mc', 'pearson.all.rredcot_mc', 'spearman.all.loo_mc', 'spearman.all.gradient_mc', 'segments', 'mean_references', 'skipped_traces'],
+  correlation: [
+    'spearman.all.rredcot_mc',
+    'pearson.all.rredcot_mc',
+    'spearman.early.rredcot_mc',
+    'spearman.middle.rredcot_mc',
+    'spearman.late.rredcot_mc',
+    'segments',
+    'mean_references',
+    'skipped_traces',
+  ],
   'mc-variance': ['samples_for_sd_threshold', 'mean_segments', 'exit_points', 'cut_correct_fraction_50'],
 };
