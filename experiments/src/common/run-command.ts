@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { Rng, runMain } from '@rred/core';
 import { openStore, withRun, type Store } from '@rred/results-store';
+import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
 import { repoRoot, resolveConfig } from './load-config';
 
@@ -19,7 +20,7 @@ export function experimentMain(
     const backend = await def.backend();
     const store = openStore(args.store);
     try {
-      const runId = await withRun(store, { experiment: def.name, config, backend, tags: def.tags?.(config), argv: process.argv }, async (run) => {
+      const runId = await withRun(store, { experiment: def.name, config, backend, tags: { ...codeStateTags(), ...(def.tags?.(config) ?? {}) }, argv: process.argv }, async (run) => {
         await def.compute({ store, run, config, rng: new Rng(config.seed as number) });
         return run.id;
       });

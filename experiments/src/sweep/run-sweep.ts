@@ -7,6 +7,7 @@
  */
 import { Rng, formatSeconds } from '@rred/core';
 import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
+import { codeStateTags } from '../common/code-state';
 import type { ExperimentDefinition } from '../common/experiment';
 import type { GridSpec, SweepPoint } from './grid';
 
@@ -52,7 +53,7 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
     seed: null,
     backend: opts.backend,
     context,
-    tags: { sweepOf: def.name },
+    tags: { sweepOf: def.name, ...codeStateTags() },
   });
   const outcome: SweepOutcome = { parentId: parent.id, ran: [], reused: [], failed: [], killed: false };
   let child: Run | null = null;
@@ -86,7 +87,7 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
         backend: opts.backend,
         parentRunId: parent.id,
         context,
-        tags: { sweepPoint: point.label, ...(def.tags?.(point.config) ?? {}) },
+        tags: { sweepPoint: point.label, ...codeStateTags(), ...(def.tags?.(point.config) ?? {}) },
       });
       parent.setTags({ [tag]: child.id });
       try {

@@ -1,0 +1,20 @@
+import { execFileSync } from 'child_process';
+import { repoRoot } from './load-config';
+
+/**
+ * Whether the code an experiment ran is committed: uncommitted changes under experiments/ and under
+ * packages/, counted separately (the run context's `dirty` flag covers the whole repository, which
+ * other work in progress also makes dirty). Recorded as run tags and printed in table headers.
+ */
+export function codeStateTags(): Record<string, string> {
+  const count = (dir: string): string => {
+    try {
+      const out = execFileSync('git', ['status', '--porcelain', '--', dir], { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const n = out.split('\n').filter(Boolean).length;
+      return n === 0 ? 'clean' : `${n} uncommitted file${n > 1 ? 's' : ''}`;
+    } catch {
+      return 'unknown';
+    }
+  };
+  return { 'code.experiments': count('experiments'), 'code.packages': count('packages') };
+}
