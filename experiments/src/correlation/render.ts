@@ -2,7 +2,7 @@ import * as path from 'path';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { fmt, toCsv, toMarkdown, writeText, type Table } from '../report/table';
+import { fmt, toCsv, toMarkdown, withFixedDigits, writeText, type Table } from '../report/table';
 import { CORRELATION_METHODS } from './config';
 import { analyzeCorrelationRun, BINS, type CorrelationAnalysis, type PairRow } from './load';
 
@@ -84,7 +84,7 @@ export function renderCorrelationTables(store: Store, runId: string, outDir: str
     '',
     'wall ms measured on a shared 2-core machine; MC reused from the source run is charged at its stored cost.',
     '',
-    toMarkdown(costsTable(a)),
+    toMarkdown(withFixedDigits(costsTable(a), ['traces'], 2)),
   ].join('\n');
   const files = [path.join(outDir, 'table.md'), path.join(outDir, 'correlations.csv'), path.join(outDir, 'costs.csv')];
   writeText(files[0], md);

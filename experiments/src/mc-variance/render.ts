@@ -2,7 +2,7 @@ import * as path from 'path';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { fmt, toCsv, toMarkdown, writeText, type Table } from '../report/table';
+import { fmt, toCsv, toMarkdown, withFixedDigits, writeText, type Table } from '../report/table';
 import { analyzeMcRun, loadMcRun, type McAnalysis } from './load';
 import type { McVarianceConfig } from './config';
 
@@ -43,12 +43,12 @@ export function renderMcVarianceTables(store: Store, runId: string, outDir: stri
     '',
     '## SD of the MC value estimate vs number of samples (Fig. 8)',
     '',
-    toMarkdown(sdTable(a)),
+    toMarkdown(withFixedDigits(sdTable(a), ['samples', 'exit_points'])),
     `## Truncation loss at M′ (Fig. 4; M = ${data.config.mc.maxNewTokens})`,
     '',
     'cut_fraction: continuations not finished within M′ (of all); cut_correct_fraction: correct continuations under M that M′ cuts.',
     '',
-    toMarkdown(truncationTable(a)),
+    toMarkdown(withFixedDigits(truncationTable(a), ['limit', 'continuations', 'cut', 'correct_under_M', 'cut_correct'])),
   ].join('\n');
   const files = [path.join(outDir, 'table.md'), path.join(outDir, 'sd_by_samples.csv'), path.join(outDir, 'truncation.csv')];
   writeText(files[0], md);

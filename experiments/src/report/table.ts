@@ -41,3 +41,12 @@ export function writeText(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
 }
+
+/** A copy for markdown where the named columns are counts (integers) and every other number gets fixed digits. */
+export function withFixedDigits(table: Table, countColumns: readonly string[], digits = 3): Table {
+  const counts = new Set(countColumns);
+  return {
+    columns: table.columns,
+    rows: table.rows.map((r) => r.map((c, i) => (typeof c === 'number' && !counts.has(table.columns[i]) ? fmt(c, digits) : c))),
+  };
+}

@@ -3,7 +3,7 @@ import { canonicalJson, UserError } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { toCsv, toMarkdown, writeText, type Cell, type Table } from '../report/table';
+import { toCsv, toMarkdown, withFixedDigits, writeText, type Cell, type Table } from '../report/table';
 import { SWEEP_EXPERIMENT } from './run-sweep';
 
 interface SweepParentConfig {
@@ -45,7 +45,7 @@ export async function renderSweep(
     `Grid: ${Object.entries(config.grid).map(([k, v]) => `${k} ∈ {${v.map((x) => cellOf(x)).join(', ')}}`).join(' × ')}; ` +
       `${runIds.length} of ${config.points.length} points have a FINISHED run.`,
     '',
-    toMarkdown(table),
+    toMarkdown(withFixedDigits(table, [...Object.keys(config.grid), 'segments', 'skipped_traces'])),
   ].join('\n');
   const files: string[] = [];
   if (what !== 'plots') {
