@@ -1,4 +1,4 @@
-import { tf } from '@rred/engine';
+import { gelu as fusedGelu, layerNorm as fusedLayerNorm, tf } from '@rred/engine';
 
 /**
  * The few building blocks of the transformer, written with ops that have kernels and gradients on
@@ -14,19 +14,21 @@ export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tenso
   return tf.add(tf.matMul(x, w), b);
 }
 
-/** Layer normalisation over the last axis (ε = 1e-5), then per-channel scale and shift. */
+/**
+ * Layer normalisation over the last axis (ε = 1e-5), then per-channel scale and shift. Delegates to the
+ * engine's fused op (one native kernel each way on wasm+native; the same composite elsewhere), which
+ * computes exactly (x − mean)/√(var + ε)·γ + β as the composite this file used to hold.
+ */
 export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: tf.Tensor1D): T {
-  const mean = tf.mean(x, -1, true);
-  const centred = tf.sub(x, mean);
-  const variance = tf.mean(tf.square(centred), -1, true);
-  return tf.add(tf.mul(tf.mul(centred, tf.rsqrt(tf.add(variance, 1e-5))), gamma), beta) as T;
+  return fusedLayerNorm(x, gamma, beta, 1e-5);
 }
 
-/** GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
+/**
+ * GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) — the form every
+ * checkpoint was trained with; the engine's fused GELU is this tanh form (not the erf form).
+ */
 export function gelu<T extends tf.Tensor>(x: T): T {
-  const cubic = tf.mul(tf.mul(tf.square(x), x), 0.044715);
-  const inner = tf.mul(tf.add(x, cubic), Math.sqrt(2 / Math.PI));
-  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1)) as T;
+  return fusedGelu(x);
 }
 
 /**
