@@ -1,4 +1,4 @@
-import { tf } from '@rred/engine';
+import { adamwStep, tf } from '@rred/engine';
 
 /** Hyper-parameters of AdamW (Loshchilov & Hutter, decoupled weight decay). */
 export interface AdamWOptions {
@@ -20,8 +20,8 @@ export interface AdamWState {
 }
 
 /**
- * AdamW with bias correction, written out with tf ops (tfjs' built-in Adam has no decoupled weight
- * decay and no state export, and both are needed: decay for SFT, export for identical resume).
+ * AdamW with bias correction over the engine's fused `adamwStep` (tfjs' built-in Adam has no decoupled
+ * weight decay and no state export, and both are needed: decay for SFT, export for identical resume).
  */
 export class AdamW {
   private step = 0;
@@ -38,24 +38,20 @@ export class AdamW {
   apply(variables: tf.Variable[], grads: Record<string, tf.Tensor>, lr: number): void {
     this.step += 1;
     const { beta1, beta2, epsilon, weightDecay } = this.options;
-    const c1 = 1 - Math.pow(beta1, this.step);
-    const c2 = 1 - Math.pow(beta2, this.step);
     variables.forEach((variable, index) => {
       const g = grads[variable.name];
       if (!g) return;
       const m = this.moment(this.m, String(index), variable);
       const v = this.moment(this.v, String(index), variable);
-      tf.tidy(() => {
-        const mNew = tf.add(tf.mul(m, beta1), tf.mul(g, 1 - beta1));
-        const vNew = tf.add(tf.mul(v, beta2), tf.mul(tf.square(g), 1 - beta2));
-        m.assign(mNew);
-        v.assign(vNew);
-        // update = m̂ / (sqrt(v̂) + ε), with m̂ = m / c1, v̂ = v / c2
-        const update = tf.div(tf.div(mNew, c1), tf.add(tf.sqrt(tf.div(vNew, c2)), epsilon));
-        let next = tf.sub(variable, tf.mul(update, lr));
-        if (weightDecay > 0 && variable.rank >= 2) next = tf.sub(next, tf.mul(variable, lr * weightDecay));
-        variable.assign(next);
-      });
+      // One fused kernel per variable on wasm+native (the same tf-op composite elsewhere):
+      //   m' = β1·m + (1−β1)·g, v' = β2·v + (1−β2)·g², p' = p − lr·(m'/c1)/(√(v'/c2) + ε) − lr·wd·p,
+      // with decoupled decay only on matrices (rank ≥ 2), never on biases or norm gains.
+      const decay = weightDecay > 0 && variable.rank >= 2 ? weightDecay : 0;
+      const next = adamwStep(variable, g, m, v, { lr, beta1, beta2, epsilon, weightDecay: decay, step: this.step });
+      m.assign(next.m);
+      v.assign(next.v);
+      variable.assign(next.param);
+      tf.dispose([next.m, next.v, next.param]);
     });
   }
 
