@@ -5,6 +5,7 @@
  */
 import { UserError, runMain } from '@rred/core';
 import { runEngineBench } from './engine-bench';
+import { runLmBench } from './lm-bench';
 
 interface Section {
   name: string;
@@ -21,6 +22,10 @@ const SECTIONS: Section[] = [
           ? { backends: ['wasm+native', 'wasm'], warmup: { 'wasm+native': 1, wasm: 0, cpu: 0 }, reps: { 'wasm+native': 3, wasm: 1, cpu: 1 } }
           : {},
       ),
+  },
+  {
+    name: 'lm',
+    run: ({ quick }) => runLmBench(quick ? { samplingPrompts: 4, scoringTraces: 2, scoringReps: 1, maxNewTokens: 100 } : {}),
   },
 ];
 
