@@ -6,6 +6,7 @@
 import { UserError, runMain } from '@rred/core';
 import { runEngineBench } from './engine-bench';
 import { runLmBench } from './lm-bench';
+import { runEstimatorsBench } from './estimators-bench';
 
 interface Section {
   name: string;
@@ -26,6 +27,10 @@ const SECTIONS: Section[] = [
   {
     name: 'lm',
     run: ({ quick }) => runLmBench(quick ? { samplingPrompts: 4, scoringTraces: 2, scoringReps: 1, maxNewTokens: 100 } : {}),
+  },
+  {
+    name: 'estimators',
+    run: ({ quick }) => runEstimatorsBench(quick ? { traces: 2, mc: { samplesPerExitPoint: 4 } } : {}),
   },
 ];
 

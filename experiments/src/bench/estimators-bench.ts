@@ -1,0 +1,213 @@
+import { parseConfig, ProgressBar, type Rng } from '@rred/core';
+import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
+import { promptTokens } from '@rred/evaluation';
+import { buildTrace, type Trace, type TransformerLM } from '@rred/lm';
+import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
+import { DEFAULT_EVAL_SPLIT, verify, type TaskRecord } from '@rred/tasks';
+import { z } from 'zod';
+import { benchRng, datasetReferences, EMBEDDED_CHECKPOINT, heldOutRecords, loadBenchModel, median, referencesFit, sum, timed } from './bench-data';
+import { round } from './timing';
+import { formatTable, writeBenchResult } from './write-result';
+
+const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
+type Method = (typeof METHODS)[number];
+
+export const EstimatorsBenchConfigSchema = z
+  .object({
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
+    seed: z.number().int().default(0).describe('Seed of every draw (traces, MC continuations). Default 0.'),
+    traces: z.number().int().min(1).default(8).describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
+    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context). Default 120.'),
+    maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1; issue 4: 20). Default 20.'),
+    references: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1, the experiments\' default.'),
+    mc: z
+      .object({
+        samplesPerExitPoint: z.number().int().min(1).default(20).describe('n (App. 10.1 and issue 4: 20). Default 20.'),
+        maxNewTokens: z.number().int().min(1).default(120).describe('M; with horizon completion it bounds the whole completion (as the experiments). Default 120.'),
+        batchSize: z
+          .number()
+          .int()
+          .min(1)
+          .default(64)
+          .describe(
+            'Continuations per sample call. Default 64 (the estimator\'s default): measured on this machine, 16–64 run at the same speed and ' +
+              'one call holding all (K+1)·n ≈ 140 continuations of a trace is ~1.4× slower, so 64 is MC batched as well as it can be.',
+          ),
+      })
+      .strict()
+      .default({})
+      .describe('Truncated MC baseline, horizon completion, temperature 1.'),
+  })
+  .strict();
+
+export type EstimatorsBenchConfig = z.infer<typeof EstimatorsBenchConfigSchema>;
+
+interface Item {
+  trace: Trace;
+  record: TaskRecord;
+  segments: Segment[];
+  inputs: EstimatorInputs;
+  /** Wall time of sampling this trace (its own batch-1 `sample` call). */
+  sampleMs: number;
+}
+
+/** RREDCoT's token bill for one trace: T (sequence up to the last exit point) + (K+1) · Σ |suffix|. */
+function expectedRredcotTokens(item: Item, tokens: { endThink: number; eos: number }, maxReferences: number): { T: number; suffixTokens: number } {
+  const refs = buildReferenceSet(item.inputs.references ?? {}, 'dataset', tokens, maxReferences);
+  const answers = [...new Map(refs.map((r) => [r.answer.join(','), r.answer])).values()];
+  const perExit = sum(answers.map((y) => y.length + 2)) + sum(refs.map((r) => r.solution.length + r.answer.length + 2));
+  const K = item.segments.length;
+  return { T: item.trace.prompt.length + item.segments[K - 1].end, suffixTokens: (K + 1) * perExit };
+}
+
+/**
+ * Traces sampled one at a time (each its own timed batch-1 `sample` call, so "the time taken to sample
+ * that trace" is measured directly), kept when the thinking is non-empty and every reference fits
+ * after it.
+ */
+async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng: Rng, bar: ProgressBar): Promise<{ items: Item[]; sampled: number }> {
+  const tok = lm.tokenizer;
+  const tokens = { endThink: tok.endThink, eos: tok.eos };
+  const records = heldOutRecords(config.traces * 6);
+  const items: Item[] = [];
+  let sampled = 0;
+  for (const record of records) {
+    if (items.length === config.traces) break;
+    const prompt = promptTokens(tok, record.problem);
+    const options = { temperature: 1, topP: 1, maxNewTokens: Math.min(config.maxNewTokens, lm.maxLength - prompt.length), stopToken: tok.eos };
+    const [{ results }, sampleMs] = await timed(() => lm.sample([prompt], options, rng.fork(`trace-${record.id}`)));
+    sampled++;
+    const v = verify(tok.decode(results[0].tokens), record.answer, !results[0].truncated);
+    const trace = buildTrace(tok, { problemId: record.id, prompt, sample: results[0], answer: v.answer, reward: v.reward });
+    const refs = datasetReferences(lm, record, config.references);
+    if (trace.thinkEnd === 0 || !referencesFit(trace, refs, lm.maxLength)) continue;
+    const segments = segment(trace, segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }), (id) => tok.tokenText(id));
+    const inputs: EstimatorInputs = {
+      tokens,
+      references: { dataset: refs },
+      reward: (continuation, stopped) => verify(tok.decode(continuation), record.answer, stopped).reward,
+    };
+    items.push({ trace, record, segments, inputs, sampleMs });
+    bar.tick(1, `trace ${items.length}: T=${trace.completion.length}, K=${segments.length}`);
+  }
+  if (items.length < config.traces) throw new Error(`bench estimators: only ${items.length} of ${sampled} sampled traces have thinking and fit their references`);
+  return { items, sampled };
+}
+
+export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
+  const config = parseConfig(EstimatorsBenchConfigSchema, rawConfig, 'estimators bench config');
+  const model = await loadBenchModel(config.checkpoint);
+  const { lm } = model;
+  const rng = benchRng(config.seed, 'estimators');
+  const mcConfig = { ...config.mc, horizon: 'completion' as const, temperature: 1 };
+  const bar = new ProgressBar('bench estimators', config.traces * (1 + METHODS.length), 5000);
+  try {
+    const { items, sampled } = await sampleItems(lm, config, rng.fork('traces'), bar);
+    // Untimed warm-up of every method (first calls grow the wasm heap and set up kernels).
+    const w = items[0];
+    await rredcot(lm, w.trace, w.segments, w.inputs);
+    await leaveOneOut(lm, w.trace, w.segments, w.inputs);
+    await gradientAttribution(lm, w.trace, w.segments, w.inputs);
+    await truncatedMc(lm, w.trace, w.segments, w.inputs, { ...mcConfig, samplesPerExitPoint: 2 }, rng.fork('warm-up'));
+
+    const run = (method: Method, item: Item, index: number): Promise<EstimatorResult<unknown>> => {
+      switch (method) {
+        case 'rredcot':
+          return rredcot(lm, item.trace, item.segments, item.inputs);
+        case 'mc':
+          return truncatedMc(lm, item.trace, item.segments, item.inputs, mcConfig, rng.fork(`mc-${index}`));
+        case 'loo':
+          return leaveOneOut(lm, item.trace, item.segments, item.inputs);
+        case 'gradient':
+          return gradientAttribution(lm, item.trace, item.segments, item.inputs);
+      }
+    };
+    const tokens = { endThink: lm.tokenizer.endThink, eos: lm.tokenizer.eos };
+    const perTrace: Record<string, unknown>[] = [];
+    for (const [index, item] of items.entries()) {
+      const row: Record<string, unknown> = { problemId: item.trace.problemId, completionTokens: item.trace.completion.length, K: item.segments.length, reward: item.trace.reward, sampleMs: round(item.sampleMs, 2) };
+      // Methods interleaved per trace, so machine load drifts hit all of them alike.
+      for (const method of METHODS) {
+        const [result, wallMs] = await timed(() => run(method, item, index));
+        const c = result.cost;
+        row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2) };
+        if (method === 'rredcot') {
+          const { T, suffixTokens } = expectedRredcotTokens(item, tokens, 16);
+          if (c.tokensForwarded !== T + suffixTokens) {
+            throw new Error(`bench estimators: rredcot forwarded ${c.tokensForwarded} tokens on trace ${item.trace.problemId}, expected T + Σ suffix = ${T} + ${suffixTokens}`);
+          }
+          Object.assign(row, { rredcotT: T, rredcotSuffixTokens: suffixTokens, rredcotTokensMatch: true, rredcotWithinSampleTime: wallMs <= item.sampleMs });
+        }
+        bar.tick(1, `trace ${index} ${method}`);
+      }
+      perTrace.push(row);
+    }
+
+    const field = (method: Method, key: string) => perTrace.map((r) => (r[method] as Record<string, number>)[key]);
+    const perMethod = Object.fromEntries(
+      METHODS.map((m) => [
+        m,
+        {
+          tokensForwardedPerTrace: round(sum(field(m, 'tokensForwarded')) / items.length),
+          tokensGeneratedPerTrace: round(sum(field(m, 'tokensGenerated')) / items.length),
+          forwardPassesPerTrace: round(sum(field(m, 'forwardPasses')) / items.length, 2),
+          tokensBackpropagatedPerTrace: round(sum(field(m, 'tokensBackpropagated')) / items.length),
+          wallMsPerTrace: round(sum(field(m, 'wallMs')) / items.length, 2),
+          wallMsMedian: round(median(field(m, 'wallMs')), 2),
+        },
+      ]),
+    ) as Record<Method, { tokensForwardedPerTrace: number; wallMsPerTrace: number }>;
+    const wallRatio = (m: Method) => round(sum(field(m, 'wallMs')) / sum(field('rredcot', 'wallMs')), 2);
+    const tokenRatio = (m: Method) => round(sum(field(m, 'tokensForwarded')) / sum(field('rredcot', 'tokensForwarded')), 2);
+    const sampleMsPerTrace = round(sum(items.map((i) => i.sampleMs)) / items.length, 2);
+    const out = {
+      perMethod,
+      costRatioMcOverRredcot: wallRatio('mc'),
+      costRatioLooOverRredcot: wallRatio('loo'),
+      costRatioGradientOverRredcot: wallRatio('gradient'),
+      tokenRatioMcOverRredcot: tokenRatio('mc'),
+      tokenRatioLooOverRredcot: tokenRatio('loo'),
+      mcBar: 20,
+      meetsMcBar: wallRatio('mc') >= 20,
+      rredcotTokensMatchEveryTrace: perTrace.every((r) => r.rredcotTokensMatch === true),
+      rredcotWallVsSampling: {
+        rredcotMsPerTrace: perMethod.rredcot.wallMsPerTrace,
+        sampleMsPerTrace,
+        tracesWithinSampleTime: perTrace.filter((r) => r.rredcotWithinSampleTime).length,
+        traces: perTrace.length,
+        note: 'sampleMs = wall of the batch-1 KV-cache sample call that produced the trace',
+      },
+      traces: items.length,
+      tracesSampled: sampled,
+      meanK: round(sum(items.map((i) => i.segments.length)) / items.length, 2),
+      meanCompletionTokens: round(sum(items.map((i) => i.trace.completion.length)) / items.length, 1),
+      perTrace,
+      checkpoint: model.checkpoint,
+      engine: model.engine,
+      split: DEFAULT_EVAL_SPLIT,
+      config,
+      measuredAt: new Date().toISOString(),
+    };
+    const file = writeBenchResult('estimators', out);
+    const rows = METHODS.map((m) => {
+      const p = out.perMethod[m] as unknown as Record<string, number>;
+      return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
+    });
+    process.stdout.write(
+      `\n${formatTable(['per trace', 'tokens fwd', 'tokens gen', 'passes', 'wall ms', '× rredcot'], rows)}\n` +
+        `${items.length} traces (${out.meanCompletionTokens} completion tokens, K = ${out.meanK} on average), MC n = ${config.mc.samplesPerExitPoint}, M = ${config.mc.maxNewTokens}\n` +
+        `costRatioMcOverRredcot ${out.costRatioMcOverRredcot} (bar ≥ 20: ${out.meetsMcBar ? 'met' : 'MISSED'}), costRatioLooOverRredcot ${out.costRatioLooOverRredcot}; ` +
+        `rredcot tokens = T + Σ suffix on every trace: ${out.rredcotTokensMatchEveryTrace}\n` +
+        `rredcot ${out.rredcotWallVsSampling.rredcotMsPerTrace} ms/trace vs sampling ${sampleMsPerTrace} ms/trace ` +
+        `(${out.rredcotWallVsSampling.tracesWithinSampleTime}/${items.length} traces within their sampling time)\nwrote ${file}\n`,
+    );
+    return out;
+  } finally {
+    lm.dispose();
+  }
+}
