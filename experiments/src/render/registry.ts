@@ -5,6 +5,7 @@
  */
 import type { Store } from '@rred/results-store';
 import { renderCorrelationPlots, renderCorrelationTables } from '../correlation/render';
+import { renderFinetunePlots, renderFinetuneTables } from '../finetune/render';
 import { renderMcVariancePlots, renderMcVarianceTables } from '../mc-variance/render';
 
 export interface Renderer {
@@ -17,6 +18,7 @@ export interface Renderer {
 export const RENDERERS: Record<string, Renderer> = {
   'mc-variance': { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
   correlation: { tables: renderCorrelationTables, plots: renderCorrelationPlots },
+  finetune: { tables: renderFinetuneTables, plots: renderFinetunePlots },
 };
 
 export async function renderExperiment(experiment: string, store: Store, runId: string, outDir: string, what: 'tables' | 'plots' | 'both' = 'both'): Promise<string[]> {

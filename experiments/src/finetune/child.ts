@@ -1,0 +1,131 @@
+/**
+ * One (method, seed) fine-tuning run: GRPO from the starting checkpoint with the method's σ (Eq. 11 /
+ * Eq. 12), validation avg@k at step 0, every `validation.every` steps and at the end (logged against
+ * the step and the cumulative training wall time), the best-by-validation weights kept in memory, then
+ * avg@k on every eval split at the final and at the best weights. Everything goes into the child run.
+ */
+import { Rng } from '@rred/core';
+import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
+import type { TransformerLM } from '@rred/lm';
+import type { MetricSink } from '@rred/training';
+import { captureWeights, estimatorRedistribution, GrpoTrainer, restoreWeights, runGrpo, taskGrpoSetup, type TrainerState } from '@rred/training';
+import type { TaskRecord } from '@rred/tasks';
+import { candidateReferences, contextFittedHook, type FittedHook } from './context-fit';
+import { trainerConfig, type ChildConfig } from './plan';
+
+/** What a child needs besides its config: the model (fresh from the checkpoint) and the problems. */
+export interface ChildData {
+  loadModel(): TransformerLM;
+  train: readonly TaskRecord[];
+  validation: readonly TaskRecord[];
+  evalSplits: Record<string, readonly TaskRecord[]>;
+}
+
+/** Metric keys of a child run (read back by load.ts). */
+export const KEYS = {
+  validationAvg: 'validation.avg_at_k',
+  validationPass: 'validation.pass_at_k',
+  validationSeconds: 'validation.train_seconds',
+  fallback: 'redistribution.fallback_traces',
+  estimated: 'redistribution.estimated_traces',
+  bestStep: 'best.step',
+  trainSeconds: 'train.seconds',
+  evalAvg: (which: 'final' | 'best', split: string) => `eval.${which}.${split}.avg_at_k`,
+  evalPass: (which: 'final' | 'best', split: string) => `eval.${which}.${split}.pass_at_k`,
+} as const;
+
+/** The part of a results-store Run a child writes to (per-step metrics; summary metrics at step 0). */
+export type ChildSink = MetricSink;
+
+/** σ of the method: undefined for grpo (the trainer's uniform 1/|o|), else RREDCoT fitted to the context. */
+export function methodHook(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): FittedHook | undefined {
+  if (config.method === 'grpo' || !config.estimator) return undefined;
+  const tokenizer = model.tokenizer;
+  const tokens = { endThink: tokenizer.endThink, eos: tokenizer.eos };
+  const byId = new Map(train.map((r) => [r.id, r]));
+  const cache = new Map<string, { solution: number[]; answer: number[] }[]>();
+  const datasetReferences = (id: string) => {
+    let refs = cache.get(id);
+    if (!refs) {
+      const r = byId.get(id);
+      if (!r) throw new Error(`finetune: no train record '${id}' for dataset references`);
+      const alternatives = Array.isArray(r.meta.alternativeSolutions) ? (r.meta.alternativeSolutions as string[]) : [];
+      refs = [r.solution, ...alternatives].map((s) => ({ solution: tokenizer.encode(s), answer: tokenizer.encode(r.answer) }));
+      cache.set(id, refs);
+    }
+    return refs;
+  };
+  const inner = estimatorRedistribution({
+    method: 'rredcot',
+    model,
+    segmentation: config.segmentation,
+    tokenText: (id) => tokenizer.tokenText(id),
+    estimatorConfig: config.estimator,
+    tokens,
+    datasetReferences,
+  });
+  const source = config.estimator.referenceSource;
+  return contextFittedHook(inner, (trace, batch) => candidateReferences(trace, batch, source, datasetReferences, tokens), model.maxLength);
+}
+
+export async function trainChild(run: ChildSink, config: ChildConfig, data: ChildData, label: string): Promise<void> {
+  const model = data.loadModel();
+  const fitted = methodHook(config, model, data.train);
+  const setup = taskGrpoSetup({ model, records: data.train, redistribute: fitted?.hook });
+  const trainer = new GrpoTrainer(setup, trainerConfig(config));
+  try {
+    const complete = completerFromModel(model, model.tokenizer.eos);
+    const evaluate = (records: readonly TaskRecord[], k: number, rng: Rng): Promise<AccuracyReport> =>
+      evaluateSplit(complete, model.tokenizer, records, { samplesPerProblem: k, temperature: 1, maxNewTokens: config.grpo.maxNewTokens, batchSize: config.evaluation.batchSize }, rng);
+    // evaluation draws depend on the seed only, not the method: methods are compared on paired samples
+    const rng = new Rng(config.seed);
+    let trainSeconds = 0;
+    let best: { step: number; avg: number; weights: TrainerState['weights'] } | null = null;
+    const validate = async (step: number) => {
+      const report = await evaluate(data.validation, config.validation.samplesPerProblem, rng.fork(`validation-${step}`));
+      const avg = report.metrics.avgAtK.value;
+      run.logMetrics({ [KEYS.validationAvg]: avg, [KEYS.validationPass]: report.metrics.passAtK.value, [KEYS.validationSeconds]: trainSeconds }, step);
+      if (!best || avg > best.avg) best = { step, avg, weights: captureWeights(setup.policy.variables) };
+      process.stderr.write(`${label} validation @${step}: avg@${config.validation.samplesPerProblem} ${(avg * 100).toFixed(1)}%\n`);
+    };
+    await validate(0);
+    await runGrpo(trainer, {
+      sink: run,
+      label,
+      onStep: async (m) => {
+        trainSeconds += m.stepMs / 1000;
+        if (fitted) {
+          const c = fitted.lastCall();
+          run.logMetrics({ [KEYS.fallback]: c.fallback, [KEYS.estimated]: c.estimated }, m.step);
+        }
+        if (m.step % config.validation.every === 0 || m.step === config.steps) await validate(m.step);
+      },
+    });
+    run.logMetrics({ [KEYS.trainSeconds]: trainSeconds }, 0);
+    const chosen = best as { step: number; avg: number; weights: TrainerState['weights'] } | null;
+    if (!chosen) throw new Error('finetune: no validation ran');
+    const evalAt = async () => {
+      const out: Record<string, { avg: number; pass: number }> = {};
+      for (const split of config.evaluation.splits) {
+        const report = await evaluate(data.evalSplits[split], config.evaluation.samplesPerProblem, rng.fork(`eval-${split}`));
+        out[split] = { avg: report.metrics.avgAtK.value, pass: report.metrics.passAtK.value };
+      }
+      return out;
+    };
+    const log = (which: 'final' | 'best', results: Record<string, { avg: number; pass: number }>) => {
+      for (const [split, r] of Object.entries(results)) run.logMetrics({ [KEYS.evalAvg(which, split)]: r.avg, [KEYS.evalPass(which, split)]: r.pass }, 0);
+    };
+    const final = await evalAt();
+    log('final', final);
+    if (chosen.step === config.steps) {
+      log('best', final); // the best checkpoint is the final one: same weights, same draws, same numbers
+    } else {
+      restoreWeights(setup.policy.variables, chosen.weights, 'best checkpoint');
+      log('best', await evalAt());
+    }
+    run.logMetrics({ [KEYS.bestStep]: chosen.step }, 0);
+  } finally {
+    trainer.optimizer.dispose();
+    model.dispose();
+  }
+}

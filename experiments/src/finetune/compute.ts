@@ -1,0 +1,88 @@
+/**
+ * The finetune target: base-model avg@k on the eval splits (once per seed, on the parent run), then one
+ * child run per (method, seed) — trained here or reused when an identical child already FINISHED.
+ */
+import * as path from 'path';
+import { Rng } from '@rred/core';
+import { completerFromModel, evaluateSplit } from '@rred/evaluation';
+import { TransformerLM } from '@rred/lm';
+import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
+import { buildDatasets, type TaskRecord } from '@rred/tasks';
+import { codeStateTags } from '../common/code-state';
+import { repoRoot } from '../common/load-config';
+import { loadSplit } from '../common/rollouts';
+import { trainChild, type ChildData } from './child';
+import { runChildren, type ChildrenOutcome, type ChildTrainer } from './children';
+import type { FinetuneConfig } from './config';
+import { planChildren } from './plan';
+
+/** Parent-run metric of the starting model: `base.<split>.avg_at_k`, step = index of the seed in config.seeds. */
+export const baseKey = (split: string) => `base.${split}.avg_at_k`;
+
+/** Problems of every split the target touches, read once (sizes after scale, identical for all children). */
+export function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildData {
+  const plan = planChildren(config, '')[0].config;
+  const evalSplits: Record<string, readonly TaskRecord[]> = {};
+  for (const split of plan.evaluation.splits) evalSplits[split] = loadSplit(split, plan.evaluation.problems);
+  return {
+    loadModel: () => TransformerLM.fromCheckpoint(checkpointFile),
+    train: buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems }).train,
+    validation: loadSplit('validation', plan.validation.problems),
+    evalSplits,
+  };
+}
+
+/** avg@k of the starting model on each eval split, with the same draws a child's eval uses for that seed. */
+export async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData): Promise<void> {
+  const plan = planChildren(config, '')[0].config;
+  const model = data.loadModel();
+  try {
+    const complete = completerFromModel(model, model.tokenizer.eos);
+    for (const [i, seed] of config.seeds.entries()) {
+      const rng = new Rng(seed);
+      for (const split of plan.evaluation.splits) {
+        const report = await evaluateSplit(
+          complete,
+          model.tokenizer,
+          data.evalSplits[split],
+          { samplesPerProblem: plan.evaluation.samplesPerProblem, temperature: 1, maxNewTokens: plan.grpo.maxNewTokens, batchSize: plan.evaluation.batchSize },
+          rng.fork(`eval-${split}`),
+        );
+        run.logMetrics({ [baseKey(split)]: report.metrics.avgAtK.value }, i);
+      }
+      process.stderr.write(`finetune: base model evaluated for seed ${seed}\n`);
+    }
+  } finally {
+    model.dispose();
+  }
+}
+
+export interface FinetuneComputeOptions {
+  store: Store;
+  run: Run;
+  config: FinetuneConfig;
+  checkpointHash: string;
+  backend: BackendInfo;
+  /** Injected in tests (a fake trainer); default trains with the real model. */
+  train?: ChildTrainer;
+  data?: ChildData;
+}
+
+export async function computeFinetune(o: FinetuneComputeOptions): Promise<ChildrenOutcome> {
+  const plans = planChildren(o.config, o.checkpointHash);
+  let train = o.train;
+  if (!train) {
+    const data = o.data ?? loadChildData(o.config, path.resolve(repoRoot(), o.config.checkpoint));
+    await evaluateBase(o.run, o.config, data);
+    train = (run, config, label) => trainChild(run, config, data, label);
+  }
+  return runChildren({
+    store: o.store,
+    parent: o.run,
+    plans,
+    train,
+    backend: o.backend,
+    context: captureRunContext({ backend: o.backend, argv: process.argv }),
+    tags: { ...codeStateTags(), checkpointHash: o.checkpointHash },
+  });
+}

@@ -1,0 +1,70 @@
+/** Learning-curve math on stored validation points: seed means, and when a curve first reaches a target. */
+
+export interface CurvePoint {
+  step: number;
+  /** Validation avg@k at this step. */
+  avg: number;
+  /** Training wall time (sampling + redistribution + update; validation excluded) up to this step, seconds. */
+  trainSeconds: number;
+}
+
+/** Mean over seeds at every step that all curves share (steps in increasing order). */
+export function meanCurve(curves: readonly (readonly CurvePoint[])[]): CurvePoint[] {
+  if (curves.length === 0) return [];
+  const shared = curves
+    .map((c) => new Set(c.map((p) => p.step)))
+    .reduce((a, b) => new Set([...a].filter((s) => b.has(s))));
+  return [...shared]
+    .sort((a, b) => a - b)
+    .map((step) => {
+      const pts = curves.map((c) => c.find((p) => p.step === step)!);
+      return {
+        step,
+        avg: pts.reduce((s, p) => s + p.avg, 0) / pts.length,
+        trainSeconds: pts.reduce((s, p) => s + p.trainSeconds, 0) / pts.length,
+      };
+    });
+}
+
+/** First point (by step) whose avg is ≥ target; null when the curve never gets there. */
+export function firstReach(curve: readonly CurvePoint[], target: number): CurvePoint | null {
+  if (Number.isNaN(target)) return null;
+  return [...curve].sort((a, b) => a.step - b.step).find((p) => p.avg >= target) ?? null;
+}
+
+export interface EfficiencyRow {
+  method: string;
+  /** GRPO's final validation avg@k (mean over its seeds). */
+  target: number;
+  /** Step at which the method's seed-mean curve first reaches the target (null: never within the run). */
+  steps: number | null;
+  seconds: number | null;
+  /** GRPO steps to reach / method steps to reach: > 1 = fewer steps than GRPO. */
+  stepRatio: number | null;
+  timeRatio: number | null;
+}
+
+/**
+ * Sample efficiency against GRPO (paper Sec. 4, Tab. 1 "efficiency"): the target is the final point of
+ * GRPO's seed-mean validation curve; each method's steps (and training seconds) to first reach it on its
+ * own seed-mean curve, and GRPO's over the method's. A curve at step 0 is the untrained model, so a
+ * target at or below it is reached at step 0 by every method and the ratio is undefined (null).
+ */
+export function sampleEfficiency(meanCurves: Record<string, readonly CurvePoint[]>, baseline = 'grpo'): EfficiencyRow[] {
+  const base = meanCurves[baseline];
+  if (!base || base.length === 0) return [];
+  const target = base.reduce((a, b) => (b.step > a.step ? b : a)).avg;
+  const baseHit = firstReach(base, target);
+  return Object.entries(meanCurves).map(([method, curve]) => {
+    const hit = firstReach(curve, target);
+    const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && a > 0 && b > 0 ? a / b : null);
+    return {
+      method,
+      target,
+      steps: hit ? hit.step : null,
+      seconds: hit ? hit.trainSeconds : null,
+      stepRatio: ratio(baseHit?.step, hit?.step),
+      timeRatio: ratio(baseHit?.trainSeconds, hit?.trainSeconds),
+    };
+  });
+}

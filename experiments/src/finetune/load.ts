@@ -1,0 +1,86 @@
+/** A finetune parent run and its children, read from the store alone (no model). */
+import type { RunDetail, Store } from '@rred/results-store';
+import { UserError } from '@rred/core';
+import { KEYS } from './child';
+import { CHILD_TAG_PREFIX } from './children';
+import { baseKey } from './compute';
+import { finetuneConfigSchema, type FinetuneConfig } from './config';
+import type { CurvePoint } from './curves';
+import { childKey, type ChildConfig } from './plan';
+
+export interface ChildResult {
+  key: string;
+  method: string;
+  seed: number;
+  runId: string;
+  config: ChildConfig;
+  curve: CurvePoint[];
+  /** avg@k per eval split at the final and at the best checkpoint. */
+  final: Record<string, number>;
+  best: Record<string, number>;
+  bestStep: number;
+  trainSeconds: number;
+  /** Mean per-step wall time (ms) of sampling, redistribution and update. */
+  stepMs: number;
+  /** Share of traces with A ≠ 0 that kept uniform σ because the references did not fit the context (NaN for grpo). */
+  fallbackFraction: number;
+}
+
+export interface FinetuneRunData {
+  parent: RunDetail;
+  config: FinetuneConfig;
+  children: ChildResult[];
+  /** Starting model's avg@k per split, one value per seed (config.seeds order). */
+  base: Record<string, number[]>;
+}
+
+function history(store: Store, runId: string, key: string): Map<number, number> {
+  return new Map(store.metricHistory(runId, key).map((p) => [p.step, p.value ?? NaN]));
+}
+
+function lastMetric(run: RunDetail, key: string): number {
+  const v = run.metrics[key];
+  if (v === undefined) throw new UserError(`finetune run ${run.id}: metric '${key}' is missing from the store`);
+  return v ?? NaN;
+}
+
+export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData {
+  const parent = store.getRun(parentId);
+  const config = finetuneConfigSchema.parse(parent.config);
+  const children: ChildResult[] = [];
+  for (const method of config.methods) {
+    for (const seed of config.seeds) {
+      const key = childKey(method, seed);
+      const id = parent.tags[`${CHILD_TAG_PREFIX}${key}`];
+      if (!id) throw new UserError(`finetune run ${parent.id}: no child run recorded for ${key}`);
+      const run = store.getRun(id);
+      const avg = history(store, id, KEYS.validationAvg);
+      const seconds = history(store, id, KEYS.validationSeconds);
+      const curve = [...avg.keys()].sort((a, b) => a - b).map((step) => ({ step, avg: avg.get(step)!, trainSeconds: seconds.get(step) ?? NaN }));
+      const childConfig = run.config as ChildConfig;
+      const stepMs = [...history(store, id, 'grpo.stepMs').values()];
+      const fallback = [...history(store, id, KEYS.fallback).values()].reduce((a, b) => a + b, 0);
+      const estimated = [...history(store, id, KEYS.estimated).values()].reduce((a, b) => a + b, 0);
+      children.push({
+        key,
+        method,
+        seed,
+        runId: id,
+        config: childConfig,
+        curve,
+        final: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('final', s))])),
+        best: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('best', s))])),
+        bestStep: lastMetric(run, KEYS.bestStep),
+        trainSeconds: lastMetric(run, KEYS.trainSeconds),
+        stepMs: stepMs.length ? stepMs.reduce((a, b) => a + b, 0) / stepMs.length : NaN,
+        fallbackFraction: fallback + estimated > 0 ? fallback / (fallback + estimated) : NaN,
+      });
+    }
+  }
+  const base: Record<string, number[]> = {};
+  for (const split of config.evaluation.splits) {
+    const h = history(store, parent.id, baseKey(split));
+    base[split] = config.seeds.map((_, i) => h.get(i) ?? NaN);
+  }
+  return { parent, config, children, base };
+}

@@ -1,0 +1,187 @@
+/** results/finetune/: table.md, eval.csv, curves.csv and the learning-curve plots, from the store alone. */
+import * as path from 'path';
+import type { Store } from '@rred/results-store';
+import { csvHeader, markdownHeader } from '../common/provenance';
+import { writePlot } from '../report/plot';
+import { fmt, toCsv, toMarkdown, writeText, type Table } from '../report/table';
+import { loadFinetuneRun, type FinetuneRunData } from './load';
+import type { MeanCi } from './stats';
+import { summarize, type FinetuneSummary } from './summary';
+
+const COMMAND = 'npx nx run experiments:tables';
+
+function ci(c: MeanCi | undefined): string {
+  if (!c) return '—';
+  return Number.isNaN(c.lo) ? fmt(c.mean) : `${fmt(c.mean)} ± ${fmt(c.hi - c.mean)}`;
+}
+
+const nullable = (v: number | null, digits = 3) => (v === null ? 'not reached' : fmt(v, digits));
+
+function runIds(data: FinetuneRunData): string[] {
+  return [data.parent.id, ...data.children.map((c) => c.runId)];
+}
+
+function evalTable(s: FinetuneSummary, k: number): Table {
+  return {
+    columns: ['method', 'lr', 'checkpoint', ...s.splits.map((x) => `${x} avg@${k}`), 'mean over splits'],
+    rows: s.evalRows.map((r) => [
+      r.method,
+      r.lr === null ? '—' : r.lr.toExponential(0),
+      r.checkpoint === 'best' ? `best (mean step ${fmt(r.meanBestStep, 1)})` : r.checkpoint,
+      ...s.splits.map((x) => ci(r.cells[x])),
+      ci(r.cells.mean),
+    ]),
+  };
+}
+
+function evalCsv(s: FinetuneSummary): Table {
+  const cols = [...s.splits, 'mean'];
+  return {
+    columns: ['method', 'lr', 'checkpoint', 'mean_best_step', ...cols.flatMap((c) => [`${c}_mean`, `${c}_lo`, `${c}_hi`, `${c}_seeds`])],
+    rows: s.evalRows.map((r) => [r.method, r.lr, r.checkpoint, r.meanBestStep, ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n])]),
+  };
+}
+
+function efficiencyTable(s: FinetuneSummary): Table {
+  return {
+    columns: ['method', 'target (GRPO final val.)', 'steps to reach', 'GRPO steps / steps', 'train s to reach', 'GRPO s / s', 's per step', 'train s total', 'σ fallback share'],
+    rows: s.efficiency.map((e) => {
+      const c = s.cost.find((x) => x.method === e.method)!;
+      return [
+        e.method,
+        fmt(e.target),
+        e.steps === null ? 'not reached' : String(e.steps),
+        nullable(e.stepRatio, 2),
+        nullable(e.seconds, 1),
+        nullable(e.timeRatio, 2),
+        fmt(c.stepSeconds, 2),
+        fmt(c.trainSeconds, 1),
+        e.method === 'grpo' ? '—' : fmt(c.fallbackFraction),
+      ];
+    }),
+  };
+}
+
+function curvesCsv(s: FinetuneSummary): Table {
+  const rows: Table['rows'] = [];
+  for (const m of s.curves) {
+    for (const sd of m.seeds) for (const p of sd.curve) rows.push([m.method, sd.seed, sd.runId, p.step, p.trainSeconds, p.avg]);
+    for (const p of m.mean) rows.push([m.method, 'mean', '', p.step, p.trainSeconds, p.avg]);
+  }
+  return { columns: ['method', 'seed', 'run', 'step', 'train_seconds', 'validation_avg_at_k'], rows };
+}
+
+function runsTable(data: FinetuneRunData): Table {
+  return {
+    columns: ['run', 'method', 'seed', 'steps', 'best step', 'val. start', 'val. final', 'val. best', 'train s', 's per step'],
+    rows: data.children.map((c) => {
+      const last = c.curve[c.curve.length - 1];
+      return [
+        c.runId,
+        c.method,
+        String(c.seed),
+        String(c.config.steps),
+        String(c.bestStep),
+        fmt(c.curve[0]?.avg),
+        fmt(last?.avg),
+        fmt(Math.max(...c.curve.map((p) => p.avg))),
+        fmt(c.trainSeconds, 1),
+        fmt(c.stepMs / 1000, 2),
+      ];
+    }),
+  };
+}
+
+function setting(data: FinetuneRunData): string {
+  const c = data.config;
+  const child = data.children[0]?.config;
+  const g = c.grpo;
+  return (
+    `Setting: ${c.methods.length} methods × ${c.seeds.length} seeds (${c.seeds.join(', ')}), each run from the same starting checkpoint; ` +
+    `${child?.steps ?? c.steps} GRPO steps of ${g.promptsPerStep} prompts × G = ${g.groupSize} (≤ ${g.maxNewTokens} new tokens, T = ${g.temperature}, ` +
+    `${g.importanceSampling}-level ratios, loss ${g.lossType}, ε = ${g.epsilon}, β = ${g.beta}), AdamW with ${c.optimizer.warmupSteps} warmup steps and cosine decay to ` +
+    `${c.optimizer.minLrRatio} × lr; only the lr differs between methods. rredcot: ${c.rredcot.referenceSource} references (≤ ${c.rredcot.maxReferences}), ` +
+    `v̂ = ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}; rredcot-own: ${c.rredcotOwn.referenceSource} references, ` +
+    `v̂ = ${c.rredcotOwn.terms}, ${c.rredcotOwn.space} space, ${c.rredcotOwn.normalization} (τ = ${c.rredcotOwn.tau}); ${c.segmentation.strategy} segmentation, ` +
+    `K ≤ ${c.segmentation.maxSegments}. Validation: avg@${c.validation.samplesPerProblem} on the first ${child?.validation.problems ?? c.validation.problems} ` +
+    `validation problems every ${child?.validation.every ?? c.validation.every} steps; evaluation: avg@${c.evaluation.samplesPerProblem} (T = 1) on the first ` +
+    `${child?.evaluation.problems ?? c.evaluation.problems} problems of each split. Intervals: ${Math.round(c.confidence * 100)} % Student-t over seeds. ` +
+    `Evaluation draws depend on the seed only, so methods are compared on paired samples.`
+  );
+}
+
+export function renderFinetuneTables(store: Store, runId: string, outDir: string): string[] {
+  const data = loadFinetuneRun(store, runId);
+  const s = summarize(data);
+  const k = data.config.evaluation.samplesPerProblem;
+  const kv = data.config.validation.samplesPerProblem;
+  const ids = runIds(data);
+  const md = [
+    markdownHeader('GRPO vs RREDCoT-GRPO fine-tuning (paper Sec. 4, Tab. 1, Tab. 2, App. 10.3)', store, ids, COMMAND),
+    setting(data),
+    '',
+    `## avg@${k} on held-out splits (mean ± half-width over seeds)`,
+    '',
+    `"start" is the untrained checkpoint (same draws per seed); "best" is the checkpoint with the highest validation avg@${kv} (step 0 included).`,
+    '',
+    toMarkdown(evalTable(s, k)),
+    `## Sample efficiency against GRPO (validation avg@${kv}, seed-mean curves)`,
+    '',
+    `Target: GRPO's final seed-mean validation avg@${kv}. "GRPO steps / steps" > 1 means the method reached it in fewer steps; ` +
+      '"train s" counts sampling, redistribution and updates (validation excluded). σ fallback share: traces with A ≠ 0 whose ' +
+      'references did not fit the context after their thinking and so kept uniform σ (Eq. 12).',
+    '',
+    s.efficiency.length ? toMarkdown(efficiencyTable(s)) : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
+    '## Runs',
+    '',
+    toMarkdown(runsTable(data)),
+  ].join('\n');
+  const files = [path.join(outDir, 'table.md'), path.join(outDir, 'eval.csv'), path.join(outDir, 'curves.csv')];
+  writeText(files[0], md);
+  writeText(files[1], csvHeader(store, ids) + toCsv(evalCsv(s)));
+  writeText(files[2], csvHeader(store, ids) + toCsv(curvesCsv(s)));
+  return files;
+}
+
+function curveSpec(s: FinetuneSummary, x: 'step' | 'trainSeconds', title: string, xTitle: string, kv: number, subtitle: string) {
+  const seedValues = s.curves.flatMap((m) => m.seeds.flatMap((sd) => sd.curve.map((p) => ({ method: m.method, run: `${m.method} seed ${sd.seed}`, x: p[x], avg: p.avg }))));
+  const meanValues = s.curves.flatMap((m) => m.mean.map((p) => ({ method: m.method, x: p[x], avg: p.avg })));
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: s.curves.map((c) => c.method) };
+  return {
+    title: { text: title, subtitle },
+    width: 460,
+    height: 280,
+    layer: [
+      {
+        data: { values: seedValues },
+        mark: { type: 'line', opacity: 0.25, strokeWidth: 1 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', title: xTitle },
+          y: { field: 'avg', type: 'quantitative' },
+          color,
+          detail: { field: 'run', type: 'nominal' },
+        },
+      },
+      {
+        data: { values: meanValues },
+        mark: { type: 'line', point: true, strokeWidth: 2.5 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', title: xTitle },
+          y: { field: 'avg', type: 'quantitative', title: `validation avg@${kv} (thick: mean over seeds; thin: seeds)` },
+          color,
+        },
+      },
+    ],
+  };
+}
+
+export async function renderFinetunePlots(store: Store, runId: string, outDir: string): Promise<string[]> {
+  const data = loadFinetuneRun(store, runId);
+  const s = summarize(data);
+  const kv = data.config.validation.samplesPerProblem;
+  const subtitle = `run ${runId}: ${data.config.methods.length} methods × ${data.config.seeds.length} seeds`;
+  return [
+    ...(await writePlot(outDir, 'curves_by_step', curveSpec(s, 'step', 'Validation accuracy vs GRPO step', 'optimizer step', kv, subtitle))),
+    ...(await writePlot(outDir, 'curves_by_time', curveSpec(s, 'trainSeconds', 'Validation accuracy vs training wall time', 'training seconds (validation excluded)', kv, subtitle))),
+  ];
+}

@@ -1,0 +1,66 @@
+/** The numbers the finetune tables show, computed from the loaded runs (pure; tested on synthetic data). */
+import { meanCurve, sampleEfficiency, type CurvePoint, type EfficiencyRow } from './curves';
+import type { FinetuneRunData } from './load';
+import { meanCi, type MeanCi } from './stats';
+
+export interface EvalRow {
+  method: string;
+  /** 'start' (the untrained model), 'final' or 'best'. */
+  checkpoint: 'start' | 'final' | 'best';
+  lr: number | null;
+  /** Per split, then 'mean' (mean over splits per seed, then over seeds). */
+  cells: Record<string, MeanCi>;
+  /** Mean (over seeds) step of the best checkpoint (best rows only). */
+  meanBestStep: number | null;
+}
+
+export interface MethodCurve {
+  method: string;
+  mean: CurvePoint[];
+  seeds: { seed: number; runId: string; curve: CurvePoint[] }[];
+}
+
+export interface FinetuneSummary {
+  splits: string[];
+  evalRows: EvalRow[];
+  curves: MethodCurve[];
+  efficiency: EfficiencyRow[];
+  /** Per method: mean s/step, mean fallback fraction, mean training seconds. */
+  cost: { method: string; stepSeconds: number; trainSeconds: number; fallbackFraction: number }[];
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+export function summarize(data: FinetuneRunData): FinetuneSummary {
+  const { config } = data;
+  const splits = config.evaluation.splits;
+  const level = config.confidence;
+  const cellsOf = (perSeed: Record<string, number>[]): Record<string, MeanCi> => {
+    const cells: Record<string, MeanCi> = {};
+    for (const s of splits) cells[s] = meanCi(perSeed.map((r) => r[s]), level);
+    cells.mean = meanCi(perSeed.map((r) => mean(splits.map((s) => r[s]))), level);
+    return cells;
+  };
+  const evalRows: EvalRow[] = [];
+  const baseSeeds = config.seeds.map((_, i) => Object.fromEntries(splits.map((s) => [s, data.base[s]?.[i] ?? NaN])));
+  if (baseSeeds.some((r) => splits.some((s) => !Number.isNaN(r[s])))) {
+    evalRows.push({ method: 'start', checkpoint: 'start', lr: null, cells: cellsOf(baseSeeds), meanBestStep: null });
+  }
+  const curves: MethodCurve[] = [];
+  const cost: FinetuneSummary['cost'] = [];
+  for (const method of config.methods) {
+    const runs = data.children.filter((c) => c.method === method);
+    const lr = config.learningRates[method];
+    evalRows.push({ method, checkpoint: 'final', lr, cells: cellsOf(runs.map((r) => r.final)), meanBestStep: null });
+    evalRows.push({ method, checkpoint: 'best', lr, cells: cellsOf(runs.map((r) => r.best)), meanBestStep: mean(runs.map((r) => r.bestStep)) });
+    curves.push({ method, mean: meanCurve(runs.map((r) => r.curve)), seeds: runs.map((r) => ({ seed: r.seed, runId: r.runId, curve: r.curve })) });
+    cost.push({
+      method,
+      stepSeconds: mean(runs.map((r) => r.stepMs / 1000)),
+      trainSeconds: mean(runs.map((r) => r.trainSeconds)),
+      fallbackFraction: method === 'grpo' ? NaN : mean(runs.map((r) => r.fallbackFraction)),
+    });
+  }
+  const efficiency = config.methods.includes('grpo') ? sampleEfficiency(Object.fromEntries(curves.map((c) => [c.method, c.mean]))) : [];
+  return { splits, evalRows, curves, efficiency, cost };
+}
