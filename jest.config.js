@@ -9,4 +9,5 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 120000,
+  reporters: ['default', '<rootDir>/tools/jest-summary-reporter.js'],
 };
