@@ -1,0 +1,152 @@
+/**
+ * experiments:finetune on a temporary store with a fake child trainer (no model): table and curve
+ * numbers from a synthetic store, byte-identical re-renders, resume skipping FINISHED children, a
+ * failing child, and a bad config writing nothing.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { UserError } from '@rred/core';
+import { openStore, type Run } from '@rred/results-store';
+import { KEYS } from '../experiments/src/finetune/child';
+import type { ChildTrainer } from '../experiments/src/finetune/children';
+import { runFinetuneCommand } from '../experiments/src/finetune/command';
+import type { ChildConfig } from '../experiments/src/finetune/plan';
+import { renderExperiment } from '../experiments/src/render/registry';
+
+const METHOD_INDEX: Record<string, number> = { grpo: 0, rredcot: 1, 'rredcot-own': 2 };
+const SLOPE: Record<string, number> = { grpo: 0.2, rredcot: 0.5, 'rredcot-own': 0.1 };
+
+/** Validation avg of the fake: start 0.1 + 0.01·seed, rising linearly with the method's slope. */
+const fakeAvg = (method: string, seed: number, step: number, steps: number) => 0.1 + 0.01 * seed + (SLOPE[method] * step) / steps;
+/** Training seconds of the fake: 1 s per step for grpo, 1.5 s for rredcot, 2 s for rredcot-own. */
+const fakeSeconds = (method: string, step: number) => step * (1 + 0.5 * METHOD_INDEX[method]);
+/** avg@k of the fake on eval split i at the final checkpoint; best = final − 0.05 (best step 2). */
+const fakeEval = (method: string, seed: number, i: number) => 0.2 + 0.1 * METHOD_INDEX[method] + 0.02 * seed + 0.01 * i;
+
+function fakeTrainer(calls: string[], failOn: string | null = null): ChildTrainer {
+  return async (run: Run, c: ChildConfig) => {
+    const key = `${c.method}.seed${c.seed}`;
+    calls.push(key);
+    if (key === failOn) throw new Error(`fake failure in ${key}`);
+    for (let step = 0; step <= c.steps; step++) {
+      if (step > 0) {
+        run.logMetrics({ 'grpo.stepMs': 1000 * (1 + 0.5 * METHOD_INDEX[c.method]) }, step);
+        if (c.method !== 'grpo') run.logMetrics({ [KEYS.fallback]: 1, [KEYS.estimated]: 3 }, step);
+      }
+      if (step % c.validation.every === 0 || step === c.steps) {
+        run.logMetrics({ [KEYS.validationAvg]: fakeAvg(c.method, c.seed, step, c.steps), [KEYS.validationPass]: 0.5, [KEYS.validationSeconds]: fakeSeconds(c.method, step) }, step);
+      }
+    }
+    c.evaluation.splits.forEach((split, i) => {
+      run.logMetrics({ [KEYS.evalAvg('final', split)]: fakeEval(c.method, c.seed, i), [KEYS.evalPass('final', split)]: 0.9 }, 0);
+      run.logMetrics({ [KEYS.evalAvg('best', split)]: fakeEval(c.method, c.seed, i) - 0.05, [KEYS.evalPass('best', split)]: 0.9 }, 0);
+    });
+    run.logMetrics({ [KEYS.bestStep]: 2, [KEYS.trainSeconds]: fakeSeconds(c.method, c.steps) }, 0);
+  };
+}
+
+describe('experiments:finetune with a fake trainer', () => {
+  let dir: string;
+  let storeFile: string;
+  let configFile: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-finetune-'));
+    storeFile = path.join(dir, 'store.sqlite');
+    configFile = path.join(dir, 'finetune.json');
+    fs.writeFileSync(configFile, JSON.stringify({ steps: 4, seeds: [1, 2, 3], validation: { every: 2, problems: 5 }, evaluation: { problems: 5 } }));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const deps = (train: ChildTrainer) => ({ train, backend: { backend: 'cpu', openblasThreads: null }, checkpointHash: 'f'.repeat(64) });
+  const argv = (out: string, extra: string[] = []) => ['--config', configFile, '--store', storeFile, '--out', out, ...extra];
+
+  it('renders the eval table, the sample-efficiency ratio and the curves from the store, byte-identically again', async () => {
+    const calls: string[] = [];
+    const out = path.join(dir, 'out');
+    const { runId, files } = await runFinetuneCommand(argv(out), deps(fakeTrainer(calls)));
+    expect(calls).toEqual(['grpo.seed1', 'grpo.seed2', 'grpo.seed3', 'rredcot.seed1', 'rredcot.seed2', 'rredcot.seed3', 'rredcot-own.seed1', 'rredcot-own.seed2', 'rredcot-own.seed3']);
+    expect(files.map((f) => path.basename(f)).sort()).toEqual(
+      ['curves.csv', 'eval.csv', 'table.md', ...['curves_by_step', 'curves_by_time'].flatMap((n) => [`${n}.png`, `${n}.svg`, `${n}.vl.json`])].sort(),
+    );
+    const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
+    // grpo final on eval-easy: seeds give 0.22, 0.24, 0.26 → mean 0.24, half-width t_{0.975,2} · 0.02 / √3
+    const half = (4.302653 * 0.02) / Math.sqrt(3);
+    expect(md).toContain(`| grpo | 2e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`);
+    expect(md).toContain(`| rredcot | 1e-4 | best (mean step 2.0) | 0.290 ± ${half.toFixed(3)} |`);
+    // GRPO's seed-mean curve ends at 0.12 + 0.2 = 0.32 (first reached at step 4, 4 s); rredcot's is 0.37 at step 2 (3 s)
+    expect(md).toContain('| grpo | 0.320 | 4 | 1.00 | 4.0 | 1.00 | 1.00 | 4.0 | — |');
+    expect(md).toContain('| rredcot | 0.320 | 2 | 2.00 | 3.0 | 1.33 | 1.50 | 6.0 | 0.250 |');
+    expect(md).toContain('| rredcot-own | 0.320 | not reached | not reached | not reached | not reached | 2.00 | 8.0 | 0.250 |');
+    const csv = fs.readFileSync(path.join(out, 'curves.csv'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(csv[0]).toBe('method,seed,run,step,train_seconds,validation_avg_at_k');
+    const rredcotMean = csv.filter((l) => l.startsWith('rredcot,mean,')).map((l) => l.split(',').slice(3).map(Number));
+    const expected = [[0, 0, 0.12], [2, 3, 0.37], [4, 6, 0.62]]; // step, seconds, mean of 0.1 + 0.01·seed + 0.5·step/4
+    expect(rredcotMean).toHaveLength(3);
+    rredcotMean.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(expected[i][j], 12)));
+    expect(csv).toHaveLength(1 + 9 * 3 + 3 * 3);
+
+    // tables/plots re-render from the store alone: same bytes
+    const again = path.join(dir, 'again');
+    const store = openStore(storeFile);
+    try {
+      await renderExperiment('finetune', store, runId, path.join(again));
+    } finally {
+      store.close();
+    }
+    for (const f of files) expect(fs.readFileSync(path.join(again, path.basename(f)))).toEqual(fs.readFileSync(f));
+  });
+
+  it('resume: FINISHED children with the same config hash are reused; a failed child and the rest are trained', async () => {
+    const first: string[] = [];
+    await expect(runFinetuneCommand(argv(path.join(dir, 'o1')), deps(fakeTrainer(first, 'rredcot.seed2')))).rejects.toThrow(/fake failure in rredcot.seed2/);
+    expect(first).toEqual(['grpo.seed1', 'grpo.seed2', 'grpo.seed3', 'rredcot.seed1', 'rredcot.seed2']);
+    let store = openStore(storeFile);
+    const parents1 = store.listRuns({ experiment: 'finetune' }).filter((r) => r.parentRunId === null);
+    expect(parents1.map((r) => r.status)).toEqual(['FAILED']);
+    expect(store.listRuns({ experiment: 'finetune', status: 'FAILED' })).toHaveLength(2); // the parent and rredcot.seed2
+    store.close();
+
+    const second: string[] = [];
+    const { runId } = await runFinetuneCommand(argv(path.join(dir, 'o2')), deps(fakeTrainer(second)));
+    expect(second).toEqual(['rredcot.seed2', 'rredcot.seed3', 'rredcot-own.seed1', 'rredcot-own.seed2', 'rredcot-own.seed3']);
+
+    const third: string[] = [];
+    const { runId: runId3 } = await runFinetuneCommand(argv(path.join(dir, 'o3')), deps(fakeTrainer(third)));
+    expect(third).toEqual([]);
+    store = openStore(storeFile);
+    try {
+      const tags = (id: string) => Object.entries(store.getRun(id).tags).filter(([k]) => k.startsWith('child.')).sort();
+      expect(tags(runId3)).toEqual(tags(runId));
+      expect(tags(runId3)).toHaveLength(9);
+      expect(store.getRun(runId3).metrics).toMatchObject({ children: 9, ran: 0, reused: 9 });
+    } finally {
+      store.close();
+    }
+    // a changed shared hyperparameter changes every child's hash: nothing is reused
+    const fourth: string[] = [];
+    await runFinetuneCommand(argv(path.join(dir, 'o4'), ['--methods', '["grpo"]', '--seeds', '[1]', '--grpo.epsilon', '0.3']), deps(fakeTrainer(fourth)));
+    expect(fourth).toEqual(['grpo.seed1']);
+  });
+
+  it('a bad config is a UserError naming the field, and nothing is written', async () => {
+    const out = path.join(dir, 'out');
+    const cases: [string[], RegExp][] = [
+      [['--steps', '-1'], /steps: got -1/],
+      [['--seeds', '[1, 1]'], /seeds: \[1,1\] has repeats/],
+      [['--learningRates.grpo', '0'], /learningRates\.grpo: got 0/],
+      [['--methods', '["ppo"]'], /methods\.0/],
+      [['--evaluation.problems', '100000'], /has 500 problems, 100000 were asked for/],
+      [['--nope', '1'], /unknown flag --nope/],
+    ];
+    for (const [extra, message] of cases) {
+      const p = runFinetuneCommand(argv(out, extra), deps(fakeTrainer([])));
+      await expect(p).rejects.toThrow(UserError);
+      await expect(runFinetuneCommand(argv(out, extra), deps(fakeTrainer([])))).rejects.toThrow(message);
+    }
+    fs.writeFileSync(configFile, JSON.stringify({ stpes: 3 }));
+    await expect(runFinetuneCommand(argv(out), deps(fakeTrainer([])))).rejects.toThrow(/unknown key 'stpes'/);
+    expect(fs.existsSync(storeFile)).toBe(false);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});
