@@ -1,0 +1,66 @@
+/**
+ * trainChild on a tiny random transformer (cpu backend): the metric keys and steps it writes are the
+ * ones load.ts reads, validation runs at 0, every N and the last step, and the eval splits get final
+ * and best numbers (identical when the best checkpoint is the final one).
+ */
+import { Rng } from '@rred/core';
+import { initEngine } from '@rred/engine';
+import { createTransformer, Tokenizer, TransformerLM } from '@rred/lm';
+import { TASK_ALPHABET, type TaskRecord } from '@rred/tasks';
+import { KEYS, trainChild } from './child';
+import { finetuneConfigSchema } from './config';
+import { planChildren } from './plan';
+
+const record = (i: number): TaskRecord =>
+  ({ id: `p${i}`, problem: `a=${i % 10}+1;?a`, answer: String((i + 1) % 10), solution: `a=${i % 10}+1=${(i + 1) % 10}`, split: 'train', meta: {} }) as TaskRecord;
+
+describe('trainChild', () => {
+  beforeAll(async () => {
+    await initEngine({ backend: 'cpu', quiet: true });
+  });
+
+  it.each(['grpo', 'rredcot'] as const)('%s: writes the validation curve, the eval table cells and the best step', async (method) => {
+    const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
+    const loadModel = () =>
+      new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 40, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 }, new Rng(0)), tokenizer);
+    const config = finetuneConfigSchema.parse({
+      methods: [method],
+      seeds: [4],
+      steps: 3,
+      grpo: { promptsPerStep: 2, groupSize: 2, maxNewTokens: 12 },
+      validation: { every: 2, problems: 2, samplesPerProblem: 2 },
+      evaluation: { splits: ['eval-easy', 'eval-hard'], problems: 2, samplesPerProblem: 2, batchSize: 8 },
+    });
+    const child = planChildren(config, 'hash')[0].config;
+    const metrics: { key: string; step: number; value: number }[] = [];
+    const sink = { logMetrics: (values: Record<string, number>, step: number) => Object.entries(values).forEach(([key, value]) => metrics.push({ key, step, value })) };
+    const records = Array.from({ length: 6 }, (_, i) => record(i));
+    await trainChild(sink, child, { loadModel, train: records, validation: records.slice(0, 2), evalSplits: { 'eval-easy': records.slice(2, 4), 'eval-hard': records.slice(4, 6) } }, 'test');
+
+    const at = (key: string) => metrics.filter((m) => m.key === key);
+    expect(at(KEYS.validationAvg).map((m) => m.step)).toEqual([0, 2, 3]);
+    expect(at(KEYS.validationSeconds).map((m) => m.value)[0]).toBe(0);
+    expect(at('grpo.stepMs').map((m) => m.step)).toEqual([1, 2, 3]);
+    if (method === 'rredcot') expect(at(KEYS.fallback).map((m) => m.step)).toEqual([1, 2, 3]);
+    else expect(at(KEYS.fallback)).toEqual([]);
+    for (const split of ['eval-easy', 'eval-hard']) {
+      for (const which of ['final', 'best'] as const) {
+        const v = at(KEYS.evalAvg(which, split));
+        expect(v).toHaveLength(1);
+        expect(v[0].value).toBeGreaterThanOrEqual(0);
+        expect(v[0].value).toBeLessThanOrEqual(1);
+      }
+    }
+    const bestStep = at(KEYS.bestStep)[0].value;
+    const validation = at(KEYS.validationAvg);
+    // the best step is the first with the highest validation avg (ties keep the earlier checkpoint)
+    const top = Math.max(...validation.map((m) => m.value));
+    expect(bestStep).toBe(validation.find((m) => m.value === top)!.step);
+    // a random model never answers right: every validation is 0, so the best is step 0 (restored from
+    // memory), and with zero-spread groups the weights never moved: best and final numbers coincide
+    expect(validation.every((m) => m.value === 0)).toBe(true);
+    expect(bestStep).toBe(0);
+    for (const split of ['eval-easy', 'eval-hard']) expect(at(KEYS.evalAvg('best', split))[0].value).toBe(at(KEYS.evalAvg('final', split))[0].value);
+    expect(at(KEYS.trainSeconds)[0].value).toBeGreaterThan(0);
+  });
+});
