@@ -10,7 +10,9 @@ import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
 
 const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
-type Method = (typeof METHODS)[number];
+/** Also timed: RREDCoT with one scoring call per exit point (no prefix sharing), to show what sharing saves. */
+const MEASURED = [...METHODS, 'rredcotPerExitPoint'] as const;
+type Method = (typeof MEASURED)[number];
 
 export const EstimatorsBenchConfigSchema = z
   .object({
@@ -46,6 +48,15 @@ export const EstimatorsBenchConfigSchema = z
   .strict();
 
 export type EstimatorsBenchConfig = z.infer<typeof EstimatorsBenchConfigSchema>;
+
+interface MethodSummary {
+  tokensForwardedPerTrace: number;
+  tokensGeneratedPerTrace: number;
+  forwardPassesPerTrace: number;
+  tokensBackpropagatedPerTrace: number;
+  wallMsPerTrace: number;
+  wallMsMedian: number;
+}
 
 interface Item {
   trace: Trace;
@@ -105,12 +116,13 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
   const { lm } = model;
   const rng = benchRng(config.seed, 'estimators');
   const mcConfig = { ...config.mc, horizon: 'completion' as const, temperature: 1 };
-  const bar = new ProgressBar('bench estimators', config.traces * (1 + METHODS.length), 5000);
+  const bar = new ProgressBar('bench estimators', config.traces * (1 + MEASURED.length), 5000);
   try {
     const { items, sampled } = await sampleItems(lm, config, rng.fork('traces'), bar);
     // Untimed warm-up of every method (first calls grow the wasm heap and set up kernels).
     const w = items[0];
     await rredcot(lm, w.trace, w.segments, w.inputs);
+    await rredcot(lm, w.trace, w.segments, w.inputs, { scoring: 'perExitPoint' });
     await leaveOneOut(lm, w.trace, w.segments, w.inputs);
     await gradientAttribution(lm, w.trace, w.segments, w.inputs);
     await truncatedMc(lm, w.trace, w.segments, w.inputs, { ...mcConfig, samplesPerExitPoint: 2 }, rng.fork('warm-up'));
@@ -119,6 +131,8 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
       switch (method) {
         case 'rredcot':
           return rredcot(lm, item.trace, item.segments, item.inputs);
+        case 'rredcotPerExitPoint':
+          return rredcot(lm, item.trace, item.segments, item.inputs, { scoring: 'perExitPoint' });
         case 'mc':
           return truncatedMc(lm, item.trace, item.segments, item.inputs, mcConfig, rng.fork(`mc-${index}`));
         case 'loo':
@@ -132,7 +146,7 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
     for (const [index, item] of items.entries()) {
       const row: Record<string, unknown> = { problemId: item.trace.problemId, completionTokens: item.trace.completion.length, K: item.segments.length, reward: item.trace.reward, sampleMs: round(item.sampleMs, 2) };
       // Methods interleaved per trace, so machine load drifts hit all of them alike.
-      for (const method of METHODS) {
+      for (const method of MEASURED) {
         const [result, wallMs] = await timed(() => run(method, item, index));
         const c = result.cost;
         row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2) };
@@ -149,19 +163,17 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
     }
 
     const field = (method: Method, key: string) => perTrace.map((r) => (r[method] as Record<string, number>)[key]);
-    const perMethod = Object.fromEntries(
-      METHODS.map((m) => [
-        m,
-        {
-          tokensForwardedPerTrace: round(sum(field(m, 'tokensForwarded')) / items.length),
-          tokensGeneratedPerTrace: round(sum(field(m, 'tokensGenerated')) / items.length),
-          forwardPassesPerTrace: round(sum(field(m, 'forwardPasses')) / items.length, 2),
-          tokensBackpropagatedPerTrace: round(sum(field(m, 'tokensBackpropagated')) / items.length),
-          wallMsPerTrace: round(sum(field(m, 'wallMs')) / items.length, 2),
-          wallMsMedian: round(median(field(m, 'wallMs')), 2),
-        },
-      ]),
-    ) as Record<Method, { tokensForwardedPerTrace: number; wallMsPerTrace: number }>;
+    const perMethod = {} as Record<Method, MethodSummary>;
+    for (const m of MEASURED) {
+      perMethod[m] = {
+        tokensForwardedPerTrace: round(sum(field(m, 'tokensForwarded')) / items.length),
+        tokensGeneratedPerTrace: round(sum(field(m, 'tokensGenerated')) / items.length),
+        forwardPassesPerTrace: round(sum(field(m, 'forwardPasses')) / items.length, 2),
+        tokensBackpropagatedPerTrace: round(sum(field(m, 'tokensBackpropagated')) / items.length),
+        wallMsPerTrace: round(sum(field(m, 'wallMs')) / items.length, 2),
+        wallMsMedian: round(median(field(m, 'wallMs')), 2),
+      };
+    }
     const wallRatio = (m: Method) => round(sum(field(m, 'wallMs')) / sum(field('rredcot', 'wallMs')), 2);
     const tokenRatio = (m: Method) => round(sum(field(m, 'tokensForwarded')) / sum(field('rredcot', 'tokensForwarded')), 2);
     const sampleMsPerTrace = round(sum(items.map((i) => i.sampleMs)) / items.length, 2);
@@ -172,6 +184,7 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
       costRatioGradientOverRredcot: wallRatio('gradient'),
       tokenRatioMcOverRredcot: tokenRatio('mc'),
       tokenRatioLooOverRredcot: tokenRatio('loo'),
+      prefixSharingSpeedup: { wall: wallRatio('rredcotPerExitPoint'), tokens: tokenRatio('rredcotPerExitPoint') },
       mcBar: 20,
       meetsMcBar: wallRatio('mc') >= 20,
       rredcotTokensMatchEveryTrace: perTrace.every((r) => r.rredcotTokensMatch === true),
@@ -194,8 +207,8 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
       measuredAt: new Date().toISOString(),
     };
     const file = writeBenchResult('estimators', out);
-    const rows = METHODS.map((m) => {
-      const p = out.perMethod[m] as unknown as Record<string, number>;
+    const rows = MEASURED.map((m) => {
+      const p = perMethod[m];
       return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
     });
     process.stdout.write(

@@ -7,6 +7,7 @@ import { UserError, runMain } from '@rred/core';
 import { runEngineBench } from './engine-bench';
 import { runLmBench } from './lm-bench';
 import { runEstimatorsBench } from './estimators-bench';
+import { runTrainingBench } from './training-bench';
 
 interface Section {
   name: string;
@@ -31,6 +32,10 @@ const SECTIONS: Section[] = [
   {
     name: 'estimators',
     run: ({ quick }) => runEstimatorsBench(quick ? { traces: 2, mc: { samplesPerExitPoint: 4 } } : {}),
+  },
+  {
+    name: 'training',
+    run: ({ quick }) => runTrainingBench(quick ? { reps: 1 } : {}),
   },
 ];
 

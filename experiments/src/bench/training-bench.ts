@@ -1,0 +1,213 @@
+import { parseConfig, ProgressBar } from '@rred/core';
+import { rredcotPresets, type Reference } from '@rred/estimators';
+import type { Trace } from '@rred/lm';
+import { segmentationConfig } from '@rred/segmentation';
+import { buildDatasets, DEFAULT_DATASET_SEED, type TaskRecord } from '@rred/tasks';
+import { captureWeights, estimatorRedistribution, GrpoTrainer, parseGrpoConfig, restoreWeights, taskGrpoSetup, type RedistributionHook } from '@rred/training';
+import { z } from 'zod';
+import { EMBEDDED_CHECKPOINT, loadBenchModel, median, sum } from './bench-data';
+import { round } from './timing';
+import { formatTable, writeBenchResult } from './write-result';
+
+const VARIANTS = ['grpo', 'immediate', 'value', 'both'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+export const TrainingBenchConfigSchema = z
+  .object({
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Policy checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
+    seed: z.number().int().default(1).describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch. Default 1.'),
+    promptsPerStep: z.number().int().min(1).default(8).describe('Prompts per step (issue 6: 8). Default 8.'),
+    groupSize: z.number().int().min(2).default(4).describe('G completions per prompt (issue 6 and paper App. 10: 4). Default 4.'),
+    maxSegments: z.number().int().min(1).default(10).describe('K of the hybrid segmentation (Sec. 3.1; issue 6: 10). Default 10.'),
+    maxSteps: z
+      .number()
+      .int()
+      .min(3)
+      .max(8)
+      .default(4)
+      .describe(
+        'Train-split problems with at most this many steps are used, so that every reference suffix fits after a trace in the 160-token ' +
+          'context (5–6-step problems often do not). Default 4; 3..8.',
+      ),
+    references: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1.'),
+    reps: z.number().int().min(1).default(3).describe('Timed steps per variant, interleaved (median reported). Default 3.'),
+  })
+  .strict();
+
+export type TrainingBenchConfig = z.infer<typeof TrainingBenchConfigSchema>;
+
+/**
+ * The first train-split problems (committed dataset seed) with at most `maxSteps` steps: GRPO's prompts.
+ * referenceSolutions order = record.solution then meta.alternativeSolutions, as the GRPO CLI uses them.
+ */
+function trainRecords(count: number, maxSteps: number): TaskRecord[] {
+  const { train } = buildDatasets(DEFAULT_DATASET_SEED, { train: count * 12, validation: 0, 'eval-easy': 0, 'eval-medium': 0, 'eval-hard': 0 });
+  const picked = train.filter((r) => Number(r.meta.steps) <= maxSteps).slice(0, count);
+  if (picked.length < count) throw new Error(`bench training: only ${picked.length} train problems have ≤ ${maxSteps} steps`);
+  return picked;
+}
+
+interface VariantSummary {
+  /** Medians over the timed reps. */
+  stepMs: number;
+  sampleMs: number;
+  redistributionMs: number;
+  updateMs: number;
+  allStepMs: number[];
+  /** Traces segmented and scored by RREDCoT (A ≠ 0 and every reference fits). */
+  estimatedTraces: number;
+  /** Traces with A ≠ 0 given uniform σ because a reference suffix would not fit after their thinking. */
+  tracesSkippedReferenceTooLong: number;
+}
+
+function fingerprint(traces: Trace[]): string {
+  return traces.map((t) => `${t.problemId}:${t.completion.join(',')}`).join('|');
+}
+
+/**
+ * One GRPO step per variant on the same batch, timed in one process. A step is what `GrpoTrainer.trainStep`
+ * does: sample G completions for each prompt + verifier reward + advantages (+ for RREDCoT: segment each
+ * trace with A ≠ 0 and score its exit points, then σ) + loss, backward and the AdamW update. The
+ * weights are restored before every step, so every step samples the same batch from the same policy.
+ */
+export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
+  const config = parseConfig(TrainingBenchConfigSchema, rawConfig, 'training bench config');
+  const model = await loadBenchModel(config.checkpoint);
+  const { lm } = model;
+  const tok = lm.tokenizer;
+  const records = trainRecords(config.promptsPerStep, config.maxSteps);
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const references = (id: string): Reference[] => {
+    const r = byId.get(id)!;
+    const alternatives = Array.isArray(r.meta.alternativeSolutions) ? (r.meta.alternativeSolutions as string[]) : [];
+    return [r.solution, ...alternatives].slice(0, config.references).map((s) => ({ solution: tok.encode(s), answer: tok.encode(r.answer) }));
+  };
+  const fits = (t: Trace) => t.prompt.length + t.thinkEnd + Math.max(...references(t.problemId).map((r) => r.solution.length + r.answer.length + 2)) <= lm.maxLength;
+  const estimatedTraces: Record<Variant, number> = { grpo: 0, immediate: 0, value: 0, both: 0 };
+  const skippedTraces: Record<Variant, number> = { grpo: 0, immediate: 0, value: 0, both: 0 };
+  const hookFor = (variant: Exclude<Variant, 'grpo'>): RedistributionHook => {
+    const inner = estimatorRedistribution({
+      method: 'rredcot',
+      model: lm,
+      segmentation: segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }),
+      tokenText: (id) => tok.tokenText(id),
+      estimatorConfig: { ...rredcotPresets.dataset, terms: variant },
+      tokens: { endThink: tok.endThink, eos: tok.eos },
+      datasetReferences: references,
+    });
+    // A trace whose thinking leaves no room for a reference suffix cannot be scored (rredcot raises);
+    // it gets uniform σ (plain GRPO weighting) by passing it to the hook with advantage 0.
+    return (traces, context) => {
+      const advantages = context.advantages.map((a, i) => (fits(traces[i]) ? a : 0));
+      estimatedTraces[variant] = advantages.filter((a) => a !== 0).length;
+      skippedTraces[variant] = context.advantages.filter((a, i) => a !== 0 && advantages[i] === 0).length;
+      return inner(traces, { ...context, advantages });
+    };
+  };
+
+  const trainerFor = (variant: Variant) =>
+    new GrpoTrainer(
+      taskGrpoSetup({ model: lm, records, redistribute: variant === 'grpo' ? undefined : hookFor(variant) }),
+      parseGrpoConfig(
+        { seed: config.seed, steps: 1, promptsPerStep: config.promptsPerStep, groupSize: config.groupSize, redistribution: variant === 'grpo' ? 'none' : 'rredcot' },
+        'training bench grpo config',
+      ),
+    );
+  const policyVariables = lm.transformer.variables();
+  const snapshot = captureWeights(policyVariables);
+  const bar = new ProgressBar('bench training', (config.reps + 1) * VARIANTS.length, 5000);
+  const times = {} as Record<Variant, { stepMs: number[]; sampleMs: number[]; redistributionMs: number[]; updateMs: number[] }>;
+  for (const v of VARIANTS) times[v] = { stepMs: [], sampleMs: [], redistributionMs: [], updateMs: [] };
+  let batchFingerprint: string | null = null;
+  let sameBatch = true;
+  let batchInfo: Record<string, number> = {};
+  try {
+    // rep 0 is an untimed warm-up of every variant
+    for (let rep = 0; rep <= config.reps; rep++) {
+      for (const variant of VARIANTS) {
+        restoreWeights(policyVariables, snapshot, 'bench snapshot');
+        const trainer = trainerFor(variant);
+        const t0 = performance.now();
+        const batch = await trainer.generate(); // sample + reward + advantages (+ segmentation and RREDCoT scoring)
+        const t1 = performance.now();
+        const metrics = trainer.update(batch); // loss, backward, clip, AdamW
+        const t2 = performance.now();
+        trainer.optimizer.dispose();
+        if (!Number.isFinite(metrics.loss)) throw new Error(`bench training: ${variant} step gave loss ${metrics.loss}`);
+        const fp = fingerprint(batch.traces);
+        if (batchFingerprint === null) {
+          batchFingerprint = fp;
+          batchInfo = {
+            traces: batch.traces.length,
+            meanCompletionTokens: round(sum(batch.traces.map((t) => t.completion.length)) / batch.traces.length, 1),
+            rewardMean: round(sum(batch.rewards) / batch.rewards.length, 3),
+            tracesWithNonZeroAdvantage: batch.advantages.filter((a) => a !== 0).length,
+          };
+        } else if (fp !== batchFingerprint) sameBatch = false;
+        if (rep > 0) {
+          times[variant].stepMs.push(t2 - t0);
+          times[variant].sampleMs.push(batch.sampleMs);
+          times[variant].redistributionMs.push(batch.redistributionMs);
+          times[variant].updateMs.push(t2 - t1);
+        }
+        bar.tick(1, `${rep === 0 ? 'warm-up ' : ''}${variant}`);
+      }
+    }
+  } finally {
+    restoreWeights(policyVariables, snapshot, 'bench snapshot');
+    lm.dispose();
+  }
+  if (!sameBatch) throw new Error('bench training: the variants sampled different batches (same seed and weights should give the same batch)');
+
+  const summary = {} as Record<Variant, VariantSummary>;
+  for (const v of VARIANTS) {
+    summary[v] = {
+      stepMs: round(median(times[v].stepMs)),
+      sampleMs: round(median(times[v].sampleMs)),
+      redistributionMs: round(median(times[v].redistributionMs)),
+      updateMs: round(median(times[v].updateMs)),
+      allStepMs: times[v].stepMs.map((x) => round(x)),
+      estimatedTraces: estimatedTraces[v],
+      tracesSkippedReferenceTooLong: skippedTraces[v],
+    };
+  }
+  const ratio = (v: Variant) => round(summary[v].stepMs / summary.grpo.stepMs, 2);
+  const out = {
+    rredcotStepOverGrpoStep: { immediate: ratio('immediate'), value: ratio('value'), both: ratio('both') },
+    bars: { immediate: 1.5, both: 3, bothAim: 1.5 },
+    meetsBars: { immediate: ratio('immediate') <= 1.5, both: ratio('both') <= 3 },
+    stepDefinition:
+      'one GrpoTrainer step = generate (sample G·prompts completions with the KV cache, verifier reward, group advantages; RREDCoT adds ' +
+      'hybrid segmentation and one prefix-sharing scoring call per trace with A ≠ 0) + update (token log-probs, loss, backward, clip, AdamW); ' +
+      'same seed and restored weights, so every variant trains on the same batch',
+    sameBatch,
+    batch: batchInfo,
+    perVariant: summary,
+    checkpoint: model.checkpoint,
+    engine: model.engine,
+    config,
+    measuredAt: new Date().toISOString(),
+  };
+  const file = writeBenchResult('training', out);
+  const rows = VARIANTS.map((v) => [
+    v === 'grpo' ? 'GRPO' : `RREDCoT-GRPO (${v})`,
+    summary[v].stepMs.toFixed(0),
+    summary[v].sampleMs.toFixed(0),
+    summary[v].redistributionMs.toFixed(0),
+    summary[v].updateMs.toFixed(0),
+    (summary[v].stepMs / summary.grpo.stepMs).toFixed(2),
+  ]);
+  process.stdout.write(
+    `\n${formatTable(['step (median)', 'step ms', 'sample ms', 'redistribution ms', 'update ms', '× GRPO'], rows)}\n` +
+      `batch: ${batchInfo.traces} traces (${config.promptsPerStep} prompts × G = ${config.groupSize}), ${batchInfo.meanCompletionTokens} completion tokens on average, ` +
+      `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${sameBatch}\n` +
+      `rredcotStepOverGrpoStep immediate ${out.rredcotStepOverGrpoStep.immediate} (bar ≤ 1.5: ${out.meetsBars.immediate ? 'met' : 'MISSED'}), ` +
+      `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'})\nwrote ${file}\n`,
+  );
+  return out;
+}
