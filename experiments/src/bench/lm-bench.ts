@@ -48,7 +48,7 @@ export function evenExitPoints(promptLength: number, thinkEnd: number, count: nu
  * The "naive but batched" baseline: every request's prefix ++ suffix as its own row, right-padded into
  * one batch, one forward (no prefix sharing). Rows are causal, so padding after a row never changes it.
  */
-async function naiveBatchedScore(lm: TransformerLM, sequence: number[], requests: SuffixRequest[]): Promise<{ logprobs: number[][]; positions: number; realTokens: number }> {
+export async function naiveBatchedScore(lm: TransformerLM, sequence: number[], requests: SuffixRequest[]): Promise<{ logprobs: number[][]; positions: number; realTokens: number }> {
   const rows = requests.map((r) => [...sequence.slice(0, r.exitAt), ...r.suffix]);
   const L = Math.max(...rows.map((r) => r.length));
   const pad = lm.tokenizer.pad;
