@@ -9,7 +9,14 @@ import { EMBEDDED_CHECKPOINT, loadBenchModel, median, sum } from './bench-data';
 import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
 
-const VARIANTS = ['grpo', 'immediate', 'value', 'both'] as const;
+const TERMS = ['immediate', 'value', 'both'] as const;
+type Terms = (typeof TERMS)[number];
+/**
+ * GRPO, RREDCoT-GRPO with each set of terms, and (suffix `AllTraces`) the same with every trace of the
+ * batch estimated — the hook normally skips traces with advantage 0 (their σ cannot change the loss), so
+ * the plain variants depend on how many groups have mixed rewards; the AllTraces ones are the worst case.
+ */
+const VARIANTS = ['grpo', ...TERMS, ...TERMS.map((t) => `${t}AllTraces` as const)] as const;
 type Variant = (typeof VARIANTS)[number];
 
 export const TrainingBenchConfigSchema = z
@@ -35,7 +42,7 @@ export const TrainingBenchConfigSchema = z
       .min(1)
       .default(1)
       .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1.'),
-    reps: z.number().int().min(1).default(3).describe('Timed steps per variant, interleaved (median reported). Default 3.'),
+    reps: z.number().int().min(1).default(5).describe('Timed steps per variant, interleaved (median reported). Default 5.'),
   })
   .strict();
 
@@ -88,24 +95,27 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     return [r.solution, ...alternatives].slice(0, config.references).map((s) => ({ solution: tok.encode(s), answer: tok.encode(r.answer) }));
   };
   const fits = (t: Trace) => t.prompt.length + t.thinkEnd + Math.max(...references(t.problemId).map((r) => r.solution.length + r.answer.length + 2)) <= lm.maxLength;
-  const estimatedTraces: Record<Variant, number> = { grpo: 0, immediate: 0, value: 0, both: 0 };
-  const skippedTraces: Record<Variant, number> = { grpo: 0, immediate: 0, value: 0, both: 0 };
+  const estimatedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
+  const skippedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const hookFor = (variant: Exclude<Variant, 'grpo'>): RedistributionHook => {
+    const terms = variant.replace(/AllTraces$/, '') as Terms;
+    const allTraces = variant.endsWith('AllTraces');
     const inner = estimatorRedistribution({
       method: 'rredcot',
       model: lm,
       segmentation: segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }),
       tokenText: (id) => tok.tokenText(id),
-      estimatorConfig: { ...rredcotPresets.dataset, terms: variant },
+      estimatorConfig: { ...rredcotPresets.dataset, terms },
       tokens: { endThink: tok.endThink, eos: tok.eos },
       datasetReferences: references,
     });
     // A trace whose thinking leaves no room for a reference suffix cannot be scored (rredcot raises);
-    // it gets uniform σ (plain GRPO weighting) by passing it to the hook with advantage 0.
+    // it gets uniform σ (plain GRPO weighting) by passing it to the hook with advantage 0. The advantages
+    // the hook sees only decide which traces it estimates; the loss uses the trainer's own advantages.
     return (traces, context) => {
-      const advantages = context.advantages.map((a, i) => (fits(traces[i]) ? a : 0));
+      const advantages = context.advantages.map((a, i) => (fits(traces[i]) ? (allTraces ? 1 : a) : 0));
       estimatedTraces[variant] = advantages.filter((a) => a !== 0).length;
-      skippedTraces[variant] = context.advantages.filter((a, i) => a !== 0 && advantages[i] === 0).length;
+      skippedTraces[variant] = traces.filter((t, i) => (allTraces || context.advantages[i] !== 0) && !fits(t)).length;
       return inner(traces, { ...context, advantages });
     };
   };
@@ -179,6 +189,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
   const ratio = (v: Variant) => round(summary[v].stepMs / summary.grpo.stepMs, 2);
   const out = {
     rredcotStepOverGrpoStep: { immediate: ratio('immediate'), value: ratio('value'), both: ratio('both') },
+    rredcotStepOverGrpoStepAllTracesEstimated: { immediate: ratio('immediateAllTraces'), value: ratio('valueAllTraces'), both: ratio('bothAllTraces') },
     bars: { immediate: 1.5, both: 3, bothAim: 1.5 },
     meetsBars: { immediate: ratio('immediate') <= 1.5, both: ratio('both') <= 3 },
     stepDefinition:
@@ -195,7 +206,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
   };
   const file = writeBenchResult('training', out);
   const rows = VARIANTS.map((v) => [
-    v === 'grpo' ? 'GRPO' : `RREDCoT-GRPO (${v})`,
+    v === 'grpo' ? 'GRPO' : `RREDCoT-GRPO (${v.replace(/AllTraces$/, ', all traces')})`,
     summary[v].stepMs.toFixed(0),
     summary[v].sampleMs.toFixed(0),
     summary[v].redistributionMs.toFixed(0),
@@ -207,7 +218,8 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
       `batch: ${batchInfo.traces} traces (${config.promptsPerStep} prompts × G = ${config.groupSize}), ${batchInfo.meanCompletionTokens} completion tokens on average, ` +
       `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${sameBatch}\n` +
       `rredcotStepOverGrpoStep immediate ${out.rredcotStepOverGrpoStep.immediate} (bar ≤ 1.5: ${out.meetsBars.immediate ? 'met' : 'MISSED'}), ` +
-      `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'})\nwrote ${file}\n`,
+      `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'}); ` +
+      `every trace estimated: ${JSON.stringify(out.rredcotStepOverGrpoStepAllTracesEstimated)}\nwrote ${file}\n`,
   );
   return out;
 }
