@@ -9,6 +9,7 @@ import { codeStateTags } from '../common/code-state';
 import { repoRoot, resolveConfig } from '../common/load-config';
 import { checkpointHashOf, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
+import { renderExperiment } from '../render/registry';
 import { FINETUNE_EXPERIMENT, type ChildTrainer } from './children';
 import { computeFinetune } from './compute';
 import { FINETUNE_ALIASES, finetuneConfigIssues, finetuneConfigSchema, type FinetuneConfig } from './config';
@@ -19,7 +20,6 @@ export interface FinetuneCommandDeps {
   train?: ChildTrainer;
   backend?: BackendInfo;
   checkpointHash?: string;
-  render?: (store: import('@rred/results-store').Store, runId: string, outDir: string) => Promise<string[]>;
 }
 
 /** Everything that can be checked without opening the store; throws UserError. */
@@ -48,8 +48,7 @@ export async function runFinetuneCommand(argv: readonly string[], deps: Finetune
       },
     );
     const outDir = args.out ?? path.join(repoRoot(), 'results', FINETUNE_EXPERIMENT);
-    const render = deps.render ?? (await import('../render/registry')).renderExperiment.bind(null, FINETUNE_EXPERIMENT);
-    const files = await render(store, runId, outDir);
+    const files = await renderExperiment(FINETUNE_EXPERIMENT, store, runId, outDir);
     return { runId, files };
   } finally {
     store.close();
