@@ -1,7 +1,9 @@
 /**
  * `npx nx run experiments:bench` — performance benchmarks, one section per subsystem, each writing
- * results/bench/<section>.json. Flags: `--only a,b` runs the named sections; `--quick` uses fewer
- * repetitions and skips the slow cpu backend (for a smoke run).
+ * results/bench/<section>.json: engine (backends, MFU), lm (KV cache, prefix-sharing scorer),
+ * estimators (per-trace cost of rredcot / mc / loo / gradient), training (GRPO vs RREDCoT-GRPO step).
+ * Flags: `--only a,b` runs the named sections; `--quick` uses fewer repetitions and skips the slow cpu
+ * backend (a smoke run; its numbers are not the acceptance numbers). See README.md here.
  */
 import { UserError, runMain } from '@rred/core';
 import { runEngineBench } from './engine-bench';
@@ -14,7 +16,6 @@ interface Section {
   run(options: { quick: boolean }): Promise<unknown>;
 }
 
-/** Other sections (lm, estimators, training) are appended here by their owners. */
 const SECTIONS: Section[] = [
   {
     name: 'engine',
