@@ -10,8 +10,10 @@ export function codeStateTags(): Record<string, string> {
   const count = (dir: string): string => {
     try {
       const out = execFileSync('git', ['status', '--porcelain', '--', dir], { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      const n = out.split('\n').filter(Boolean).length;
-      return n === 0 ? 'clean' : `${n} uncommitted file${n > 1 ? 's' : ''}`;
+      const paths = out.split('\n').filter(Boolean).map((l) => l.slice(3));
+      if (paths.length === 0) return 'clean';
+      const shown = paths.slice(0, 3).join(' ') + (paths.length > 3 ? ' …' : '');
+      return `${paths.length} uncommitted (${shown})`;
     } catch {
       return 'unknown';
     }
