@@ -6,6 +6,7 @@
 import type { Store } from '@rred/results-store';
 import { renderCorrelationPlots, renderCorrelationTables } from '../correlation/render';
 import { renderFinetunePlots, renderFinetuneTables } from '../finetune/render';
+import { renderLmQualityPlots, renderLmQualityTables } from '../lm-quality/render';
 import { renderMcVariancePlots, renderMcVarianceTables } from '../mc-variance/render';
 
 export interface Renderer {
@@ -19,6 +20,7 @@ export const RENDERERS: Record<string, Renderer> = {
   'mc-variance': { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
   correlation: { tables: renderCorrelationTables, plots: renderCorrelationPlots },
   finetune: { tables: renderFinetuneTables, plots: renderFinetunePlots },
+  lm: { tables: renderLmQualityTables, plots: renderLmQualityPlots },
 };
 
 export async function renderExperiment(experiment: string, store: Store, runId: string, outDir: string, what: 'tables' | 'plots' | 'both' = 'both'): Promise<string[]> {

@@ -1,0 +1,72 @@
+import { ProgressBar, type Rng } from '@rred/core';
+import { promptTokens } from '@rred/evaluation';
+import type { TransformerLM } from '@rred/lm';
+import { EVAL_SPLITS, verify, type TaskRecord } from '@rred/tasks';
+import type { ComputeContext } from '../common/experiment';
+import { loadModel } from '../common/model';
+import { loadSplit } from '../common/rollouts';
+import type { LmQualityConfig } from './config';
+import { meanEntropyByRole } from './token-classes';
+
+interface Completion {
+  record: TaskRecord;
+  tokens: number[];
+  entropies: number[];
+  reward: number;
+}
+
+/** Every record `copies` times, sampled in batches; each batch draws from its own fork of `rng`. */
+async function complete(lm: TransformerLM, records: readonly TaskRecord[], copies: number, temperature: number, c: LmQualityConfig, rng: Rng, label: string): Promise<Completion[]> {
+  const jobs = records.flatMap((record) => Array.from({ length: copies }, () => record));
+  const out: Completion[] = [];
+  const bar = new ProgressBar(label, jobs.length);
+  for (let start = 0; start < jobs.length; start += c.batchSize) {
+    const chunk = jobs.slice(start, start + c.batchSize);
+    const prompts = chunk.map((r) => promptTokens(lm.tokenizer, r.problem));
+    const { results } = await lm.sample(prompts, { temperature, topP: 1, maxNewTokens: c.maxNewTokens, stopToken: lm.tokenizer.eos }, rng.fork(`${label}-${start}`));
+    results.forEach((s, i) => {
+      const v = verify(lm.tokenizer.decode(s.tokens), chunk[i].answer, !s.truncated);
+      out.push({ record: chunk[i], tokens: s.tokens, entropies: s.entropies, reward: v.reward });
+    });
+    bar.tick(chunk.length);
+  }
+  return out;
+}
+
+/**
+ * Greedy accuracy and completion lengths on every eval split; on the default split, temperature-1
+ * samples for the mixed-outcome fraction and the entropy of result vs format tokens. All numbers go
+ * to the run's metrics; the report is rendered from them.
+ */
+export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQualityConfig>): Promise<void> {
+  const { lm } = await loadModel(config.checkpoint);
+  for (const split of EVAL_SPLITS) {
+    const records = loadSplit(split, config.problemsPerSplit);
+    const greedy = await complete(lm, records, 1, 0, config, rng.fork(`greedy-${split}`), `greedy ${split}`);
+    const lengths = greedy.map((g) => g.tokens.length);
+    run.logMetrics({
+      [`greedy.${split}.accuracy`]: greedy.filter((g) => g.reward > 0).length / greedy.length,
+      [`greedy.${split}.problems`]: greedy.length,
+      [`greedy.${split}.meanLength`]: lengths.reduce((a, b) => a + b, 0) / lengths.length,
+      [`greedy.${split}.maxLength`]: Math.max(...lengths),
+    });
+  }
+  const records = loadSplit(config.defaultSplit, config.problemsPerSplit);
+  const sampled = await complete(lm, records, config.samplesPerProblem, 1, config, rng.fork('t1'), `T=1 ${config.defaultSplit}`);
+  let mixed = 0;
+  for (let i = 0; i < records.length; i++) {
+    const rewards = sampled.slice(i * config.samplesPerProblem, (i + 1) * config.samplesPerProblem).map((s) => s.reward);
+    if (rewards.some((r) => r > 0) && rewards.some((r) => r === 0)) mixed++;
+  }
+  const roles = meanEntropyByRole(sampled.map((s) => ({ texts: s.tokens.map((t) => lm.tokenizer.tokenText(t)), entropies: s.entropies })));
+  run.logMetrics({
+    't1.accuracy': sampled.filter((s) => s.reward > 0).length / sampled.length,
+    't1.mixedFraction': mixed / records.length,
+    't1.entropy.result': roles.result.mean,
+    't1.entropy.format': roles.format.mean,
+    't1.entropy.other': roles.other.mean,
+    't1.entropy.resultTokens': roles.result.count,
+    't1.entropy.formatTokens': roles.format.count,
+    't1.entropyRatio': roles.result.mean / roles.format.mean,
+  });
+}

@@ -1,0 +1,17 @@
+import type { ExperimentDefinition } from '../common/experiment';
+import { checkpointHashOf, engineBackend } from '../common/model';
+import { computeLmQuality } from './compute';
+import { LM_QUALITY_ALIASES, lmQualityConfigSchema } from './config';
+
+/** `lm:evaluate`: named `lm` so its report lands in results/lm/. */
+export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSchema> = {
+  name: 'lm',
+  schema: lmQualityConfigSchema,
+  aliases: LM_QUALITY_ALIASES,
+  precheck: (config) => {
+    checkpointHashOf(config.checkpoint);
+  },
+  backend: engineBackend,
+  compute: computeLmQuality,
+  tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+};

@@ -1,0 +1,50 @@
+/**
+ * Token roles inside a completion, for the entropy comparison: a *result* token is a digit the model
+ * has to compute (the digits after the second `=` of a step line `b=7-2=5`, and the answer digits
+ * after `</think>`); a *format* token is fixed by the trace format (`=`, the newline, `</think>`,
+ * `<eos>`). Everything else (variable names, copied operands, operators, `wait`) is neither.
+ * Segmentation relies on this contrast: high-entropy tokens mark where reasoning happens.
+ */
+export type TokenRole = 'result' | 'format' | 'other';
+
+export function tokenRoles(tokenTexts: readonly string[]): TokenRole[] {
+  const roles: TokenRole[] = [];
+  let equalsInLine = 0;
+  let afterThink = false;
+  for (const text of tokenTexts) {
+    if (text === '</think>' || text === '<eos>') {
+      roles.push('format');
+      if (text === '</think>') afterThink = true;
+      continue;
+    }
+    if (text === '\n') {
+      roles.push('format');
+      equalsInLine = 0;
+      continue;
+    }
+    if (text === '=') {
+      roles.push('format');
+      equalsInLine++;
+      continue;
+    }
+    const digit = /^[0-9]$/.test(text);
+    roles.push(digit && (afterThink || equalsInLine >= 2) ? 'result' : 'other');
+  }
+  return roles;
+}
+
+/** Mean entropy per role over many completions; NaN for a role that never occurs (reported, not hidden). */
+export function meanEntropyByRole(completions: readonly { texts: readonly string[]; entropies: readonly number[] }[]): Record<TokenRole, { mean: number; count: number }> {
+  const sums: Record<TokenRole, number> = { result: 0, format: 0, other: 0 };
+  const counts: Record<TokenRole, number> = { result: 0, format: 0, other: 0 };
+  for (const c of completions) {
+    if (c.texts.length !== c.entropies.length) throw new Error(`meanEntropyByRole: ${c.texts.length} tokens but ${c.entropies.length} entropies`);
+    tokenRoles(c.texts).forEach((role, i) => {
+      sums[role] += c.entropies[i];
+      counts[role]++;
+    });
+  }
+  const out = {} as Record<TokenRole, { mean: number; count: number }>;
+  for (const role of ['result', 'format', 'other'] as TokenRole[]) out[role] = { mean: counts[role] ? sums[role] / counts[role] : NaN, count: counts[role] };
+  return out;
+}
