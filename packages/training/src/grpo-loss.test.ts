@@ -1,6 +1,5 @@
 import { initEngine, tf } from '@rred/engine';
 import { policyLoss, stopGradient, type LossType } from './grpo-loss';
-import './gradients';
 
 beforeAll(async () => {
   await initEngine({ quiet: true });

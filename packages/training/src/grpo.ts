@@ -1,5 +1,4 @@
 import { tf } from '@rred/engine';
-import './gradients';
 import { Rng, UserError } from '@rred/core';
 import type { LanguageModel, SampleResult, Trace } from '@rred/lm';
 import type { TrainablePolicy } from './policy';

@@ -1,5 +1,4 @@
 export type { TrainablePolicy } from './policy';
-export { ensureGradientsRegistered } from './gradients';
 export { AdamW, clipGradNorm } from './optimizer';
 export type { AdamWOptions, AdamWState } from './optimizer';
 export { learningRateAt } from './schedule';

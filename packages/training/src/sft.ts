@@ -1,5 +1,4 @@
 import { tf } from '@rred/engine';
-import './gradients';
 import { Rng, UserError } from '@rred/core';
 import type { TrainablePolicy } from './policy';
 import type { SftConfig } from './configs/sft';
