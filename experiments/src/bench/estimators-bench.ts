@@ -21,6 +21,15 @@ export const EstimatorsBenchConfigSchema = z
     traces: z.number().int().min(1).default(8).describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
     maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context). Default 120.'),
     maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1; issue 4: 20). Default 20.'),
+    reps: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe(
+        'Timed runs per trace of rredcot, rredcotPerExitPoint, loo, gradient and of sampling the trace (median reported; the machine is shared). ' +
+          'MC (~2 s a trace) runs once. Default 3.',
+      ),
     references: z
       .number()
       .int()
@@ -91,12 +100,21 @@ async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng
     if (items.length === config.traces) break;
     const prompt = promptTokens(tok, record.problem);
     const options = { temperature: 1, topP: 1, maxNewTokens: Math.min(config.maxNewTokens, lm.maxLength - prompt.length), stopToken: tok.eos };
-    const [{ results }, sampleMs] = await timed(() => lm.sample([prompt], options, rng.fork(`trace-${record.id}`)));
+    const draw = () => lm.sample([prompt], options, rng.fork(`trace-${record.id}`));
+    const [{ results }, firstMs] = await timed(draw);
     sampled++;
     const v = verify(tok.decode(results[0].tokens), record.answer, !results[0].truncated);
     const trace = buildTrace(tok, { problemId: record.id, prompt, sample: results[0], answer: v.answer, reward: v.reward });
     const refs = datasetReferences(lm, record, config.references);
     if (trace.thinkEnd === 0 || !referencesFit(trace, refs, lm.maxLength)) continue;
+    // Re-time the identical call (same rng stream → the same trace).
+    const sampleRuns = [firstMs];
+    for (let rep = 1; rep < config.reps; rep++) {
+      const [again, ms] = await timed(draw);
+      if (again.results[0].tokens.join(',') !== results[0].tokens.join(',')) throw new Error(`bench estimators: re-sampling ${record.id} with the same rng gave a different trace`);
+      sampleRuns.push(ms);
+    }
+    const sampleMs = median(sampleRuns);
     const segments = segment(trace, segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }), (id) => tok.tokenText(id));
     const inputs: EstimatorInputs = {
       tokens,
@@ -145,11 +163,20 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
     const perTrace: Record<string, unknown>[] = [];
     for (const [index, item] of items.entries()) {
       const row: Record<string, unknown> = { problemId: item.trace.problemId, completionTokens: item.trace.completion.length, K: item.segments.length, reward: item.trace.reward, sampleMs: round(item.sampleMs, 2) };
-      // Methods interleaved per trace, so machine load drifts hit all of them alike.
+      // Methods interleaved per trace and rep, so machine load drifts hit all of them alike.
+      const runs: Partial<Record<Method, { result: EstimatorResult<unknown>; ms: number[] }>> = {};
+      for (let rep = 0; rep < config.reps; rep++) {
+        for (const method of MEASURED) {
+          if (method === 'mc' && rep > 0) continue;
+          const [result, ms] = await timed(() => run(method, item, index));
+          (runs[method] ??= { result, ms: [] }).ms.push(ms);
+        }
+      }
       for (const method of MEASURED) {
-        const [result, wallMs] = await timed(() => run(method, item, index));
+        const { result, ms } = runs[method]!;
+        const wallMs = median(ms);
         const c = result.cost;
-        row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2) };
+        row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2), runs: ms.length };
         if (method === 'rredcot') {
           const { T, suffixTokens } = expectedRredcotTokens(item, tokens, 16);
           if (c.tokensForwarded !== T + suffixTokens) {
@@ -203,7 +230,7 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
         traces: perTrace.length,
         batchedSampleMsPerTrace: round(batchedMs / items.length, 2),
         note:
-          'sampleMsPerTrace = wall of the batch-1 KV-cache sample call that produced each trace (the bar); batchedSampleMsPerTrace = ' +
+          'sampleMsPerTrace = wall of the batch-1 KV-cache sample call that produced each trace (median of reps re-running the identical call; the bar); batchedSampleMsPerTrace = ' +
           'one call sampling all these prompts together, divided by the trace count (amortised cost in a batched rollout)',
       },
       traces: items.length,
