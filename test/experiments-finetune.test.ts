@@ -75,9 +75,9 @@ describe('experiments:finetune with a fake trainer', () => {
     expect(md).toContain(`| grpo | 2e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`);
     expect(md).toContain(`| rredcot | 1e-4 | best (mean step 2.0) | 0.290 ± ${half.toFixed(3)} |`);
     // GRPO's seed-mean curve ends at 0.12 + 0.2 = 0.32 (first reached at step 4, 4 s); rredcot's is 0.37 at step 2 (3 s)
-    expect(md).toContain('| grpo | 0.320 | 4 | 1.00 | 4.0 | 1.00 | 1.00 | 4.0 | — |');
-    expect(md).toContain('| rredcot | 0.320 | 2 | 2.00 | 3.0 | 1.33 | 1.50 | 6.0 | 0.250 |');
-    expect(md).toContain('| rredcot-own | 0.320 | not reached | not reached | not reached | not reached | 2.00 | 8.0 | 0.250 |');
+    expect(md).toContain('| grpo | 0.120 | 0.320 | 0.320 | 0.320 | 4 | 1.00 | 4.0 | 1.00 | 1.00 | 4.0 | — |');
+    expect(md).toContain('| rredcot | 0.120 | 0.620 | 0.620 | 0.320 | 2 | 2.00 | 3.0 | 1.33 | 1.50 | 6.0 | 0.250 |');
+    expect(md).toContain('| rredcot-own | 0.120 | 0.220 | 0.220 | 0.320 | not reached | — | — | — | 2.00 | 8.0 | 0.250 |');
     const csv = fs.readFileSync(path.join(out, 'curves.csv'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
     expect(csv[0]).toBe('method,seed,run,step,train_seconds,validation_avg_at_k');
     const rredcotMean = csv.filter((l) => l.startsWith('rredcot,mean,')).map((l) => l.split(',').slice(3).map(Number));

@@ -15,7 +15,7 @@ function ci(c: MeanCi | undefined): string {
   return Number.isNaN(c.lo) ? fmt(c.mean) : `${fmt(c.mean)} ± ${fmt(c.hi - c.mean)}`;
 }
 
-const nullable = (v: number | null, digits = 3) => (v === null ? 'not reached' : fmt(v, digits));
+const nullable = (v: number | null, digits = 3) => (v === null ? '—' : fmt(v, digits));
 
 function runIds(data: FinetuneRunData): string[] {
   return [data.parent.id, ...data.children.map((c) => c.runId)];
@@ -44,11 +44,15 @@ function evalCsv(s: FinetuneSummary): Table {
 
 function efficiencyTable(s: FinetuneSummary): Table {
   return {
-    columns: ['method', 'target (GRPO final val.)', 'steps to reach', 'GRPO steps / steps', 'train s to reach', 'GRPO s / s', 's per step', 'train s total', 'σ fallback share'],
+    columns: ['method', 'val. start', 'val. final', 'val. max', 'target (GRPO final)', 'steps to reach', 'GRPO steps / steps', 'train s to reach', 'GRPO s / s', 's per step', 'train s total', 'σ fallback share'],
     rows: s.efficiency.map((e) => {
       const c = s.cost.find((x) => x.method === e.method)!;
+      const curve = s.curves.find((x) => x.method === e.method)!.mean;
       return [
         e.method,
+        fmt(curve[0]?.avg),
+        fmt(curve[curve.length - 1]?.avg),
+        fmt(Math.max(...curve.map((p) => p.avg))),
         fmt(e.target),
         e.steps === null ? 'not reached' : String(e.steps),
         nullable(e.stepRatio, 2),
@@ -129,7 +133,8 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
     '',
     `Target: GRPO's final seed-mean validation avg@${kv}. "GRPO steps / steps" > 1 means the method reached it in fewer steps; ` +
       '"train s" counts sampling, redistribution and updates (validation excluded). σ fallback share: traces with A ≠ 0 whose ' +
-      'references did not fit the context after their thinking and so kept uniform σ (Eq. 12).',
+      'references did not fit the context after their thinking and so kept uniform σ (Eq. 12). When GRPO ends at or below its ' +
+      'start, the target is met at step 0 and the ratios are undefined (—).',
     '',
     s.efficiency.length ? toMarkdown(efficiencyTable(s)) : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
     '## Runs',
