@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
 import { adamwStep, gelu, geluComposite, layerNorm, layerNormComposite } from './fused-ops';
-import { elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from './kernel-compare';
+import { elementwiseMismatch, normwiseError, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
-describe('fused gelu and layerNorm', () => {
+describeNative('fused gelu and layerNorm', () => {
   let set: NativeKernelSet;
   const rng = new Rng(3);
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { initEngine } from './init';
+import { itNative } from './kernel-compare';
 
 /** initEngine is process-global (tfjs backends, kernel registry), so each scenario runs in a fresh process. */
 function runEngine(env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
@@ -13,7 +14,7 @@ function runEngine(env: Record<string, string>): { status: number | null; stdout
 }
 
 describe('initEngine', () => {
-  it('defaults to wasm+native here, logs one line, records OpenBLAS threads and native kernels, and is idempotent', () => {
+  itNative('defaults to wasm+native here, logs one line, records OpenBLAS threads and native kernels, and is idempotent', () => {
     const r = runEngine({ RRED_BLAS_THREADS: '1' });
     expect(r.status).toBe(0);
     const { info, same } = JSON.parse(r.stdout);

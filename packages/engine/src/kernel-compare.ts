@@ -8,6 +8,16 @@ import { initEngine } from './init';
 import { loadNativeAddon } from './native-addon';
 import { nativeKernelSet, type NativeKernelSet } from './native-kernels';
 
+/**
+ * Whether suites that exercise the native addon run. On a machine without OpenBLAS or a compiler,
+ * `npm ci` falls back to plain wasm and these suites are skipped (jest counts them as skipped). Where
+ * the addon must exist (`.ci/run` installs OpenBLAS and sets RRED_REQUIRE_NATIVE=1), a missing addon
+ * fails them instead, so a broken build cannot hide behind a skip.
+ */
+export const nativeTestsEnabled: boolean = process.env.RRED_REQUIRE_NATIVE === '1' || loadNativeAddon().ok;
+export const describeNative: jest.Describe = nativeTestsEnabled ? describe : describe.skip;
+export const itNative: jest.It = nativeTestsEnabled ? it : it.skip;
+
 /** Initialises wasm+native or fails with the reason the addon is unusable. */
 export async function requireNativeKernels(): Promise<NativeKernelSet> {
   const load = loadNativeAddon();

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { normwiseError, randomInts, randomNormal, requireNativeKernels, runBoth } from './kernel-compare';
+import { normwiseError, randomInts, randomNormal, describeNative, requireNativeKernels, runBoth } from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
 /**
@@ -8,7 +8,7 @@ import type { NativeKernelSet } from './native-kernels';
  * the forward pass. Each composite is differentiated with the native kernels and with the stock
  * wasm kernels; gradients must agree to 1e-5 (normwise relative).
  */
-describe('gradients through the native kernels', () => {
+describeNative('gradients through the native kernels', () => {
   let set: NativeKernelSet;
   const rng = new Rng(77);
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { requireNativeKernels } from './kernel-compare';
+import { describeNative, requireNativeKernels } from './kernel-compare';
 
-describe('native kernel registration', () => {
+describeNative('native kernel registration', () => {
   it('registers native kernels over the wasm ones and can swap the stock ones back', async () => {
     const set = await requireNativeKernels();
     expect(set.names).toEqual(expect.arrayContaining(['BatchMatMul', 'Transpose', 'Softmax', 'Sum', 'Multiply', 'GatherV2', 'UnsortedSegmentSum']));

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import { normwiseError, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
 /** Naive batch matmul with numpy-style broadcasting of the batch dims, in float64. */
@@ -49,7 +49,7 @@ function referenceMatMul(a: tf.Tensor, b: tf.Tensor, ta: boolean, tb: boolean): 
   return { shape: [...outOuter, m, n], values: out };
 }
 
-describe('native BatchMatMul', () => {
+describeNative('native BatchMatMul', () => {
   let set: NativeKernelSet;
   const rng = new Rng(2024);
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { randomInts, randomNormal, requireNativeKernels, runBoth } from '../kernel-compare';
+import { randomInts, randomNormal, describeNative, requireNativeKernels, runBoth } from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
 /** Copies are exact: native and stock must agree bit for bit, shapes and dtypes included. */
@@ -24,7 +24,7 @@ function randomShape(rng: Rng, rank: number, lo = 1, hi = 5): number[] {
   return Array.from({ length: rank }, () => rng.int(lo, hi));
 }
 
-describe('native copy kernels (Transpose, Slice, Concat, SplitV, Tile)', () => {
+describeNative('native copy kernels (Transpose, Slice, Concat, SplitV, Tile)', () => {
   let set: NativeKernelSet;
   const rng = new Rng(7);
   beforeAll(async () => {

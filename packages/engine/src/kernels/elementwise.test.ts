@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { elementwiseMismatch, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import { elementwiseMismatch, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
 import { loadNativeAddon } from '../native-addon';
 import type { NativeKernelSet } from '../native-kernels';
 
@@ -37,7 +37,7 @@ function broadcastPair(rng: Rng): [number[], number[]] {
   return [sub(), sub()];
 }
 
-describe('native elementwise kernels', () => {
+describeNative('native elementwise kernels', () => {
   let set: NativeKernelSet;
   const rng = new Rng(99);
   beforeAll(async () => {

@@ -1,9 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { elementwiseMismatch, normwiseError, randomInts, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import { elementwiseMismatch, normwiseError, randomInts, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
-describe('native GatherV2 and UnsortedSegmentSum (embedding lookup and its gradient)', () => {
+describeNative('native GatherV2 and UnsortedSegmentSum (embedding lookup and its gradient)', () => {
   let set: NativeKernelSet;
   const rng = new Rng(31);
   beforeAll(async () => {

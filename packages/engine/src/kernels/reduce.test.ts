@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { normwiseError, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import { normwiseError, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
 const REDUCE: [string, (x: tf.Tensor, axis?: number[], keepDims?: boolean) => tf.Tensor][] = [
@@ -10,7 +10,7 @@ const REDUCE: [string, (x: tf.Tensor, axis?: number[], keepDims?: boolean) => tf
   ['Min', tf.min],
 ];
 
-describe('native reductions (Sum, Mean, Max, Min)', () => {
+describeNative('native reductions (Sum, Mean, Max, Min)', () => {
   let set: NativeKernelSet;
   const rng = new Rng(5);
   beforeAll(async () => {

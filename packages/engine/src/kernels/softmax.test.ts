@@ -1,9 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { elementwiseMismatch, randomNormal, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import { elementwiseMismatch, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
-describe('native Softmax', () => {
+describeNative('native Softmax', () => {
   let set: NativeKernelSet;
   const rng = new Rng(6);
   beforeAll(async () => {
