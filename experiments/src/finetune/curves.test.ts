@@ -44,4 +44,15 @@ describe('finetune learning curves', () => {
     expect(rows.find((r) => r.method === 'up')).toMatchObject({ steps: 0, stepRatio: null });
     expect(sampleEfficiency({ up })).toEqual([]);
   });
+
+  it("target 'max': GRPO's best seed-mean point, defined even when GRPO ends below its start", () => {
+    const grpo = curve([[0, 0.3, 0], [10, 0.35, 10], [20, 0.25, 20]]);
+    const own = curve([[0, 0.3, 0], [5, 0.36, 4], [20, 0.5, 16]]);
+    const rows = sampleEfficiency({ grpo, own }, 'grpo', 'max');
+    expect(rows[0]).toMatchObject({ target: 0.35, steps: 10, stepRatio: 1 });
+    expect(rows[1]).toMatchObject({ target: 0.35, steps: 5, seconds: 4 });
+    expect(rows[1].stepRatio).toBeCloseTo(2, 12);
+    expect(rows[1].timeRatio).toBeCloseTo(2.5, 12);
+    expect(sampleEfficiency({ grpo, own }, 'grpo', 'final')[1].stepRatio).toBeNull();
+  });
 });

@@ -47,13 +47,14 @@ export interface EfficiencyRow {
 /**
  * Sample efficiency against GRPO (paper Sec. 4, Tab. 1 "efficiency"): the target is the final point of
  * GRPO's seed-mean validation curve; each method's steps (and training seconds) to first reach it on its
- * own seed-mean curve, and GRPO's over the method's. A curve at step 0 is the untrained model, so a
+ * own seed-mean curve, and GRPO's over the method's. `targetOf: 'max'` uses the best point of GRPO's curve
+ * instead (still defined when GRPO ends below its start). A curve at step 0 is the untrained model, so a
  * target at or below it is reached at step 0 by every method and the ratio is undefined (null).
  */
-export function sampleEfficiency(meanCurves: Record<string, readonly CurvePoint[]>, baseline = 'grpo'): EfficiencyRow[] {
+export function sampleEfficiency(meanCurves: Record<string, readonly CurvePoint[]>, baseline = 'grpo', targetOf: 'final' | 'max' = 'final'): EfficiencyRow[] {
   const base = meanCurves[baseline];
   if (!base || base.length === 0) return [];
-  const target = base.reduce((a, b) => (b.step > a.step ? b : a)).avg;
+  const target = targetOf === 'final' ? base.reduce((a, b) => (b.step > a.step ? b : a)).avg : Math.max(...base.map((p) => p.avg));
   const baseHit = firstReach(base, target);
   return Object.entries(meanCurves).map(([method, curve]) => {
     const hit = firstReach(curve, target);

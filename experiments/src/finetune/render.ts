@@ -42,10 +42,10 @@ function evalCsv(s: FinetuneSummary): Table {
   };
 }
 
-function efficiencyTable(s: FinetuneSummary): Table {
+function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency'], target: string): Table {
   return {
-    columns: ['method', 'val. start', 'val. final', 'val. max', 'target (GRPO final)', 'steps to reach', 'GRPO steps / steps', 'train s to reach', 'GRPO s / s', 's per step', 'train s total', 'σ fallback share'],
-    rows: s.efficiency.map((e) => {
+    columns: ['method', 'val. start', 'val. final', 'val. max', `target (GRPO ${target})`, 'steps to reach', 'GRPO steps / steps', 'train s to reach', 'GRPO s / s', 's per step', 'train s total', 'σ fallback share'],
+    rows: rows.map((e) => {
       const c = s.cost.find((x) => x.method === e.method)!;
       const curve = s.curves.find((x) => x.method === e.method)!.mean;
       return [
@@ -136,7 +136,10 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
       'references did not fit the context after their thinking and so kept uniform σ (Eq. 12). When GRPO ends at or below its ' +
       'start, the target is met at step 0 and the ratios are undefined (—).',
     '',
-    s.efficiency.length ? toMarkdown(efficiencyTable(s)) : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
+    s.efficiency.length ? toMarkdown(efficiencyTable(s, s.efficiency, 'final')) : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
+    ...(s.efficiencyAtMax.length
+      ? [`Supplementary, target = the best point of GRPO's seed-mean curve (defined even when GRPO ends below its start):`, '', toMarkdown(efficiencyTable(s, s.efficiencyAtMax, 'max'))]
+      : []),
     '## Runs',
     '',
     toMarkdown(runsTable(data)),

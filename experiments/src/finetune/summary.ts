@@ -25,6 +25,8 @@ export interface FinetuneSummary {
   evalRows: EvalRow[];
   curves: MethodCurve[];
   efficiency: EfficiencyRow[];
+  /** The same against GRPO's best (max) seed-mean validation point. */
+  efficiencyAtMax: EfficiencyRow[];
   /** Per method: mean s/step, mean fallback fraction, mean training seconds. */
   cost: { method: string; stepSeconds: number; trainSeconds: number; fallbackFraction: number }[];
 }
@@ -61,6 +63,9 @@ export function summarize(data: FinetuneRunData): FinetuneSummary {
       fallbackFraction: method === 'grpo' ? NaN : mean(runs.map((r) => r.fallbackFraction)),
     });
   }
-  const efficiency = config.methods.includes('grpo') ? sampleEfficiency(Object.fromEntries(curves.map((c) => [c.method, c.mean]))) : [];
-  return { splits, evalRows, curves, efficiency, cost };
+  const means = Object.fromEntries(curves.map((c) => [c.method, c.mean]));
+  const hasGrpo = config.methods.includes('grpo');
+  const efficiency = hasGrpo ? sampleEfficiency(means, 'grpo', 'final') : [];
+  const efficiencyAtMax = hasGrpo ? sampleEfficiency(means, 'grpo', 'max') : [];
+  return { splits, evalRows, curves, efficiency, efficiencyAtMax, cost };
 }
