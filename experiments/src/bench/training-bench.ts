@@ -5,6 +5,7 @@ import { segmentationConfig } from '@rred/segmentation';
 import { buildDatasets, DEFAULT_DATASET_SEED, type TaskRecord } from '@rred/tasks';
 import { captureWeights, estimatorRedistribution, GrpoTrainer, parseGrpoConfig, restoreWeights, taskGrpoSetup, type RedistributionHook } from '@rred/training';
 import { z } from 'zod';
+import { fitsContext } from '../finetune/context-fit';
 import { EMBEDDED_CHECKPOINT, loadBenchModel, median, sum } from './bench-data';
 import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
@@ -104,7 +105,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     const alternatives = Array.isArray(r.meta.alternativeSolutions) ? (r.meta.alternativeSolutions as string[]) : [];
     return [r.solution, ...alternatives].slice(0, config.references).map((s) => ({ solution: tok.encode(s), answer: tok.encode(r.answer) }));
   };
-  const fits = (t: Trace) => t.prompt.length + t.thinkEnd + Math.max(...references(t.problemId).map((r) => r.solution.length + r.answer.length + 2)) <= lm.maxLength;
+  const fits = (t: Trace) => fitsContext(t, references(t.problemId), lm.maxLength);
   const estimatedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const skippedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const hookFor = (variant: Exclude<Variant, 'grpo'>): RedistributionHook => {
