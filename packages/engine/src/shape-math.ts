@@ -53,15 +53,7 @@ export function broadcastMeta(aShape: readonly number[], bShape: readonly number
       merged.push({ ...dim });
     }
   }
-  const k = merged.length;
-  const meta = new Int32Array(1 + 3 * k);
-  meta[0] = k;
-  merged.forEach((m, i) => {
-    meta[1 + i] = m.n;
-    meta[1 + k + i] = m.sa;
-    meta[1 + 2 * k + i] = m.sb;
-  });
-  return meta;
+  return packDimsMeta(merged.map((m) => m.n), merged.map((m) => m.sa), merged.map((m) => m.sb));
 }
 
 /**
@@ -90,16 +82,7 @@ export function transposeMeta(shape: readonly number[], perm: readonly number[])
   const inStrides = contiguousStrides(byInput.map(groupSize));
   const strideOf = new Map(byInput.map((g, i) => [g, inStrides[i]]));
   const outShape = groups.map(groupSize);
-  const k = groups.length;
-  const meta = new Int32Array(1 + 3 * k);
-  meta[0] = k;
-  const dst = contiguousStrides(outShape);
-  groups.forEach((g, i) => {
-    meta[1 + i] = outShape[i];
-    meta[1 + k + i] = strideOf.get(g) as number;
-    meta[1 + 2 * k + i] = dst[i];
-  });
-  return meta;
+  return packDimsMeta(outShape, groups.map((g) => strideOf.get(g) as number), contiguousStrides(outShape));
 }
 
 export interface ReduceLayout {
@@ -158,4 +141,19 @@ export function batchIndexMaps(aOuter: readonly number[], bOuter: readonly numbe
     }
   }
   return { aIdx, bIdx };
+}
+
+/**
+ * The layout every native strided kernel reads: [rank, n[rank], first strides[rank], second strides[rank]]
+ * (for copies: source then destination strides; for broadcasting ops: a's then b's).
+ */
+export function packDimsMeta(n: readonly number[], first: readonly number[], second: readonly number[]): Int32Array {
+  const k = n.length;
+  if (first.length !== k || second.length !== k) throw new Error(`packDimsMeta: ${k} dims but ${first.length} and ${second.length} strides`);
+  const meta = new Int32Array(1 + 3 * k);
+  meta[0] = k;
+  meta.set(n, 1);
+  meta.set(first, 1 + k);
+  meta.set(second, 1 + 2 * k);
+  return meta;
 }

@@ -1,5 +1,5 @@
 import { backend_util, Concat, slice_util, Slice, SplitV, Tile, Transpose, util, type TensorInfo } from '@tensorflow/tfjs-core';
-import { contiguousStrides, sizeOf, transposeMeta } from '../shape-math';
+import { contiguousStrides, packDimsMeta, sizeOf, transposeMeta } from '../shape-math';
 import { heapOf, offsetOf, type WasmBackendLike } from '../wasm-heap';
 import { callStock, type KernelArgs, type NativeContext, wasmKernel } from './context';
 
@@ -43,15 +43,7 @@ function sliceInto(ctx: NativeContext, backend: WasmBackendLike, x: TensorInfo, 
   const strides = contiguousStrides(x.shape);
   let start = 0;
   begin.forEach((b, d) => (start += b * strides[d]));
-  const r = size.length;
-  const meta = new Int32Array(1 + 3 * r);
-  meta[0] = r;
-  const dst = contiguousStrides(size);
-  for (let d = 0; d < r; d++) {
-    meta[1 + d] = size[d];
-    meta[1 + r + d] = strides[d];
-    meta[1 + 2 * r + d] = dst[d];
-  }
+  const meta = packDimsMeta(size, strides, contiguousStrides(size));
   ctx.addon.stridedCopy(heapOf(backend), offsetOf(backend, x) + 4 * start, offsetOf(backend, out), meta);
   return out;
 }
@@ -127,14 +119,7 @@ export function tileKernel(ctx: NativeContext) {
     if (dims.length > 8) return callStock(ctx, Tile, args);
     const out = args.backend.makeOutput(outShape, x.dtype);
     if (sizeOf(outShape) === 0) return out;
-    const r = dims.length;
-    const meta = new Int32Array(1 + 3 * r);
-    meta[0] = r;
-    dims.forEach((dim, i) => {
-      meta[1 + i] = dim.n;
-      meta[1 + r + i] = dim.src;
-      meta[1 + 2 * r + i] = dim.dst;
-    });
+    const meta = packDimsMeta(dims.map((d) => d.n), dims.map((d) => d.src), dims.map((d) => d.dst));
     ctx.addon.stridedCopy(heapOf(args.backend), offsetOf(args.backend, x), offsetOf(args.backend, out), meta);
     return out;
   });
