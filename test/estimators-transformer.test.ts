@@ -6,7 +6,7 @@
 import { Rng } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { createTransformer, Tokenizer, TransformerLM, type LanguageModel, type Trace } from '@rred/lm';
-import { getEstimator, rredcot, truncatedMc, type RredcotConfigInput } from '@rred/estimators';
+import { getEstimator, rredcot, rredcotBatch, truncatedMc, type RredcotConfigInput } from '@rred/estimators';
 
 describe('estimators on TransformerLM', () => {
   const tokenizer = Tokenizer.fromAlphabet('0123456789+=');
@@ -24,6 +24,7 @@ describe('estimators on TransformerLM', () => {
       vocabSize: lm.vocabSize,
       maxLength: lm.maxLength,
       scoreAfterPrefixes: (s, r) => lm.naiveScore(s, r),
+      scoreBatch: (jobs) => Promise.all(jobs.map((j) => lm.naiveScore(j.sequence, j.requests))),
       sample: (p, o, rng) => lm.sample(p, o, rng),
       embeddingGradientNorms: (s, t) => lm.embeddingGradientNorms(s, t),
     };
@@ -52,6 +53,22 @@ describe('estimators on TransformerLM', () => {
     const suffixTokens = (1 + 1 + 1) + (1 + 2 + 1) + (5 + 1 + 1 + 1) + (1 + 1 + 2 + 1);
     expect(shared.cost.tokensForwarded).toBe(trace.prompt.length + 8 + 4 * suffixTokens);
     expect(shared.cost.tokensForwarded).toBeLessThan(perExit.cost.tokensForwarded);
+  });
+
+  it('RREDCoT over a batch of traces (one scoreBatch call) equals each trace scored alone (1e-4)', async () => {
+    const shorter = { ...trace, problemId: 'tf-2', completion: tokenizer.encode('3</think>3<eos>') };
+    shorter.thinkEnd = shorter.completion.indexOf(tokenizer.endThink);
+    const items = [
+      { trace, segments, inputs: { tokens, references } },
+      { trace: shorter, segments: [{ start: 0, end: shorter.thinkEnd }], inputs: { tokens, references } },
+      { trace, segments: [{ start: 0, end: 5 }, { start: 5, end: 8 }], inputs: { tokens, references: { dataset: references.dataset.slice(1) } } },
+    ];
+    const batch = await rredcotBatch(lm, items, { terms: 'both' });
+    for (const [i, item] of items.entries()) {
+      const alone = await rredcot(naive, item.trace, item.segments, item.inputs, { terms: 'both', scoring: 'perExitPoint' });
+      batch[i].extra.logValues.forEach((lv, k) => expect(Math.abs(lv - alone.extra.logValues[k])).toBeLessThan(1e-4));
+      expect(batch[i].credits).toHaveLength(alone.credits.length);
+    }
   });
 
   it('LOO equals its definition scored from scratch; gradient and MC run on the transformer', async () => {

@@ -1,5 +1,5 @@
 export type { SpecialTokens, Reference, ReferenceInputs, ContinuationReward, EstimatorInputs, EstimatorCost, EstimatorResult, Estimator } from './types';
-export { rredcot, type RredcotExtra } from './rredcot';
+export { rredcot, rredcotBatch, type RredcotExtra, type RredcotItem } from './rredcot';
 export { rredcotConfigSchema, rredcotPresets, parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
 export { truncatedMc, mcConfigSchema, type McConfig, type McConfigInput, type McExtra, type ContinuationRecord } from './mc';
 export { truncationLoss, type TruncationLoss } from './truncation';

@@ -45,11 +45,18 @@ export const rredcotConfigSchema = z
       .describe(
         "When R is empty (e.g. no correct sample in a group): 'error' raises, 'uniform' returns NaN credits and uniform σ (Eq. 12) flagged in extra. Default 'error'.",
       ),
+    overlong: z
+      .enum(['error', 'uniform'])
+      .default('error')
+      .describe(
+        "When the last exit point (prompt + thinking) plus the longest reference suffix exceeds the model's context: 'error' raises, " +
+          "'uniform' returns NaN credits and uniform σ (Eq. 12) flagged extra.overlong (e.g. a rambling GRPO rollout). Default 'error'.",
+      ),
     scoring: z
       .enum(['sharedPrefix', 'perExitPoint'])
       .default('sharedPrefix')
       .describe(
-        "'sharedPrefix': one scoreAfterPrefixes call per trace, all exit points × all references (cost T + Σ suffix tokens, design.md 'Cost'); " +
+        "'sharedPrefix': one prefix-sharing scoring call per trace (per batch with rredcotBatch), all exit points × all references (cost T + Σ suffix tokens, design.md 'Cost'); " +
           "'perExitPoint': one call per exit point (cost Σ_k (prefix_k + suffixes)), for cost comparisons and checks. Default 'sharedPrefix'.",
       ),
   })

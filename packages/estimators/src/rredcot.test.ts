@@ -1,6 +1,6 @@
 import { UserError } from '@rred/core';
 import { referenceFromTrace } from './references';
-import { rredcot } from './rredcot';
+import { rredcot, rredcotBatch } from './rredcot';
 import { rredcotPresets } from './rredcot-config';
 import { exactValue } from './testing/enumerate';
 import { toyModel, toyReferences, toyReward, toySegments, toyTokens, toyTrace } from './testing/toy-setup';
@@ -114,6 +114,42 @@ describe('rredcot', () => {
     await expect(rredcot(zeroModel, trace, toySegments, inputs, { space: 'log' })).rejects.toThrow(/log v̂\(s_0\) = -Infinity/);
     const prob = await rredcot(zeroModel, trace, toySegments, inputs, { space: 'prob' });
     expect(prob.credits).toEqual([0, 0, 0]);
+  });
+
+  it('rredcotBatch scores several traces in one scoreBatch call and equals rredcot trace by trace', async () => {
+    const other = { ...trace, problemId: 'toy-2', completion: [2, 2, 1, 3, 0, 1, 4], thinkEnd: 3 };
+    const otherSegments = [{ start: 0, end: 1 }, { start: 1, end: 3 }];
+    const noRefs = { tokens: toyTokens }; // falls back to uniform without being scored
+    const items = [
+      { trace, segments: toySegments, inputs },
+      { trace: other, segments: otherSegments, inputs: noRefs },
+      { trace: other, segments: otherSegments, inputs },
+    ];
+    const config = { terms: 'both', emptyReferences: 'uniform' } as const;
+    const m = toyModel();
+    const batch = await rredcotBatch(m, items, config);
+    expect(m.calls).toMatchObject({ score: 0, batch: 1 });
+    expect(batch[1].extra.noReferences).toBe(true);
+    expect(batch[1].cost.tokensForwarded).toBe(0);
+    for (const i of [0, 2]) {
+      const alone = await rredcot(toyModel(), items[i].trace, items[i].segments, items[i].inputs, config);
+      expect(batch[i].credits).toEqual(alone.credits);
+      expect(batch[i].sigma).toEqual(alone.sigma);
+      expect(batch[i].cost.tokensForwarded).toBe(alone.cost.tokensForwarded);
+    }
+    expect(batch[0].credits).not.toEqual(batch[2].credits);
+  });
+
+  it('handles a reference suffix that overflows the context as configured', async () => {
+    const long = { tokens: toyTokens, references: { dataset: [{ solution: new Array(24).fill(1), answer: [1] }] } };
+    await expect(rredcot(model, trace, toySegments, long, { terms: 'value' })).rejects.toThrow(
+      /trace 'toy-1': exit point at 7 tokens \+ reference suffix of 27 tokens exceeds the model's maxLength 32.*overlong: 'uniform'/,
+    );
+    const m = toyModel();
+    const res = await rredcot(m, trace, toySegments, long, { terms: 'value', overlong: 'uniform' });
+    expect(res.extra.overlong).toBe(true);
+    expect(res.sigma).toEqual([0.4, 0.2, 0.4]);
+    expect(m.calls.score).toBe(0);
   });
 
   it('rejects a bad config with a UserError naming the key', async () => {

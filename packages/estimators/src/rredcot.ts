@@ -2,11 +2,11 @@
  * RREDCoT credit assignment (Sec. 3.2). For every exit point s_k the model scores, after the prefix,
  *   - the immediate suffixes `</think> y* <eos>` for each distinct reference answer (Eq. 7), and
  *   - the value suffixes `u*_j </think> y*_j <eos>` for each reference pair (Eq. 9),
- * all in one prefix-sharing `scoreAfterPrefixes` call. v̂(s_k) ∈ {I, V, I+V} is kept in log space;
+ * all in one prefix-sharing scoring call (one per batch of traces with `rredcotBatch`). v̂(s_k) ∈ {I, V, I+V} is kept in log space;
  * r_k = v̂(s_k) − v̂(s_{k−1}) in log or probability space; σ = normalize(r) (Eq. 11).
  */
 import { UserError } from '@rred/core';
-import type { LanguageModel, SuffixRequest, Trace } from '@rred/lm';
+import type { ComputeCost, LanguageModel, ScoreJob, SuffixRequest, Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 import { CostMeter } from './cost';
 import { exitPoints } from './exit-points';
@@ -14,7 +14,7 @@ import { logAddExp, logSumExp, sumLogprobs } from './logspace';
 import { normalizeCredits } from './normalize';
 import { buildReferenceSet, distinctAnswers } from './references';
 import { parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
-import type { EstimatorInputs, EstimatorResult } from './types';
+import type { EstimatorCost, EstimatorInputs, EstimatorResult } from './types';
 
 export interface RredcotExtra {
   /** log I(s_k), k = 0..K (null when terms = 'value'). */
@@ -29,9 +29,19 @@ export interface RredcotExtra {
   requestCount: number;
   /** True when R was empty and emptyReferences = 'uniform' produced the result. */
   noReferences: boolean;
+  /** True when the last exit point + the longest suffix exceeded the context and overlong = 'uniform' produced the result. */
+  overlong: boolean;
   config: RredcotConfig;
 }
 
+/** One trace to credit: what `rredcot` takes besides the model and the config. */
+export interface RredcotItem {
+  trace: Trace;
+  segments: Segment[];
+  inputs: EstimatorInputs;
+}
+
+/** RREDCoT credits for one trace: all exit points × all suffixes in one `scoreAfterPrefixes` call. */
 export async function rredcot(
   model: LanguageModel,
   trace: Trace,
@@ -39,37 +49,90 @@ export async function rredcot(
   inputs: EstimatorInputs,
   config: RredcotConfigInput = {},
 ): Promise<EstimatorResult<RredcotExtra>> {
+  const [result] = await rredcotBatch(model, [{ trace, segments, inputs }], config);
+  return result;
+}
+
+/**
+ * RREDCoT credits for many traces (e.g. a GRPO batch) with the same config. With sharedPrefix
+ * scoring, all traces go to the model in one `scoreBatch` call (one `scoreAfterPrefixes` call when
+ * there is a single trace), so the fixed cost of a model call is paid once per batch, not per trace.
+ * Each result's cost counts its own trace's tokens; wallMs is the batch's wall time split evenly.
+ */
+export async function rredcotBatch(model: LanguageModel, items: RredcotItem[], config: RredcotConfigInput = {}): Promise<EstimatorResult<RredcotExtra>[]> {
   const cfg = parseRredcotConfig(config);
-  const meter = new CostMeter();
+  const started = Date.now();
+  const plans = items.map((item) => planTrace(model, item, cfg));
+  const scored = plans.filter((p): p is ScoringPlan => p.kind === 'score');
+  const sums = await scoreAllExitPoints(model, scored, cfg.scoring);
+  const wallMs = (Date.now() - started) / Math.max(1, items.length);
+  let next = 0;
+  return plans.map((plan) => {
+    if (plan.kind === 'fallback') return { ...plan.result, cost: { ...plan.result.cost, wallMs } };
+    const { sums: traceSums, cost } = sums[next++];
+    return finishTrace(plan, traceSums, cfg, { ...cost, wallMs });
+  });
+}
+
+interface ScoringPlan {
+  kind: 'score';
+  trace: Trace;
+  ep: ReturnType<typeof exitPoints>;
+  referenceCount: number;
+  answerCount: number;
+  immediateSuffixes: number[][];
+  valueSuffixes: number[][];
+}
+type Plan = ScoringPlan | { kind: 'fallback'; result: EstimatorResult<RredcotExtra> };
+
+/** Exit points, reference set and suffixes of one trace, or its uniform fallback result. */
+function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotItem, cfg: RredcotConfig): Plan {
   const { tokens } = inputs;
   const ep = exitPoints(trace, segments, tokens);
-  const K = segments.length;
   const refs = buildReferenceSet(inputs.references ?? {}, cfg.referenceSource, tokens, cfg.maxReferences);
+  const uniform = (flags: { noReferences: boolean; overlong: boolean }): Plan => {
+    const K = segments.length;
+    const result: EstimatorResult<RredcotExtra> = {
+      method: 'rredcot',
+      credits: new Array<number>(K).fill(NaN),
+      sigma: normalizeCredits(new Array<number>(K).fill(NaN), 'uniform', { tau: cfg.tau, segmentLengths: ep.segmentLengths }),
+      extra: { logImmediate: null, logValue: null, logValues: [], referenceCount: refs.length, distinctAnswerCount: 0, requestCount: 0, ...flags, config: cfg },
+      cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0, wallMs: 0 },
+    };
+    return { kind: 'fallback', result };
+  };
 
   if (refs.length === 0) {
     if (cfg.emptyReferences === 'error') {
       throw new UserError(`rredcot: trace '${trace.problemId}' has no references for referenceSource '${cfg.referenceSource}' (set emptyReferences: 'uniform' to fall back to Eq. 12)`);
     }
-    return {
-      method: 'rredcot',
-      credits: new Array<number>(K).fill(NaN),
-      sigma: normalizeCredits(new Array<number>(K).fill(NaN), 'uniform', { tau: cfg.tau, segmentLengths: ep.segmentLengths }),
-      extra: { logImmediate: null, logValue: null, logValues: [], referenceCount: 0, distinctAnswerCount: 0, requestCount: 0, noReferences: true, config: cfg },
-      cost: meter.finish(),
-    };
+    return uniform({ noReferences: true, overlong: false });
   }
 
   const answers = distinctAnswers(refs);
   const immediateSuffixes = cfg.terms === 'value' ? [] : answers.map((y) => [tokens.endThink, ...y, tokens.eos]);
   const valueSuffixes = cfg.terms === 'immediate' ? [] : refs.map((r) => [...r.solution, tokens.endThink, ...r.answer, tokens.eos]);
-  const suffixes = [...immediateSuffixes, ...valueSuffixes];
+  const last = ep.exitAt[ep.exitAt.length - 1];
+  const longest = Math.max(...[...immediateSuffixes, ...valueSuffixes].map((x) => x.length));
+  if (last + longest > model.maxLength) {
+    if (cfg.overlong === 'error') {
+      throw new UserError(
+        `rredcot: trace '${trace.problemId}': exit point at ${last} tokens + reference suffix of ${longest} tokens exceeds the model's maxLength ${model.maxLength}; ` +
+          "use shorter references or set overlong: 'uniform' to fall back to Eq. 12",
+      );
+    }
+    return uniform({ noReferences: false, overlong: true });
+  }
+  return { kind: 'score', trace, ep, referenceCount: refs.length, answerCount: answers.length, immediateSuffixes, valueSuffixes };
+}
 
-  // sums[k][i] = log p(suffix_i | s_k)
-  const sums = await scoreAllExitPoints(model, ep.sequence, ep.exitAt, suffixes, cfg.scoring, meter);
-
-  const nI = immediateSuffixes.length;
+/** Eq. 7 / Eq. 9 values from the scored suffixes, then the credits and σ of one trace. */
+function finishTrace(plan: ScoringPlan, sums: number[][], cfg: RredcotConfig, cost: EstimatorCost): EstimatorResult<RredcotExtra> {
+  const { ep, trace } = plan;
+  const nI = plan.immediateSuffixes.length;
+  const nV = plan.valueSuffixes.length;
   const logImmediate = nI ? sums.map((row) => logSumExp(row.slice(0, nI))) : null; // Eq. 7
-  const logValue = valueSuffixes.length ? sums.map((row) => logSumExp(row.slice(nI)) - Math.log(valueSuffixes.length)) : null; // Eq. 9
+  const logValue = nV ? sums.map((row) => logSumExp(row.slice(nI)) - Math.log(nV)) : null; // Eq. 9
   const logValues = ep.exitAt.map((_, k) =>
     logImmediate && logValue ? logAddExp(logImmediate[k], logValue[k]) : (logImmediate ?? logValue)![k],
   );
@@ -79,7 +142,7 @@ export async function rredcot(
     }
   });
 
-  const credits = segments.map((_, i) =>
+  const credits = ep.segmentLengths.map((_, i) =>
     cfg.space === 'log' ? logValues[i + 1] - logValues[i] : Math.exp(logValues[i + 1]) - Math.exp(logValues[i]),
   );
   return {
@@ -91,45 +154,53 @@ export async function rredcot(
       logImmediate,
       logValue,
       logValues,
-      referenceCount: refs.length,
-      distinctAnswerCount: answers.length,
-      requestCount: ep.exitAt.length * suffixes.length,
+      referenceCount: plan.referenceCount,
+      distinctAnswerCount: plan.answerCount,
+      requestCount: ep.exitAt.length * (nI + nV),
       noReferences: false,
+      overlong: false,
       config: cfg,
     },
-    cost: meter.finish(),
+    cost,
   };
 }
 
-/** log p(suffix_i | first exitAt[k] tokens) for every exit point k and suffix i: [K+1][S]. */
-async function scoreAllExitPoints(
-  model: LanguageModel,
-  sequence: number[],
-  exitAt: number[],
-  suffixes: number[][],
-  scoring: RredcotConfig['scoring'],
-  meter: CostMeter,
-): Promise<number[][]> {
-  const last = exitAt[exitAt.length - 1];
-  const longest = Math.max(...suffixes.map((s) => s.length));
-  if (last + longest > model.maxLength) {
-    throw new UserError(`rredcot: exit point at ${last} tokens + reference suffix of ${longest} tokens exceeds the model's maxLength ${model.maxLength}; use shorter references`);
-  }
+/**
+ * log p(suffix_i | first exitAt[k] tokens) for every plan, exit point k and suffix i: [plan][K+1][S],
+ * with each plan's model cost.
+ */
+async function scoreAllExitPoints(model: LanguageModel, plans: ScoringPlan[], scoring: RredcotConfig['scoring']): Promise<{ sums: number[][]; cost: ComputeCost }[]> {
+  if (plans.length === 0) return [];
   if (scoring === 'sharedPrefix') {
     // Tokens after the last exit point (the answer) are never a prefix, so they are not forwarded.
-    const requests: SuffixRequest[] = exitAt.flatMap((at) => suffixes.map((suffix) => ({ exitAt: at, suffix })));
-    const res = await model.scoreAfterPrefixes(sequence.slice(0, last), requests);
-    meter.add(res.cost);
-    checkShape(res.logprobs, requests);
-    return exitAt.map((_, k) => suffixes.map((_, i) => sumLogprobs(res.logprobs[k * suffixes.length + i])));
+    const jobs: ScoreJob[] = plans.map(({ ep, immediateSuffixes, valueSuffixes }) => {
+      const suffixes = [...immediateSuffixes, ...valueSuffixes];
+      return {
+        sequence: ep.sequence.slice(0, ep.exitAt[ep.exitAt.length - 1]),
+        requests: ep.exitAt.flatMap((at) => suffixes.map((suffix) => ({ exitAt: at, suffix }))),
+      };
+    });
+    const results = jobs.length === 1 ? [await model.scoreAfterPrefixes(jobs[0].sequence, jobs[0].requests)] : await model.scoreBatch(jobs);
+    if (results.length !== jobs.length) throw new Error(`rredcot: model returned ${results.length} results for ${jobs.length} traces`);
+    return plans.map((plan, p) => {
+      const n = plan.immediateSuffixes.length + plan.valueSuffixes.length;
+      checkShape(results[p].logprobs, jobs[p].requests);
+      return { sums: plan.ep.exitAt.map((_, k) => results[p].logprobs.slice(k * n, (k + 1) * n).map(sumLogprobs)), cost: results[p].cost };
+    });
   }
-  const out: number[][] = [];
-  for (const at of exitAt) {
-    const requests = suffixes.map((suffix) => ({ exitAt: at, suffix }));
-    const res = await model.scoreAfterPrefixes(sequence.slice(0, at), requests);
-    meter.add(res.cost);
-    checkShape(res.logprobs, requests);
-    out.push(res.logprobs.map(sumLogprobs));
+  const out: { sums: number[][]; cost: ComputeCost }[] = [];
+  for (const { ep, immediateSuffixes, valueSuffixes } of plans) {
+    const meter = new CostMeter();
+    const sums: number[][] = [];
+    for (const at of ep.exitAt) {
+      const requests = [...immediateSuffixes, ...valueSuffixes].map((suffix) => ({ exitAt: at, suffix }));
+      const res = await model.scoreAfterPrefixes(ep.sequence.slice(0, at), requests);
+      meter.add(res.cost);
+      checkShape(res.logprobs, requests);
+      sums.push(res.logprobs.map(sumLogprobs));
+    }
+    const { wallMs: _, ...cost } = meter.finish();
+    out.push({ sums, cost });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-export type { Trace, SuffixRequest, ComputeCost, ScoreResult, SampleOptions, SampleResult, LanguageModel } from './types';
+export type { Trace, SuffixRequest, ScoreJob, ComputeCost, ScoreResult, SampleOptions, SampleResult, LanguageModel } from './types';
 export { Tokenizer, SPECIAL_TOKENS } from './tokenizer';
 export type { TokenizerJson, SpecialToken } from './tokenizer';
 export { modelConfigSchema, parseModelConfig } from './config';
@@ -11,7 +11,7 @@ export type { Checkpoint, CheckpointInput, CheckpointHeader } from './checkpoint
 export { TransformerLM } from './transformer-lm';
 export { sampleWithCache, sampleNoCache } from './sampler';
 export type { SampleOutput } from './sampler';
-export { scoreAfterPrefixes, naiveScore } from './scorer';
+export { scoreAfterPrefixes, scoreBatch, naiveScore } from './scorer';
 export type { ScoreOptions } from './scorer';
 export { embeddingGradientNorms } from './gradients';
 export { buildTrace, thinkEndOf, textAfterThink } from './trace';

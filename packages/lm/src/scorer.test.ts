@@ -1,6 +1,6 @@
 import { Rng } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
-import { naiveScore, scoreAfterPrefixes } from './scorer';
+import { naiveScore, scoreAfterPrefixes, scoreBatch } from './scorer';
 import { createTransformer, type Transformer } from './transformer';
 import type { SuffixRequest } from './types';
 
@@ -52,14 +52,37 @@ describe('scoreAfterPrefixes', () => {
     }
   });
 
-  it('gives the same numbers when split into several suffix batches, still forwarding the prefix once', async () => {
+  it('gives the same numbers when split into several suffix batches or one request per row, still forwarding the prefix once', async () => {
     const { sequence, requests } = randomCase(new Rng(5), 12);
     const one = await scoreAfterPrefixes(model, sequence, requests);
-    const many = await scoreAfterPrefixes(model, sequence, requests, { maxChunkElements: 1 });
+    const many = await scoreAfterPrefixes(model, sequence, requests, { maxChunkElements: 1, rowTokens: 1 });
     expect(maxDiff(many.logprobs, one.logprobs)).toBeLessThan(1e-5);
     const nonEmpty = requests.filter((r) => r.suffix.length > 0).length;
     expect(many.cost.forwardPasses).toBe(1 + nonEmpty);
     expect(many.cost.tokensForwarded).toBe(one.cost.tokensForwarded);
+  });
+
+  it('scoreBatch over sequences of different lengths equals scoring each one alone (within 1e-5), whatever the packing', async () => {
+    const rng = new Rng(33);
+    const jobs = [15, 1, 9, 4, 12].map((T) => randomCase(rng, T));
+    jobs.splice(2, 0, { sequence: [3, 4], requests: [{ exitAt: 1, suffix: [] }] }); // a job with nothing to score
+    const alone = await Promise.all(jobs.map((j) => naiveScore(model, j.sequence, j.requests)));
+    for (const options of [{}, { rowTokens: 5 }, { rowTokens: 1, maxChunkElements: 1 }]) {
+      const batched = await scoreBatch(model, jobs, options);
+      expect(batched).toHaveLength(jobs.length);
+      batched.forEach((res, j) => {
+        expect(maxDiff(res.logprobs, alone[j].logprobs)).toBeLessThan(1e-4);
+        const suffixTokens = jobs[j].requests.reduce((n, r) => n + r.suffix.length, 0);
+        expect(res.cost.tokensForwarded).toBe(suffixTokens ? jobs[j].sequence.length + suffixTokens : 0);
+      });
+      if (!('rowTokens' in options)) expect(batched[0].cost.forwardPasses).toBe(2);
+    }
+  });
+
+  it('scoreBatch names the job and request of a bad input', async () => {
+    await expect(scoreBatch(model, [{ sequence: [1, 2], requests: [] }, { sequence: [1, 2, 3], requests: [{ exitAt: 5, suffix: [1] }] }])).rejects.toThrow(
+      /scoreBatch: job 1: request 0 has exitAt 5/,
+    );
   });
 
   it('does not leak tensors', async () => {
@@ -67,6 +90,7 @@ describe('scoreAfterPrefixes', () => {
     await scoreAfterPrefixes(model, sequence, requests);
     const before = tf.memory().numTensors;
     await scoreAfterPrefixes(model, sequence, requests);
+    await scoreBatch(model, [{ sequence, requests }, randomCase(new Rng(9), 4)], { rowTokens: 3 });
     await naiveScore(model, sequence, requests);
     expect(tf.memory().numTensors).toBe(before);
   });

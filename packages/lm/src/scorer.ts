@@ -1,102 +1,120 @@
 import { UserError } from '@rred/core';
 import { tf } from '@rred/engine';
-import { causalMask, MASKED, oneHotFloat } from './layers';
+import { causalMask, oneHotFloat } from './layers';
+import { packSuffixRows, rowTensors } from './suffix-rows';
 import type { Transformer } from './transformer';
-import type { ScoreResult, SuffixRequest } from './types';
+import type { ScoreJob, ScoreResult, SuffixRequest } from './types';
 
 export interface ScoreOptions {
   /**
    * Rough cap on float32 intermediates per layer of one suffix batch (elements). Longer request
-   * lists are split into several suffix batches; the shared prefix is still forwarded once.
+   * lists are split into several suffix batches; the shared prefixes are still forwarded once.
    * Default 16M (≈ 64 MB).
    */
   maxChunkElements?: number;
+  /**
+   * Suffix tokens packed into one pass-2 row (several requests of the same sequence share a row;
+   * see suffix-rows.ts). A request longer than this gets a row of its own. Default 64.
+   */
+  rowTokens?: number;
 }
 
 const DEFAULT_CHUNK_ELEMENTS = 16_000_000;
+const DEFAULT_ROW_TOKENS = 64;
 
 /**
  * Scores many suffixes after many prefixes of one shared sequence (the primitive behind the
- * RREDCoT immediate and value terms, Eqs. 7 and 9).
- *
- * Pass 1 runs the sequence (length T) once, keeping every layer's K and V and the log-probabilities
- * at every position. log p(suffix[0] | sequence[<exitAt]) is read from position exitAt − 1 there.
- * Pass 2 forwards all suffixes together (padded to the longest), each row attending to the cached
- * positions < exitAt of its own request and causally to its own earlier suffix tokens, at positions
- * exitAt, exitAt + 1, …; it gives the log-probabilities of suffix[1..]. Nothing of the prefix is
- * recomputed. Cost: T + Σ|suffix| token positions, 2 forward passes (more if chunked).
+ * RREDCoT immediate and value terms, Eqs. 7 and 9). The one-job case of `scoreBatch`.
  */
 export async function scoreAfterPrefixes(model: Transformer, sequence: number[], requests: SuffixRequest[], options: ScoreOptions = {}): Promise<ScoreResult> {
-  validate(model, sequence, requests);
-  const logprobs: number[][] = requests.map((r) => new Array<number>(r.suffix.length));
-  const active = requests.flatMap((r, i) => (r.suffix.length > 0 ? [i] : []));
-  if (active.length === 0) return { logprobs, cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 } };
+  const [result] = await scoreBatch(model, [{ sequence, requests }], options, 'scoreAfterPrefixes');
+  return result;
+}
+
+/**
+ * Scores the requests of several sequences in one batched call (e.g. every trace of a GRPO batch).
+ *
+ * Pass 1 runs all sequences once, padded to the longest (T_max) in one batch, keeping every layer's
+ * K and V and the log-probabilities at every position; log p(suffix[0] | sequence[<exitAt]) is read
+ * at position exitAt − 1. Pass 2 forwards all suffixes together, packed into rows per sequence
+ * (suffix-rows.ts): each token attends to the cached positions < exitAt of its own sequence and
+ * causally to its own earlier suffix tokens, at positions exitAt, exitAt + 1, …; it gives the
+ * log-probabilities of suffix[1..]. Nothing of a prefix is recomputed.
+ *
+ * Cost per job: T + Σ|suffix| token positions. `forwardPasses` of each job is the number of batched
+ * passes of the whole call it took part in (1 + suffix chunks), so do not sum it over jobs.
+ */
+export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: ScoreOptions = {}, caller = 'scoreBatch'): Promise<ScoreResult[]> {
+  jobs.forEach((job, j) => validate(model, job.sequence, job.requests, jobs.length === 1 ? caller : `${caller}: job ${j}`));
+  const logprobs: number[][][] = jobs.map((job) => job.requests.map((r) => new Array<number>(r.suffix.length)));
+  const zeroCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
+  // Jobs with at least one non-empty suffix, in order; everything below indexes into `active`.
+  const active = jobs.flatMap((job, j) => (job.requests.some((r) => r.suffix.length > 0) ? [j] : []));
+  if (active.length === 0) return logprobs.map((lp) => ({ logprobs: lp, cost: { ...zeroCost } }));
   const { vocabSize: V, contextLength, dModel: C, nHeads: H, dFF: F } = model.config;
-  const T = sequence.length;
+  const B = active.length;
+  const T = Math.max(...active.map((j) => jobs[j].sequence.length));
 
-  // --- pass 1: the shared sequence, once ---
+  // --- pass 1: every sequence once, right-padded to T (causal, so real positions never see padding) ---
+  const padded = new Int32Array(B * T);
+  active.forEach((j, b) => padded.set(jobs[j].sequence, b * T));
   const shared = tf.tidy(() => {
-    const x = tf.reshape(model.embedFromStart(tf.tensor2d([sequence], [1, T], 'int32')), [T, C]) as tf.Tensor2D; // [T, C]
-    const { hidden, kv } = model.runBlocks({ x, batch: 1, length: T, mask: causalMask(T) }); // kv: [1, H, T, dh]
-    return { logp: tf.logSoftmax(model.head(hidden)), kv }; // logp: [T, V]
+    const x = tf.reshape(model.embedFromStart(tf.tensor2d(padded, [B, T], 'int32')), [B * T, C]) as tf.Tensor2D; // [B·T, C]
+    const { hidden, kv } = model.runBlocks({ x, batch: B, length: T, mask: causalMask(T) }); // kv: [B, H, T, dh]
+    return { logp: tf.logSoftmax(model.head(hidden)), kv }; // logp: [B·T, V]
   });
-  const sharedLogp = (await shared.logp.data()) as Float32Array;
-  shared.logp.dispose();
-  for (const i of active) {
-    const { exitAt, suffix } = requests[i];
-    logprobs[i][0] = sharedLogp[(exitAt - 1) * V + suffix[0]];
-  }
-
-  // --- pass 2: all suffixes against the cached prefix, longest first so chunks pad little ---
-  const order = [...active].sort((a, b) => requests[b].suffix.length - requests[a].suffix.length || a - b);
-  const budget = options.maxChunkElements ?? DEFAULT_CHUNK_ELEMENTS;
   let passes = 1;
   try {
-    for (let start = 0; start < order.length; ) {
-      const S = requests[order[start]].suffix.length;
+    const sharedLogp = (await shared.logp.data()) as Float32Array;
+    active.forEach((j, b) =>
+      jobs[j].requests.forEach(({ exitAt, suffix }, i) => {
+        if (suffix.length > 0) logprobs[j][i][0] = sharedLogp[(b * T + exitAt - 1) * V + suffix[0]];
+      }),
+    );
+
+    // --- pass 2: all suffixes against the cached prefixes, in chunks of rows ---
+    const activeRequests = active.map((j) => jobs[j].requests);
+    const rows = packSuffixRows(activeRequests, options.rowTokens ?? DEFAULT_ROW_TOKENS);
+    const budget = options.maxChunkElements ?? DEFAULT_CHUNK_ELEMENTS;
+    for (let start = 0; start < rows.length; ) {
+      const S = rows[start].length; // rows are longest first: the chunk's width
       const perRow = S * (H * (T + S) * 4 + F * 6 + C * 14) + 4 * (T + S) * C;
-      const rows = order.slice(start, start + Math.max(1, Math.floor(budget / perRow)));
-      start += rows.length;
+      const chunk = rows.slice(start, start + Math.max(1, Math.floor(budget / perRow)));
+      start += chunk.length;
       passes++;
-      const R = rows.length;
-      const tokens = new Int32Array(R * S);
-      const positions = new Int32Array(R * S);
-      const targets = new Int32Array(R * S);
-      const mask = new Float32Array(R * S * (T + S)).fill(MASKED);
-      rows.forEach((id, r) => {
-        const { exitAt, suffix } = requests[id];
-        for (let j = 0; j < S; j++) {
-          const real = j < suffix.length;
-          tokens[r * S + j] = real ? suffix[j] : 0;
-          positions[r * S + j] = Math.min(exitAt + j, contextLength - 1);
-          targets[r * S + j] = j + 1 < suffix.length ? suffix[j + 1] : 0;
-          const row = (r * S + j) * (T + S);
-          for (let p = 0; p < exitAt; p++) mask[row + p] = 0; // the request's prefix
-          for (let q = 0; q <= j; q++) mask[row + T + q] = 0; // its own suffix so far
-        }
-      });
+      const R = chunk.length;
+      const input = rowTensors(chunk, activeRequests, S, T, contextLength);
       const picked = tf.tidy(() => {
-        const x = model.embedAt(tf.tensor2d(tokens, [R, S], 'int32'), tf.tensor2d(positions, [R, S], 'int32')); // [R·S, C]
-        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(mask, [R, 1, S, T + S]), past: shared.kv });
+        // One cached sequence is broadcast by runBlocks; several are gathered to one per row.
+        const rowJob = tf.tensor1d(chunk.map((row) => row.job), 'int32');
+        const past = B === 1 ? shared.kv : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, rowJob) as tf.Tensor4D, v: tf.gather(v, rowJob) as tf.Tensor4D }));
+        const x = model.embedAt(tf.tensor2d(input.tokens, [R, S], 'int32'), tf.tensor2d(input.positions, [R, S], 'int32')); // [R·S, C]
+        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past });
         const logp = tf.logSoftmax(model.head(hidden)); // [R·S, V]
-        return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(targets, 'int32'), V)), -1); // [R·S]
+        return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(input.targets, 'int32'), V)), -1); // [R·S]
       });
       const values = (await picked.data()) as Float32Array;
       picked.dispose();
-      rows.forEach((id, r) => {
-        const n = requests[id].suffix.length;
-        for (let j = 1; j < n; j++) logprobs[id][j] = values[r * S + j - 1];
+      chunk.forEach((row, r) => {
+        for (const p of row.placed) {
+          const out = logprobs[active[p.job]][p.request];
+          for (let s = 1; s < p.length; s++) out[s] = values[r * S + p.offset + s - 1];
+        }
       });
     }
   } finally {
+    shared.logp.dispose();
     for (const { k, v } of shared.kv) tf.dispose([k, v]);
   }
-  logprobs.forEach((row, i) => {
-    const j = row.findIndex((x) => Number.isNaN(x));
-    if (j >= 0) throw new Error(`scoreAfterPrefixes: log-probability of request ${i} suffix token ${j} is NaN (model weights diverged?)`);
+  return jobs.map((job, j) => {
+    job.requests.forEach((_, i) => {
+      const t = logprobs[j][i].findIndex((x) => Number.isNaN(x));
+      if (t >= 0) throw new Error(`${caller}: log-probability of ${jobs.length === 1 ? '' : `job ${j} `}request ${i} suffix token ${t} is NaN (model weights diverged?)`);
+    });
+    const suffixTokens = job.requests.reduce((n, r) => n + r.suffix.length, 0);
+    if (suffixTokens === 0) return { logprobs: logprobs[j], cost: { ...zeroCost } };
+    return { logprobs: logprobs[j], cost: { tokensForwarded: job.sequence.length + suffixTokens, tokensGenerated: 0, forwardPasses: passes } };
   });
-  const suffixTokens = active.reduce((n, i) => n + requests[i].suffix.length, 0);
-  return { logprobs, cost: { tokensForwarded: T + suffixTokens, tokensGenerated: 0, forwardPasses: passes } };
 }
 
 /**
@@ -125,20 +143,20 @@ export async function naiveScore(model: Transformer, sequence: number[], request
   return { logprobs, cost: { tokensForwarded, tokensGenerated: 0, forwardPasses } };
 }
 
-function validate(model: Transformer, sequence: number[], requests: SuffixRequest[]): void {
+function validate(model: Transformer, sequence: number[], requests: SuffixRequest[], label = 'scoreAfterPrefixes'): void {
   const { vocabSize: V, contextLength } = model.config;
   const T = sequence.length;
   const badToken = (t: number) => !(Number.isInteger(t) && t >= 0 && t < V);
-  if (T === 0) throw new UserError('scoreAfterPrefixes: the shared sequence is empty');
-  if (T > contextLength) throw new UserError(`scoreAfterPrefixes: the shared sequence has ${T} tokens, more than contextLength ${contextLength}`);
+  if (T === 0) throw new UserError(`${label}: the shared sequence is empty`);
+  if (T > contextLength) throw new UserError(`${label}: the shared sequence has ${T} tokens, more than contextLength ${contextLength}`);
   const bad = sequence.find(badToken);
-  if (bad !== undefined) throw new UserError(`scoreAfterPrefixes: sequence token ${bad} is outside 0..${V - 1}`);
+  if (bad !== undefined) throw new UserError(`${label}: sequence token ${bad} is outside 0..${V - 1}`);
   requests.forEach(({ exitAt, suffix }, i) => {
-    if (!(Number.isInteger(exitAt) && exitAt >= 1 && exitAt <= T)) throw new UserError(`scoreAfterPrefixes: request ${i} has exitAt ${exitAt}, expected an integer in 1..${T} (the sequence length)`);
+    if (!(Number.isInteger(exitAt) && exitAt >= 1 && exitAt <= T)) throw new UserError(`${label}: request ${i} has exitAt ${exitAt}, expected an integer in 1..${T} (the sequence length)`);
     const b = suffix.find(badToken);
-    if (b !== undefined) throw new UserError(`scoreAfterPrefixes: request ${i} suffix token ${b} is outside 0..${V - 1}`);
+    if (b !== undefined) throw new UserError(`${label}: request ${i} suffix token ${b} is outside 0..${V - 1}`);
     if (exitAt + suffix.length > contextLength) {
-      throw new UserError(`scoreAfterPrefixes: request ${i} needs ${exitAt} prefix + ${suffix.length} suffix tokens = ${exitAt + suffix.length}, more than contextLength ${contextLength}`);
+      throw new UserError(`${label}: request ${i} needs ${exitAt} prefix + ${suffix.length} suffix tokens = ${exitAt + suffix.length}, more than contextLength ${contextLength}`);
     }
   });
 }

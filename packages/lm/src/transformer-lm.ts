@@ -3,10 +3,10 @@ import { UserError } from '@rred/core';
 import { loadCheckpoint } from './checkpoint';
 import { embeddingGradientNorms } from './gradients';
 import { sampleNoCache, sampleWithCache, type SampleOutput } from './sampler';
-import { naiveScore, scoreAfterPrefixes, type ScoreOptions } from './scorer';
+import { naiveScore, scoreAfterPrefixes, scoreBatch, type ScoreOptions } from './scorer';
 import type { Tokenizer } from './tokenizer';
 import type { Transformer } from './transformer';
-import type { ComputeCost, LanguageModel, SampleOptions, ScoreResult, SuffixRequest } from './types';
+import type { ComputeCost, LanguageModel, SampleOptions, ScoreJob, ScoreResult, SuffixRequest } from './types';
 
 /**
  * The transformer and its tokenizer behind the `LanguageModel` interface the estimators, trainers
@@ -47,6 +47,10 @@ export class TransformerLM implements LanguageModel {
 
   scoreAfterPrefixes(sequence: number[], requests: SuffixRequest[]): Promise<ScoreResult> {
     return scoreAfterPrefixes(this.transformer, sequence, requests, this.scoreOptions);
+  }
+
+  scoreBatch(jobs: ScoreJob[]): Promise<ScoreResult[]> {
+    return scoreBatch(this.transformer, jobs, this.scoreOptions);
   }
 
   /** Every request forwarded from scratch (tests, cost bench). */

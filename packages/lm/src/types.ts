@@ -41,6 +41,12 @@ export interface SuffixRequest {
   suffix: number[];
 }
 
+/** Suffixes to score after prefixes of one sequence: one unit of `LanguageModel.scoreBatch`. */
+export interface ScoreJob {
+  sequence: number[];
+  requests: SuffixRequest[];
+}
+
 /** What a model call cost: the units the bench and the estimator cost records report. */
 export interface ComputeCost {
   /** Token positions pushed through the network (prefix and suffix positions both count). */
@@ -90,6 +96,12 @@ export interface LanguageModel {
    * positions they may see. Cost: sequence.length + Σ |suffix| token-forwards.
    */
   scoreAfterPrefixes(sequence: number[], requests: SuffixRequest[]): Promise<ScoreResult>;
+  /**
+   * `scoreAfterPrefixes` for several sequences in one batched call (e.g. all traces of a GRPO batch),
+   * so the fixed per-call cost is paid once. Results are in job order; each job's cost counts its own
+   * tokens, and `forwardPasses` the batched passes it took part in.
+   */
+  scoreBatch(jobs: ScoreJob[]): Promise<ScoreResult[]>;
   /** Samples one continuation per prompt, all prompts batched, with a KV cache. */
   sample(prompts: number[][], options: SampleOptions, rng: Rng): Promise<{ results: SampleResult[]; cost: ComputeCost }>;
   /**

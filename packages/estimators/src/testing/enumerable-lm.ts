@@ -6,7 +6,7 @@
  * enumerating continuations. A test double, exported so cross-package tests can use it too.
  */
 import type { Rng } from '@rred/core';
-import type { ComputeCost, LanguageModel, SampleOptions, SampleResult, ScoreResult, SuffixRequest } from '@rred/lm';
+import type { ComputeCost, LanguageModel, SampleOptions, SampleResult, ScoreJob, ScoreResult, SuffixRequest } from '@rred/lm';
 import type { SpecialTokens } from '../types';
 
 export interface EnumerableLMOptions {
@@ -27,7 +27,7 @@ export class EnumerableLM implements LanguageModel {
   readonly vocabSize: number;
   readonly maxLength: number;
   /** Calls made, so tests can check batching (one shared-prefix call per trace). */
-  readonly calls = { score: 0, sample: 0, gradient: 0 };
+  readonly calls = { score: 0, batch: 0, sample: 0, gradient: 0 };
 
   constructor(private readonly opts: EnumerableLMOptions) {
     this.vocabSize = opts.vocabSize;
@@ -63,6 +63,16 @@ export class EnumerableLM implements LanguageModel {
 
   async scoreAfterPrefixes(sequence: number[], requests: SuffixRequest[]): Promise<ScoreResult> {
     this.calls.score++;
+    return this.score(sequence, requests);
+  }
+
+  /** One call for many sequences; counted in `calls.batch`, not `calls.score`. */
+  async scoreBatch(jobs: ScoreJob[]): Promise<ScoreResult[]> {
+    this.calls.batch++;
+    return jobs.map(({ sequence, requests }) => this.score(sequence, requests));
+  }
+
+  private score(sequence: number[], requests: SuffixRequest[]): ScoreResult {
     let suffixTokens = 0;
     const logprobs = requests.map((req, i) => {
       if (!Number.isInteger(req.exitAt) || req.exitAt < 1 || req.exitAt > sequence.length) {
