@@ -1,11 +1,10 @@
 import { parseConfig, ProgressBar } from '@rred/core';
-import { rredcotPresets, type Reference } from '@rred/estimators';
+import { rredcotPresets } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
 import { buildDatasets, DEFAULT_DATASET_SEED, type TaskRecord } from '@rred/tasks';
-import { captureWeights, estimatorRedistribution, GrpoTrainer, parseGrpoConfig, restoreWeights, taskGrpoSetup, type RedistributionHook } from '@rred/training';
+import { captureWeights, estimatorRedistribution, GrpoTrainer, parseGrpoConfig, restoreWeights, taskGrpoSetup, taskReferences, type RedistributionHook } from '@rred/training';
 import { z } from 'zod';
-import { fitsContext } from '../finetune/context-fit';
 import { EMBEDDED_CHECKPOINT, loadBenchModel, median, sum } from './bench-data';
 import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
@@ -99,13 +98,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
   const { lm } = model;
   const tok = lm.tokenizer;
   const records = trainRecords(config.promptsPerStep, config.maxSteps);
-  const byId = new Map(records.map((r) => [r.id, r]));
-  const references = (id: string): Reference[] => {
-    const r = byId.get(id)!;
-    const alternatives = Array.isArray(r.meta.alternativeSolutions) ? (r.meta.alternativeSolutions as string[]) : [];
-    return [r.solution, ...alternatives].slice(0, config.references).map((s) => ({ solution: tok.encode(s), answer: tok.encode(r.answer) }));
-  };
-  const fits = (t: Trace) => fitsContext(t, references(t.problemId), lm.maxLength);
+  const references = taskReferences(records, tok, config.references);
   const estimatedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const skippedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const hookFor = (variant: Exclude<Variant, 'grpo'>): RedistributionHook => {
@@ -120,14 +113,14 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
       tokens: { endThink: tok.endThink, eos: tok.eos },
       datasetReferences: references,
     });
-    // A trace whose thinking leaves no room for a reference suffix cannot be scored (rredcot raises);
-    // it gets uniform σ (plain GRPO weighting) by passing it to the hook with advantage 0. The advantages
-    // the hook sees only decide which traces it estimates; the loss uses the trainer's own advantages.
-    return (traces, context) => {
-      const advantages = context.advantages.map((a, i) => (fits(traces[i]) ? (allTraces ? 1 : a) : 0));
-      estimatedTraces[variant] = advantages.filter((a) => a !== 0).length;
-      skippedTraces[variant] = traces.filter((t, i) => (allTraces || context.advantages[i] !== 0) && !fits(t)).length;
-      return inner(traces, { ...context, advantages });
+    // The AllTraces variants estimate every trace, as if no advantage were 0. The advantages the hook
+    // sees only decide which traces it estimates; the loss uses the trainer's own advantages.
+    return async (traces, context) => {
+      const sigma = await inner(traces, allTraces ? { ...context, advantages: context.advantages.map(() => 1) } : context);
+      const stats = inner.lastCall();
+      estimatedTraces[variant] = stats.estimated;
+      skippedTraces[variant] = stats.fallback;
+      return sigma;
     };
   };
 

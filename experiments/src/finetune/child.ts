@@ -8,9 +8,8 @@ import { Rng } from '@rred/core';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
-import { captureWeights, estimatorRedistribution, GrpoTrainer, restoreWeights, runGrpo, taskGrpoSetup, type TrainerState } from '@rred/training';
+import { captureWeights, estimatorRedistribution, GrpoTrainer, restoreWeights, runGrpo, taskGrpoSetup, taskReferences, type EstimatorHook, type TrainerState } from '@rred/training';
 import type { TaskRecord } from '@rred/tasks';
-import { candidateReferences, contextFittedHook, type FittedHook } from './context-fit';
 import { trainerConfig, type ChildConfig } from './plan';
 
 /** What a child needs besides its config: the model (fresh from the checkpoint) and the problems. */
@@ -37,41 +36,28 @@ export const KEYS = {
 /** The part of a results-store Run a child writes to (per-step metrics; summary metrics at step 0). */
 export type ChildSink = MetricSink;
 
-/** σ of the method: undefined for grpo (the trainer's uniform 1/|o|), else RREDCoT fitted to the context. */
-export function methodHook(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): FittedHook | undefined {
+/**
+ * σ of the method: undefined for grpo (the trainer's uniform 1/|o|), else the RREDCoT hook. A trace
+ * whose thinking leaves no room for a reference suffix keeps uniform σ; the hook counts those.
+ */
+export function methodHook(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): EstimatorHook | undefined {
   if (config.method === 'grpo' || !config.estimator) return undefined;
   const tokenizer = model.tokenizer;
-  const tokens = { endThink: tokenizer.endThink, eos: tokenizer.eos };
-  const byId = new Map(train.map((r) => [r.id, r]));
-  const cache = new Map<string, { solution: number[]; answer: number[] }[]>();
-  const datasetReferences = (id: string) => {
-    let refs = cache.get(id);
-    if (!refs) {
-      const r = byId.get(id);
-      if (!r) throw new Error(`finetune: no train record '${id}' for dataset references`);
-      const alternatives = Array.isArray(r.meta.alternativeSolutions) ? (r.meta.alternativeSolutions as string[]) : [];
-      refs = [r.solution, ...alternatives].map((s) => ({ solution: tokenizer.encode(s), answer: tokenizer.encode(r.answer) }));
-      cache.set(id, refs);
-    }
-    return refs;
-  };
-  const inner = estimatorRedistribution({
+  return estimatorRedistribution({
     method: 'rredcot',
     model,
     segmentation: config.segmentation,
     tokenText: (id) => tokenizer.tokenText(id),
     estimatorConfig: config.estimator,
-    tokens,
-    datasetReferences,
+    tokens: { endThink: tokenizer.endThink, eos: tokenizer.eos },
+    datasetReferences: taskReferences(train, tokenizer),
   });
-  const source = config.estimator.referenceSource;
-  return contextFittedHook(inner, (trace, batch) => candidateReferences(trace, batch, source, datasetReferences, tokens), model.maxLength);
 }
 
 export async function trainChild(run: ChildSink, config: ChildConfig, data: ChildData, label: string): Promise<void> {
   const model = data.loadModel();
-  const fitted = methodHook(config, model, data.train);
-  const setup = taskGrpoSetup({ model, records: data.train, redistribute: fitted?.hook });
+  const hook = methodHook(config, model, data.train);
+  const setup = taskGrpoSetup({ model, records: data.train, redistribute: hook });
   const trainer = new GrpoTrainer(setup, trainerConfig(config));
   try {
     const complete = completerFromModel(model, model.tokenizer.eos);
@@ -94,8 +80,8 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
       label,
       onStep: async (m) => {
         trainSeconds += m.stepMs / 1000;
-        if (fitted) {
-          const c = fitted.lastCall();
+        if (hook) {
+          const c = hook.lastCall();
           run.logMetrics({ [KEYS.fallback]: c.fallback, [KEYS.estimated]: c.estimated }, m.step);
         }
         if (m.step % config.validation.every === 0 || m.step === config.steps) await validate(m.step);

@@ -44,4 +44,39 @@ describe('estimatorRedistribution', () => {
     const varied = sigma.slice(1).some((row) => new Set(row.map((x) => x.toFixed(12))).size > 1);
     expect(varied).toBe(true);
   });
+
+  it('scores every estimated trace of the batch in one batched model call and counts traces that fall back', async () => {
+    const ts = (await traces(16)).filter((t) => t.completion.length > 0 && t.thinkEnd > 1);
+    const counting = new EnumerableLM({ vocabSize: 5, tokens, seed: 11, scale: 3, bias: [0, 0.6, 0, 0.3, -1.5], eosBiasAfterThink: 2, maxLength: 40 });
+    const advantages = ts.map((_, i) => (i % 4 === 0 ? 0 : 1));
+    // a dataset reference whose value suffix (u* </think> y* <eos>) fits after the shorter half of the thinking only
+    const exitLengths = ts.filter((_, i) => advantages[i] !== 0).map((t) => t.prompt.length + t.thinkEnd).sort((a, b) => a - b);
+    const threshold = exitLengths[Math.floor(exitLengths.length / 2)];
+    expect(exitLengths[exitLengths.length - 1]).toBeGreaterThan(threshold);
+    const solution = new Array(40 - threshold - 3).fill(1);
+    const hook = estimatorRedistribution({
+      method: 'rredcot',
+      model: counting,
+      segmentation: segmentationConfig({ strategy: 'fixed', maxSegments: 2 }),
+      tokenText,
+      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value' },
+      tokens,
+      datasetReferences: () => [{ solution, answer: [1] }],
+    });
+    const sigma = await hook(ts, { step: 0, rng: new Rng(1), advantages });
+    expect(counting.calls).toMatchObject({ score: 0, batch: 1 });
+    const fits = ts.map((t) => t.prompt.length + t.thinkEnd + solution.length + 3 <= 40);
+    const expectedFallback = ts.filter((_, i) => advantages[i] !== 0 && !fits[i]).length;
+    expect(expectedFallback).toBeGreaterThan(0);
+    expect(hook.lastCall()).toEqual({ estimated: advantages.filter((a, i) => a !== 0 && fits[i]).length, fallback: expectedFallback });
+    ts.forEach((t, i) => {
+      if (advantages[i] === 0 || !fits[i]) expect(sigma[i]).toEqual(t.completion.map(() => 1 / t.completion.length));
+    });
+    // with overlong: 'error' set explicitly, the same batch fails and names the trace
+    const strict = estimatorRedistribution({
+      method: 'rredcot', model: counting, segmentation: segmentationConfig({ strategy: 'fixed', maxSegments: 2 }), tokenText,
+      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value', overlong: 'error' }, tokens, datasetReferences: () => [{ solution, answer: [1] }],
+    });
+    await expect(strict(ts, { step: 0, rng: new Rng(1), advantages })).rejects.toThrow(/exceeds the model's maxLength 40/);
+  });
 });

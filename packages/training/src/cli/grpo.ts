@@ -20,6 +20,7 @@ import { GrpoTrainer } from '../grpo';
 import { runGrpo } from '../grpo-loop';
 import { taskGrpoSetup } from '../task-grpo';
 import { estimatorRedistribution } from '../estimator-hook';
+import { taskReferences } from '../task-references';
 
 async function main(): Promise<void> {
   const args = parseCliArgs(process.argv.slice(2), ['resume']);
@@ -46,11 +47,7 @@ async function main(): Promise<void> {
           tokens,
           normalization: config.redistributionOptions.normalization,
           tau: config.redistributionOptions.tau,
-          datasetReferences: (id) => {
-            const r = byId.get(id)!;
-            const alternatives = Array.isArray(r.meta.alternativeSolutions) ? (r.meta.alternativeSolutions as string[]) : [];
-            return [r.solution, ...alternatives].map((s) => ({ solution: tokenizer.encode(s), answer: tokenizer.encode(r.answer) }));
-          },
+          datasetReferences: taskReferences(splits.train, tokenizer),
           continuationReward: (id) => (continuation, stopped) => verify(tokenizer.decode(continuation), byId.get(id)!.answer, stopped).reward,
         });
   const trainer = new GrpoTrainer(taskGrpoSetup({ model, records: splits.train, reference, redistribute }), config.grpo);
