@@ -191,18 +191,27 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
       tracesSkippedReferenceTooLong: skippedTraces[v],
     };
   }
-  const ratio = (v: Variant) => round(summary[v].stepMsMin / summary.grpo.stepMsMin, 2);
+  // Headline: the median over reps of the paired ratio. Each rep runs every variant back to back, so a
+  // pair shares the machine's state at that moment; the median discards reps another job disturbed.
+  const pairedRatios = (v: Variant) => times[v].stepMs.map((ms, rep) => ms / times.grpo.stepMs[rep]);
+  const ratio = (v: Variant) => round(median(pairedRatios(v)), 2);
+  const fastestRatio = (v: Variant) => round(summary[v].stepMsMin / summary.grpo.stepMsMin, 2);
   const medianRatio = (v: Variant) => round(summary[v].stepMs / summary.grpo.stepMs, 2);
+  const byTerms = <T>(f: (v: Variant) => T) => ({ immediate: f('immediate'), value: f('value'), both: f('both') });
   const out = {
-    rredcotStepOverGrpoStep: { immediate: ratio('immediate'), value: ratio('value'), both: ratio('both') },
-    rredcotStepOverGrpoStepMedian: { immediate: medianRatio('immediate'), value: medianRatio('value'), both: medianRatio('both') },
+    rredcotStepOverGrpoStep: byTerms(ratio),
+    rredcotStepOverGrpoStepPerRep: byTerms((v) => pairedRatios(v).map((r) => round(r, 2))),
+    rredcotStepOverGrpoStepFastest: byTerms(fastestRatio),
+    rredcotStepOverGrpoStepOfMedians: byTerms(medianRatio),
     rredcotStepOverGrpoStepAllTracesEstimated: { immediate: ratio('immediateAllTraces'), value: ratio('valueAllTraces'), both: ratio('bothAllTraces') },
-    ratioDefinition: 'fastest RREDCoT-GRPO step / fastest GRPO step over the interleaved reps (Median: the same with medians)',
+    ratioDefinition:
+      'median over the interleaved reps of (RREDCoT-GRPO step / GRPO step of the same rep); Fastest: fastest step / fastest GRPO step; ' +
+      'OfMedians: median step / median GRPO step',
     bars: { immediate: 1.5, both: 3, bothAim: 1.5 },
-    meetsBars: { immediate: ratio('immediate') <= 1.5, both: ratio('both') <= 3 },
+    meetsBars: { immediate: ratio('immediate') <= 1.5, both: ratio('both') <= 3, bothAim: ratio('both') <= 1.5 },
     stepDefinition:
       'one GrpoTrainer step = generate (sample G·prompts completions with the KV cache, verifier reward, group advantages; RREDCoT adds ' +
-      'hybrid segmentation and one prefix-sharing scoring call per trace with A ≠ 0) + update (token log-probs, loss, backward, clip, AdamW); ' +
+      'hybrid segmentation of every trace with A ≠ 0 and one batched prefix-sharing scoring call for all of them) + update (token log-probs, loss, backward, clip, AdamW); ' +
       'same seed and restored weights, so every variant trains on the same batch',
     sameBatch,
     batch: batchInfo,
@@ -220,16 +229,16 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     summary[v].sampleMs.toFixed(0),
     summary[v].redistributionMs.toFixed(0),
     summary[v].updateMs.toFixed(0),
-    (summary[v].stepMsMin / summary.grpo.stepMsMin).toFixed(2),
-    (summary[v].stepMs / summary.grpo.stepMs).toFixed(2),
+    ratio(v).toFixed(2),
+    fastestRatio(v).toFixed(2),
   ]);
   process.stdout.write(
-    `\n${formatTable(['step', 'fastest ms', 'median ms', 'sample ms (med)', 'redistribution ms (med)', 'update ms (med)', '× GRPO', '× GRPO (median)'], rows)}\n` +
+    `\n${formatTable(['step', 'fastest ms', 'median ms', 'sample ms (med)', 'redistribution ms (med)', 'update ms (med)', '× GRPO (median of paired reps)', '× GRPO (fastest)'], rows)}\n` +
       `batch: ${batchInfo.traces} traces (${config.promptsPerStep} prompts × G = ${config.groupSize}), ${batchInfo.meanCompletionTokens} completion tokens on average, ` +
       `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${sameBatch}\n` +
       `rredcotStepOverGrpoStep immediate ${out.rredcotStepOverGrpoStep.immediate} (bar ≤ 1.5: ${out.meetsBars.immediate ? 'met' : 'MISSED'}), ` +
-      `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'}); ` +
-      `medians: ${JSON.stringify(out.rredcotStepOverGrpoStepMedian)}; every trace estimated: ${JSON.stringify(out.rredcotStepOverGrpoStepAllTracesEstimated)}\nwrote ${file}\n`,
+      `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'}; ` +
+      `aim ≤ 1.5: ${out.meetsBars.bothAim ? 'met' : 'missed'}); fastest: ${JSON.stringify(out.rredcotStepOverGrpoStepFastest)}; every trace estimated: ${JSON.stringify(out.rredcotStepOverGrpoStepAllTracesEstimated)}\nwrote ${file}\n`,
   );
   return out;
 }

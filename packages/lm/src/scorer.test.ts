@@ -67,7 +67,7 @@ describe('scoreAfterPrefixes', () => {
     const jobs = [15, 1, 9, 4, 12].map((T) => randomCase(rng, T));
     jobs.splice(2, 0, { sequence: [3, 4], requests: [{ exitAt: 1, suffix: [] }] }); // a job with nothing to score
     const alone = await Promise.all(jobs.map((j) => naiveScore(model, j.sequence, j.requests)));
-    for (const options of [{}, { rowTokens: 5 }, { rowTokens: 1, maxChunkElements: 1 }]) {
+    for (const options of [{}, { rowTokens: 5 }, { rowTokens: 1, maxChunkElements: 1, sequenceRowTokens: 1 }]) {
       const batched = await scoreBatch(model, jobs, options);
       expect(batched).toHaveLength(jobs.length);
       batched.forEach((res, j) => {

@@ -1,7 +1,7 @@
 import { UserError } from '@rred/core';
 import { tf } from '@rred/engine';
-import { causalMask, oneHotFloat } from './layers';
-import { packSuffixRows, rowTensors } from './suffix-rows';
+import { oneHotFloat } from './layers';
+import { packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors, type SequenceSlot } from './suffix-rows';
 import type { Transformer } from './transformer';
 import type { ScoreJob, ScoreResult, SuffixRequest } from './types';
 
@@ -17,6 +17,12 @@ export interface ScoreOptions {
    * see suffix-rows.ts). A request longer than this gets a row of its own. Default 64.
    */
   rowTokens?: number;
+  /**
+   * Sequence tokens packed into one pass-1 row (several short sequences share a row instead of being
+   * padded to the longest; see suffix-rows.ts). Default (and minimum): the longest sequence. Wider
+   * rows pad pass 1 less but make every pass-2 query attend over more cached slots.
+   */
+  sequenceRowTokens?: number;
 }
 
 const DEFAULT_CHUNK_ELEMENTS = 16_000_000;
@@ -34,9 +40,9 @@ export async function scoreAfterPrefixes(model: Transformer, sequence: number[],
 /**
  * Scores the requests of several sequences in one batched call (e.g. every trace of a GRPO batch).
  *
- * Pass 1 runs all sequences once, padded to the longest (T_max) in one batch, keeping every layer's
- * K and V and the log-probabilities at every position; log p(suffix[0] | sequence[<exitAt]) is read
- * at position exitAt − 1. Pass 2 forwards all suffixes together, packed into rows per sequence
+ * Pass 1 runs all sequences once, packed into rows (suffix-rows.ts), keeping every layer's K and V
+ * and the log-probabilities at every position; log p(suffix[0] | sequence[<exitAt]) is read at
+ * position exitAt − 1. Pass 2 forwards all suffixes together, packed into rows per sequence
  * (suffix-rows.ts): each token attends to the cached positions < exitAt of its own sequence and
  * causally to its own earlier suffix tokens, at positions exitAt, exitAt + 1, …; it gives the
  * log-probabilities of suffix[1..]. Nothing of a prefix is recomputed.
@@ -52,28 +58,32 @@ export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: 
   const active = jobs.flatMap((job, j) => (job.requests.some((r) => r.suffix.length > 0) ? [j] : []));
   if (active.length === 0) return logprobs.map((lp) => ({ logprobs: lp, cost: { ...zeroCost } }));
   const { vocabSize: V, contextLength, dModel: C, nHeads: H, dFF: F } = model.config;
-  const B = active.length;
-  const T = Math.max(...active.map((j) => jobs[j].sequence.length));
+  const activeRequests = active.map((j) => jobs[j].requests);
 
-  // --- pass 1: every sequence once, right-padded to T (causal, so real positions never see padding) ---
-  const padded = new Int32Array(B * T);
-  active.forEach((j, b) => padded.set(jobs[j].sequence, b * T));
+  // --- pass 1: every sequence once, packed into rows (block-diagonal causal mask) ---
+  const longest = Math.max(...active.map((j) => jobs[j].sequence.length));
+  const sequenceRows = packRows(active.map((j, job) => ({ job, request: -1, length: jobs[j].sequence.length })), Math.max(longest, options.sequenceRowTokens ?? longest));
+  const slots: SequenceSlot[] = new Array(active.length);
+  sequenceRows.forEach((row, r) => row.placed.forEach((p) => (slots[p.job] = { row: r, offset: p.offset })));
+  const R1 = sequenceRows.length;
+  const T = sequenceRows[0].length; // cached slots per row
+  const first = sequenceRowTensors(sequenceRows, active.map((j) => jobs[j].sequence), T, contextLength);
   const shared = tf.tidy(() => {
-    const x = tf.reshape(model.embedFromStart(tf.tensor2d(padded, [B, T], 'int32')), [B * T, C]) as tf.Tensor2D; // [B·T, C]
-    const { hidden, kv } = model.runBlocks({ x, batch: B, length: T, mask: causalMask(T) }); // kv: [B, H, T, dh]
-    return { logp: tf.logSoftmax(model.head(hidden)), kv }; // logp: [B·T, V]
+    const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T], 'int32'), tf.tensor2d(first.positions, [R1, T], 'int32')); // [R1·T, C]
+    const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T, mask: tf.tensor4d(first.mask, [R1, 1, T, T]) }); // kv: [R1, H, T, dh]
+    return { logp: tf.logSoftmax(model.head(hidden)), kv }; // logp: [R1·T, V]
   });
   let passes = 1;
   try {
     const sharedLogp = (await shared.logp.data()) as Float32Array;
-    active.forEach((j, b) =>
-      jobs[j].requests.forEach(({ exitAt, suffix }, i) => {
-        if (suffix.length > 0) logprobs[j][i][0] = sharedLogp[(b * T + exitAt - 1) * V + suffix[0]];
-      }),
-    );
+    activeRequests.forEach((requests, job) => {
+      const at = slots[job].row * T + slots[job].offset;
+      requests.forEach(({ exitAt, suffix }, i) => {
+        if (suffix.length > 0) logprobs[active[job]][i][0] = sharedLogp[(at + exitAt - 1) * V + suffix[0]];
+      });
+    });
 
     // --- pass 2: all suffixes against the cached prefixes, in chunks of rows ---
-    const activeRequests = active.map((j) => jobs[j].requests);
     const rows = packSuffixRows(activeRequests, options.rowTokens ?? DEFAULT_ROW_TOKENS);
     const budget = options.maxChunkElements ?? DEFAULT_CHUNK_ELEMENTS;
     for (let start = 0; start < rows.length; ) {
@@ -83,11 +93,11 @@ export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: 
       start += chunk.length;
       passes++;
       const R = chunk.length;
-      const input = rowTensors(chunk, activeRequests, S, T, contextLength);
+      const input = suffixRowTensors(chunk, activeRequests, slots, S, T, contextLength);
       const picked = tf.tidy(() => {
-        // One cached sequence is broadcast by runBlocks; several are gathered to one per row.
-        const rowJob = tf.tensor1d(chunk.map((row) => row.job), 'int32');
-        const past = B === 1 ? shared.kv : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, rowJob) as tf.Tensor4D, v: tf.gather(v, rowJob) as tf.Tensor4D }));
+        // One cached row is broadcast by runBlocks; several are gathered to the one each suffix row needs.
+        const cachedRow = tf.tensor1d(chunk.map((row) => slots[row.placed[0].job].row), 'int32');
+        const past = R1 === 1 ? shared.kv : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
         const x = model.embedAt(tf.tensor2d(input.tokens, [R, S], 'int32'), tf.tensor2d(input.positions, [R, S], 'int32')); // [R·S, C]
         const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past });
         const logp = tf.logSoftmax(model.head(hidden)); // [R·S, V]

@@ -1,78 +1,116 @@
 /**
- * The layout of the scorer's second pass: which suffix tokens share a batch row, where each sits, what
- * it may attend to and which token it predicts. Pure arithmetic, kept apart from the tensor code so it
- * can be tested on its own.
+ * The layout of the scorer's two passes: which tokens share a batch row, where each sits, what it may
+ * attend to and which token it predicts. Pure arithmetic, kept apart from the tensor code so it can
+ * be tested on its own.
  *
- * Several requests of the same sequence are packed one after another into one row (up to
- * `rowTokens` suffix tokens per row), because a row per request pays the fixed per-row work of every
- * layer for a suffix of only 3–4 tokens (the immediate term's `</think> y* <eos>`). A packed request
- * sees the cached positions < exitAt of its own sequence and, causally, its own earlier tokens in the
- * row, never its row neighbours.
+ * Pass 1 packs whole sequences (prefixes) into rows; pass 2 packs the suffix requests of one sequence
+ * into rows. A row per item would pad every sequence to the longest and pay each layer's fixed per-row
+ * work for suffixes of only 3–4 tokens (the immediate term's `</think> y* <eos>`). A packed item sees
+ * only itself (causally) and, in pass 2, the cached positions < exitAt of its own sequence; never its
+ * row neighbours. Each token keeps its true position, so packing changes no probability.
  */
 import { MASKED } from './layers';
 import type { SuffixRequest } from './types';
 
-/** One request placed in a row. */
-export interface PlacedRequest {
-  /** Index of the job (sequence) it belongs to. */
+/** One item (a sequence in pass 1, a suffix request in pass 2) placed in a row. */
+export interface Placed {
+  /** Index of the job (sequence) the item belongs to. */
   job: number;
-  /** Index of the request within its job. */
+  /** Index of the request within its job (pass 2; -1 for a whole sequence in pass 1). */
   request: number;
   /** Slot of its first token in the row. */
   offset: number;
   length: number;
 }
 
-export interface SuffixRow {
-  job: number;
-  /** Suffix tokens in the row (sum of the placed lengths). */
+export interface PackedRow {
+  /** Tokens in the row (sum of the placed lengths). */
   length: number;
-  placed: PlacedRequest[];
+  placed: Placed[];
 }
 
 /**
- * Packs every non-empty request of each job into rows of at most `rowTokens` tokens (a request longer
- * than that gets a row of its own), in request order, then orders all rows longest first so that
- * chunks of consecutive rows pad little.
+ * First-fit decreasing: items longest first (ties in input order), each into the first row with room
+ * for it (at most `capacity` tokens; an item longer than that gets a row of its own). Deterministic.
+ * Rows come out longest first, so chunks of consecutive rows pad little.
  */
-export function packSuffixRows(jobs: readonly (readonly SuffixRequest[])[], rowTokens: number): SuffixRow[] {
-  const rows: SuffixRow[] = [];
-  jobs.forEach((requests, job) => {
-    let row: SuffixRow | null = null;
-    requests.forEach(({ suffix }, request) => {
-      if (suffix.length === 0) return;
-      if (!row || row.length + suffix.length > rowTokens) {
-        row = { job, length: 0, placed: [] };
-        rows.push(row);
-      }
-      row.placed.push({ job, request, offset: row.length, length: suffix.length });
-      row.length += suffix.length;
-    });
-  });
-  // Stable sort: equal lengths keep job/request order, so the layout is deterministic.
+export function packRows(items: readonly Omit<Placed, 'offset'>[], capacity: number): PackedRow[] {
+  const rows: PackedRow[] = [];
+  const order = items.map((_, i) => i).sort((a, b) => items[b].length - items[a].length || a - b);
+  for (const i of order) {
+    const item = items[i];
+    if (item.length === 0) continue;
+    let row = rows.find((r) => r.length + item.length <= capacity);
+    if (!row) {
+      row = { length: 0, placed: [] };
+      rows.push(row);
+    }
+    row.placed.push({ ...item, offset: row.length });
+    row.length += item.length;
+  }
   return rows.sort((a, b) => b.length - a.length);
 }
 
-/** The int32/float32 inputs of one chunk of rows, each padded to `width` slots. */
+/** Pass 2 rows: the non-empty requests of each job, packed per job (a row never mixes jobs, so it has one cached sequence). */
+export function packSuffixRows(jobs: readonly (readonly SuffixRequest[])[], rowTokens: number): PackedRow[] {
+  const rows = jobs.flatMap((requests, job) => packRows(requests.map((r, request) => ({ job, request, length: r.suffix.length })), rowTokens));
+  return rows.sort((a, b) => b.length - a.length);
+}
+
+/** Where each job's sequence sits after pass 1: its row and the slot of its position 0. */
+export interface SequenceSlot {
+  row: number;
+  offset: number;
+}
+
+/** The int32/float32 inputs of one pass over `rows` padded to `width` slots. */
 export interface RowTensors {
   tokens: Int32Array; // [R·width]
   positions: Int32Array; // [R·width]
-  /** Token each slot predicts (the request's next suffix token; 0 where unused). */
+  /** Token each slot predicts (pass 2: the request's next suffix token; 0 where unused). */
   targets: Int32Array; // [R·width]
   /** Additive attention mask [R, 1, width, cached + width]: 0 = visible, MASKED = hidden. */
   mask: Float32Array;
 }
 
 /**
- * Fills the pass-2 inputs for `rows`. `cached` is the number of cached positions each row attends over
- * (the padded sequence length); request r may see cached positions < exitAt and its own slots so far.
- * Padding slots see cached position 0 only, so their softmax stays finite; their outputs are unused.
+ * Pass 1 inputs: every row holds whole sequences at positions 0.., each attending causally to itself
+ * only (a block-diagonal causal mask). Padding slots see slot 0, so their softmax stays finite.
  */
-export function rowTensors(
-  rows: readonly SuffixRow[],
+export function sequenceRowTensors(rows: readonly PackedRow[], sequences: readonly (readonly number[])[], width: number, contextLength: number): RowTensors {
+  return fillRows(rows, width, 0, (p) => ({ tokens: sequences[p.job], firstPosition: 0, prefix: null }), contextLength);
+}
+
+/**
+ * Pass 2 inputs: request r of job j may see the cached positions of its own sequence before exitAt
+ * (slots slot.offset .. slot.offset + exitAt − 1 of the cached row, `cached` slots wide) and its own
+ * slots so far; it sits at positions exitAt, exitAt + 1, … and predicts its next suffix token.
+ */
+export function suffixRowTensors(
+  rows: readonly PackedRow[],
   jobs: readonly (readonly SuffixRequest[])[],
+  slots: readonly SequenceSlot[],
   width: number,
   cached: number,
+  contextLength: number,
+): RowTensors {
+  return fillRows(
+    rows,
+    width,
+    cached,
+    (p) => {
+      const { exitAt, suffix } = jobs[p.job][p.request];
+      return { tokens: suffix, firstPosition: exitAt, prefix: { from: slots[p.job].offset, to: slots[p.job].offset + exitAt } };
+    },
+    contextLength,
+  );
+}
+
+function fillRows(
+  rows: readonly PackedRow[],
+  width: number,
+  cached: number,
+  itemOf: (p: Placed) => { tokens: readonly number[]; firstPosition: number; prefix: { from: number; to: number } | null },
   contextLength: number,
 ): RowTensors {
   const R = rows.length;
@@ -84,15 +122,15 @@ export function rowTensors(
   rows.forEach((row, r) => {
     for (let slot = row.length; slot < width; slot++) mask[(r * width + slot) * span] = 0;
     for (const p of row.placed) {
-      const { exitAt, suffix } = jobs[p.job][p.request];
+      const item = itemOf(p);
       for (let j = 0; j < p.length; j++) {
         const slot = r * width + p.offset + j;
-        tokens[slot] = suffix[j];
-        positions[slot] = Math.min(exitAt + j, contextLength - 1);
-        targets[slot] = j + 1 < p.length ? suffix[j + 1] : 0;
+        tokens[slot] = item.tokens[j];
+        positions[slot] = Math.min(item.firstPosition + j, contextLength - 1);
+        targets[slot] = j + 1 < p.length ? item.tokens[j + 1] : 0;
         const m = slot * span;
-        mask.fill(0, m, m + exitAt); // the request's prefix
-        mask.fill(0, m + cached + p.offset, m + cached + p.offset + j + 1); // its own suffix so far
+        if (item.prefix) mask.fill(0, m + item.prefix.from, m + item.prefix.to); // the request's prefix
+        mask.fill(0, m + cached + p.offset, m + cached + p.offset + j + 1); // itself so far
       }
     }
   });
