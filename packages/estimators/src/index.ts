@@ -7,7 +7,6 @@ export { leaveOneOut, looConfigSchema, type LooConfig, type LooConfigInput, type
 export { gradientAttribution, gradientConfigSchema, type GradientConfig, type GradientConfigInput, type GradientExtra } from './gradient';
 export { normalizeCredits, type Normalization } from './normalize';
 export { tokenWeights, type TokenWeightOptions } from './token-weights';
-export { tokenRedistribution, type TokenRedistributionSetup } from './redistribution';
 export { buildReferenceSet, referenceFromTrace, ownReferences, type ReferenceSource } from './references';
 export { toStoreRows, type CreditRow } from './store-rows';
 export { getEstimator, estimatorMethods, type EstimatorMethod } from './registry';

@@ -79,4 +79,32 @@ describe('estimatorRedistribution', () => {
     });
     await expect(strict(ts, { step: 0, rng: new Rng(1), advantages })).rejects.toThrow(/exceeds the model's maxLength 40/);
   });
+
+  it("with 'uniform' σ reproduces GRPO's 1/|o| on every token", async () => {
+    const ts = (await traces(16)).filter((t) => t.completion.length > 0);
+    const hook = estimatorRedistribution({
+      method: 'rredcot', model, segmentation: segmentationConfig({ strategy: 'entropy', maxSegments: 3 }), tokenText,
+      estimatorConfig: { ...rredcotPresets.own, normalization: 'uniform' }, tokens,
+    });
+    const sigma = await hook(ts, { step: 0, rng: new Rng(1), advantages: ts.map((t) => t.reward - 0.5) });
+    sigma.forEach((row, i) => row.forEach((x) => expect(x).toBeCloseTo(1 / ts[i].completion.length, 15)));
+    expect(hook.lastCall().estimated).toBe(ts.length);
+  });
+
+  it('normalizes credits of methods without their own σ (MC softmax: Σ = 1; gradient L1: Σ|σ| = 1), reproducibly', async () => {
+    const ts = (await traces(8)).filter((t) => t.completion.length > 0 && t.thinkEnd > 0);
+    const advantages = ts.map(() => 1);
+    const common = { model, segmentation: segmentationConfig({ strategy: 'fixed', maxSegments: 3 }), tokenText, tokens, continuationReward: () => reward };
+    const mc = estimatorRedistribution({ ...common, method: 'mc', estimatorConfig: { samplesPerExitPoint: 4, maxNewTokens: 6 }, normalization: 'softmax', tau: 0.1 });
+    const a = await mc(ts, { step: 3, rng: new Rng(9), advantages });
+    const b = await mc(ts, { step: 3, rng: new Rng(9), advantages });
+    expect(b).toEqual(a);
+    a.forEach((row) => expect(row.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12));
+    const gradient = estimatorRedistribution({ ...common, method: 'gradient', estimatorConfig: {} });
+    const g = await gradient(ts, { step: 0, rng: new Rng(1), advantages });
+    g.forEach((row) => {
+      expect(row.reduce((x, y) => x + Math.abs(y), 0)).toBeCloseTo(1, 12);
+      expect(row.every((x) => x > 0)).toBe(true); // gradient norms are positive, so L1 weights are too
+    });
+  });
 });
