@@ -83,7 +83,8 @@ describe('sweep', () => {
     expect(store.getRun(out1.failed[0]).status).toBe('FAILED');
     expect(store.getRun(out1.failed[0]).failure).toMatch(/fake failure at 1-y/);
     const parent1 = store.getRun(out1.parentId);
-    expect(parent1.status).toBe('FINISHED');
+    expect(parent1.status).toBe('FAILED');
+    expect(parent1.failure).toBe(`1 of 4 points failed: runs ${out1.failed[0]}`);
     expect(parent1.metrics.failed).toBe(1);
     expect(store.listRuns({ parentRunId: out1.parentId })).toHaveLength(4);
 
@@ -92,6 +93,7 @@ describe('sweep', () => {
     expect(second.calls).toEqual(['1-y']);
     expect(out2.reused.sort()).toEqual([...out1.ran].sort());
     expect(out2.ran).toHaveLength(1);
+    expect(store.getRun(out2.parentId).status).toBe('FINISHED');
 
     // the report finds every point's FINISHED run whichever sweep attempt produced it
     const files = await renderSweep(store, out2.parentId, ['score'], path.join(dir, 'report'));

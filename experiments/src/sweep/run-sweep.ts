@@ -109,7 +109,10 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
     }
     if (!outcome.killed && parent.isOpen) {
       parent.logMetrics({ points: points.length, ran: outcome.ran.length, reused: outcome.reused.length, failed: outcome.failed.length });
-      parent.finish();
+      // A sweep with a failed point is not finished: FAILED says so in `rred runs list`, and the restart
+      // that runs the missing points gets a parent of its own.
+      if (outcome.failed.length) parent.fail(`${outcome.failed.length} of ${points.length} points failed: runs ${outcome.failed.join(', ')}`);
+      else parent.finish();
     }
   } finally {
     process.off('SIGINT', onSignal);

@@ -1,6 +1,6 @@
 import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
-import { EnumerableLM, exactAnswerReward, rredcotPresets } from '@rred/estimators';
+import { EnumerableLM, exactAnswerReward, parseRredcotConfig, rredcotPresets } from '@rred/estimators';
 import { segmentationConfig } from '@rred/segmentation';
 import { estimatorRedistribution } from './estimator-hook';
 
@@ -72,11 +72,16 @@ describe('estimatorRedistribution', () => {
     ts.forEach((t, i) => {
       if (advantages[i] === 0 || !fits[i]) expect(sigma[i]).toEqual(t.completion.map(() => 1 / t.completion.length));
     });
-    // with overlong: 'error' set explicitly, the same batch fails and names the trace
-    const strict = estimatorRedistribution({
-      method: 'rredcot', model: counting, segmentation: segmentationConfig({ strategy: 'fixed', maxSegments: 2 }), tokenText,
-      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value', overlong: 'error' }, tokens, datasetReferences: () => [{ solution, answer: [1] }],
-    });
+    // the hook decides, whatever the (parsed, defaults filled) estimator config says: 'error' fails the step
+    const common = {
+      method: 'rredcot', model: counting, segmentation: segmentationConfig({ strategy: 'fixed', maxSegments: 2 }), tokenText, tokens, datasetReferences: () => [{ solution, answer: [1] }],
+    } as const;
+    const parsed = parseRredcotConfig({ ...rredcotPresets.dataset, terms: 'value' });
+    expect(parsed.overlong).toBe('error');
+    const lenient = estimatorRedistribution({ ...common, estimatorConfig: parsed });
+    await lenient(ts, { step: 0, rng: new Rng(1), advantages });
+    expect(lenient.lastCall().fallback).toBe(expectedFallback);
+    const strict = estimatorRedistribution({ ...common, estimatorConfig: { ...rredcotPresets.dataset, terms: 'value' }, overlong: 'error' });
     await expect(strict(ts, { step: 0, rng: new Rng(1), advantages })).rejects.toThrow(/exceeds the model's maxLength 40/);
   });
 

@@ -25,12 +25,15 @@ export interface EstimatorHookOptions {
   segmentation: SegmentationConfig;
   /** Token id → text, for keyword segmentation. */
   tokenText: (id: number) => string;
-  /**
-   * The estimator's own config (validated by the estimator). For rredcot, `overlong` defaults to
-   * 'uniform' here (not 'error' as in the estimator): one rambling rollout whose thinking leaves no
-   * room for a reference suffix keeps plain GRPO weights instead of stopping the run; see `lastCall`.
-   */
+  /** The estimator's own config (validated by the estimator; for rredcot, `overlong` is set by the option below). */
   estimatorConfig: unknown;
+  /**
+   * rredcot only: a trace whose prompt + thinking + longest reference suffix exceeds the context.
+   * 'uniform' (default) gives it plain GRPO weights 1/|o| (Eq. 12) and counts it in `lastCall().fallback`,
+   * so one rambling rollout does not stop a run; 'error' fails the step. Overrides the estimator
+   * config's own `overlong` (whose default, 'error', suits analyses, not training).
+   */
+  overlong?: 'uniform' | 'error';
   tokens: SpecialTokens;
   /** Dataset reference pairs (u*, y*) of a problem, for rredcot with dataset references. */
   datasetReferences?: (problemId: string) => Reference[];
@@ -77,7 +80,7 @@ export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook 
 
     let results: EstimatorResult<unknown>[];
     if (o.method === 'rredcot') {
-      const config = { overlong: 'uniform', ...(o.estimatorConfig as RredcotConfigInput | undefined) } as RredcotConfigInput;
+      const config: RredcotConfigInput = { ...(o.estimatorConfig as RredcotConfigInput | undefined), overlong: o.overlong ?? 'uniform' };
       const items = chosen.map((i) => ({ trace: traces[i], segments: segments.get(i)!, inputs: inputsOf(traces[i]) }));
       results = await rredcotBatch(o.model, items, config);
     } else {
