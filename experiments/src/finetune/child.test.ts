@@ -63,4 +63,10 @@ describe('trainChild', () => {
     for (const split of ['eval-easy', 'eval-hard']) expect(at(KEYS.evalAvg('best', split))[0].value).toBe(at(KEYS.evalAvg('final', split))[0].value);
     expect(at(KEYS.trainSeconds)[0].value).toBeGreaterThan(0);
   });
+
+  it("refuses GSPO 'sequence' ratios for a redistribution method before anything runs (σ would be a no-op)", () => {
+    const config = finetuneConfigSchema.parse({ methods: ['grpo', 'rredcot'], grpo: { importanceSampling: 'sequence' } });
+    expect(() => planChildren(config, 'hash')).toThrow(/grpo settings of rredcot\.seed1[\s\S]*importanceSampling 'sequence' with redistribution 'rredcot'/);
+    expect(planChildren(finetuneConfigSchema.parse({ methods: ['grpo'], grpo: { importanceSampling: 'sequence' } }), 'hash')).toHaveLength(3);
+  });
 });

@@ -47,8 +47,8 @@ export const finetuneConfigSchema = z
       .default({})
       .describe('Per-method peak lr, the only hyperparameter that differs between methods (App. 10.3: GRPO 1e-6, RREDCoT 5e-7 = half). Default grpo 2e-4, rredcot and rredcot-own 1e-4 (not tuned here).'),
     grpo: sharedGrpoSchema
-      .default({ promptsPerStep: 8, groupSize: 4, maxNewTokens: 120, importanceSampling: 'sequence' })
-      .describe('GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO sequence-level ratios (Sec. 4), loss grpo, no KL.'),
+      .default({ promptsPerStep: 8, groupSize: 4, maxNewTokens: 120, importanceSampling: 'sequenceToken' })
+      .describe('GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts; with uniform σ as in GRPO identical to GSPO), loss grpo, no KL.'),
     optimizer: optimizerConfigSchema
       .omit({ lr: true })
       .default({ warmupSteps: 4, minLrRatio: 0.1, weightDecay: 0 })

@@ -5,7 +5,7 @@
  */
 import type { RredcotConfig } from '@rred/estimators';
 import { configHash } from '@rred/results-store';
-import { grpoConfigSchema, type GrpoConfig } from '@rred/training';
+import { parseGrpoConfig, type GrpoConfig } from '@rred/training';
 import type { FinetuneConfig, Method } from './config';
 
 export interface ChildConfig {
@@ -53,6 +53,7 @@ export function planChildren(config: FinetuneConfig, checkpointHash: string): Ch
         validation: { ...config.validation, every: scaled(config.validation.every, config.scale), problems: scaled(config.validation.problems, config.scale) },
         evaluation: { ...config.evaluation, problems: scaled(config.evaluation.problems, config.scale) },
       };
+      trainerConfig(child); // every child's GRPO config passes the trainer's checks before anything runs
       out.push({ key: childKey(method, seed), config: child, configHash: configHash(child) });
     }
   }
@@ -63,14 +64,14 @@ export function childKey(method: string, seed: number): string {
   return `${method}.seed${seed}`;
 }
 
-/** The trainer's config for a child (validated by the training package's own schema). */
+/** The trainer's config for a child (validated by the training package's schema and cross-field checks). */
 export function trainerConfig(c: ChildConfig): GrpoConfig {
-  return grpoConfigSchema.parse({
+  return parseGrpoConfig({
     ...c.grpo,
     seed: c.seed,
     steps: c.steps,
     redistribution: c.method === 'grpo' ? 'none' : 'rredcot',
     checkpointEvery: 0,
     optimizer: { ...c.optimizer, lr: c.lr },
-  });
+  }, `finetune config (grpo settings of ${childKey(c.method, c.seed)})`);
 }

@@ -103,7 +103,7 @@ function setting(data: FinetuneRunData): string {
   return (
     `Setting: ${c.methods.length} methods × ${c.seeds.length} seeds (${c.seeds.join(', ')}), each run from the same starting checkpoint; ` +
     `${child?.steps ?? c.steps} GRPO steps of ${g.promptsPerStep} prompts × G = ${g.groupSize} (≤ ${g.maxNewTokens} new tokens, T = ${g.temperature}, ` +
-    `${g.importanceSampling}-level ratios, loss ${g.lossType}, ε = ${g.epsilon}, β = ${g.beta}), AdamW with ${c.optimizer.warmupSteps} warmup steps and cosine decay to ` +
+    `${RATIO_TEXT[g.importanceSampling]}, loss ${g.lossType}, ε = ${g.epsilon}, β = ${g.beta}), AdamW with ${c.optimizer.warmupSteps} warmup steps and cosine decay to ` +
     `${c.optimizer.minLrRatio} × lr; only the lr differs between methods. rredcot: ${c.rredcot.referenceSource} references (≤ ${c.rredcot.maxReferences}), ` +
     `v̂ = ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}; rredcot-own: ${c.rredcotOwn.referenceSource} references, ` +
     `v̂ = ${c.rredcotOwn.terms}, ${c.rredcotOwn.space} space, ${c.rredcotOwn.normalization} (τ = ${c.rredcotOwn.tau}); ${c.segmentation.strategy} segmentation, ` +
@@ -113,6 +113,13 @@ function setting(data: FinetuneRunData): string {
     `Evaluation draws depend on the seed only, so methods are compared on paired samples.`
   );
 }
+
+/** How the table names the GRPO ratio setting. */
+const RATIO_TEXT: Record<string, string> = {
+  token: 'token-level ratios',
+  sequence: 'sequence-level (GSPO) ratios',
+  sequenceToken: 'GSPO-token ratios (sequence-level value, per-token gradient)',
+};
 
 export function renderFinetuneTables(store: Store, runId: string, outDir: string): string[] {
   const data = loadFinetuneRun(store, runId);
@@ -132,8 +139,8 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
     `## Sample efficiency against GRPO (validation avg@${kv}, seed-mean curves)`,
     '',
     `Target: GRPO's final seed-mean validation avg@${kv}. "GRPO steps / steps" > 1 means the method reached it in fewer steps; ` +
-      '"train s" counts sampling, redistribution and updates (validation excluded). σ fallback share: traces with A ≠ 0 whose ' +
-      'references did not fit the context after their thinking and so kept uniform σ (Eq. 12). When GRPO ends at or below its ' +
+      '"train s" counts sampling, redistribution and updates (validation excluded). σ fallback share: traces with A ≠ 0 that ' +
+      'RREDCoT could not score (a reference suffix did not fit the context after their thinking, or no reference) and so kept uniform σ (Eq. 12). When GRPO ends at or below its ' +
       'start, the target is met at step 0 and the ratios are undefined (—).',
     '',
     s.efficiency.length ? toMarkdown(efficiencyTable(s, s.efficiency, 'final')) : 'GRPO is not among the methods: no sample-efficiency ratio.\n',

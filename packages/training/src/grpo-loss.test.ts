@@ -50,8 +50,9 @@ function reduceByHand(per: number[][], lossType: LossType, maxLen: number, dapoT
 
 describe('policyLoss', () => {
   for (const lossType of ['grpo', 'bnpo', 'dr_grpo', 'dapo'] as const) {
-    for (const sequence of [false, true]) {
-      it(`${lossType} / ${sequence ? 'sequence' : 'token'} ratios equal the hand computation`, () => {
+    for (const importanceSampling of ['token', 'sequence', 'sequenceToken'] as const) {
+      const sequence = importanceSampling !== 'token'; // sequenceToken has the value of the sequence ratio
+      it(`${lossType} / ${importanceSampling} ratios equal the hand computation`, () => {
         const out = policyLoss(
           {
             logprobs: tf.tensor2d(logp),
@@ -62,7 +63,7 @@ describe('policyLoss', () => {
           },
           {
             lossType,
-            importanceSampling: sequence ? 'sequence' : 'token',
+            importanceSampling,
             epsilon: eps,
             epsilonHigh: epsHigh,
             beta,
@@ -91,6 +92,42 @@ describe('policyLoss', () => {
     expect(out.clipped.dataSync()[0]).toBe(2);
     // loss = mean(−1.2·1, −(0.8·−1)) = mean(−1.2, 0.8) = −0.2
     expect(out.loss.dataSync()[0]).toBeCloseTo(-0.2, 6);
+  });
+});
+
+describe('policyLoss gradients under sequence-level ratios', () => {
+  // ∂loss/∂logπ for one row-set of coefficients; μ = 1 (old = current in value), grpo reduction, no KL.
+  const rowLogp = [[-1.0, -2.0, -0.5, -0.7], [-0.3, -1.0, -0.2, -9.0]];
+  const rowMask = [[1, 1, 1, 1], [1, 1, 1, 0]];
+  const gradOf = (coefficients: number[][], importanceSampling: 'sequence' | 'sequenceToken') =>
+    tf.tidy(() => {
+      const f = (lp: tf.Tensor) =>
+        policyLoss(
+          { logprobs: lp as tf.Tensor2D, oldLogprobs: stopGradient(lp as tf.Tensor2D), mask: tf.tensor2d(rowMask), coefficients: tf.tensor2d(coefficients) },
+          { lossType: 'grpo', importanceSampling, epsilon: 0.2, epsilonHigh: 0.2, beta: 0, maxCompletionLength: 4, dapoActiveTokens: 7 },
+        ).loss;
+      return tf.grad(f)(tf.tensor2d(rowLogp)).arraySync() as number[][];
+    });
+  const maxDiff = (a: number[][], b: number[][]) => Math.max(...a.flatMap((row, i) => row.map((x, t) => Math.abs(x - b[i][t]))));
+  // row 1: A = 1.5 spread unevenly (Σσ_t = 1, so Σ_t Â = 1.5·|o|); row 2: A = −1 spread unevenly
+  const uniform = [[1.5, 1.5, 1.5, 1.5], [-1, -1, -1, 0]];
+  const weighted = [[0.3, 3.0, 2.4, 0.3], [-0.5, -2.0, -0.5, 0]];
+
+  it("'sequenceToken' equals 'sequence' when every token of a completion has the same coefficient", () => {
+    expect(maxDiff(gradOf(uniform, 'sequenceToken'), gradOf(uniform, 'sequence'))).toBeLessThan(1e-7);
+  });
+
+  it("'sequence' ignores how the coefficients are spread over a completion (why redistribution needs 'sequenceToken')", () => {
+    expect(maxDiff(gradOf(weighted, 'sequence'), gradOf(uniform, 'sequence'))).toBeLessThan(1e-7);
+  });
+
+  it("'sequenceToken' weights token t's gradient by its own coefficient: ∂loss/∂logπ_t = −Â_t / (N·|o_i|) at ratio 1", () => {
+    const g = gradOf(weighted, 'sequenceToken');
+    weighted.forEach((row, i) => {
+      const n = rowMask[i].reduce((a, b) => a + b, 0);
+      row.forEach((c, t) => expect(g[i][t]).toBeCloseTo(rowMask[i][t] ? -c / (2 * n) : 0, 6));
+    });
+    expect(maxDiff(g, gradOf(uniform, 'sequenceToken'))).toBeGreaterThan(0.1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { tf } from '@rred/engine';
 
 export type LossType = 'grpo' | 'bnpo' | 'dr_grpo' | 'dapo';
-export type ImportanceSampling = 'token' | 'sequence';
+export type ImportanceSampling = 'token' | 'sequence' | 'sequenceToken';
 
 /** Inputs of one micro-batch of the clipped policy-gradient loss. All tensors [N, T] float32. */
 export interface PolicyLossInputs {
@@ -39,8 +39,16 @@ export interface PolicyLossOptions {
  * The PPO-clipped GRPO objective, negated as a loss, over one micro-batch:
  *
  *   ratio r_{i,t} = exp(logπ_θ − logπ_old)                          ('token')
- *                 = exp( Σ_t m_{i,t}(logπ_θ − logπ_old) / |o_i| )   ('sequence', GSPO: length-normalised
+ *                 = s_i = exp( Σ_t m_{i,t}(logπ_θ − logπ_old) / |o_i| )   ('sequence', GSPO: length-normalised
  *                                                                      sequence ratio, same for every token)
+ *                 = sg[s_i] · π_θ(o_t) / sg[π_θ(o_t)]              ('sequenceToken', GSPO-token: the value of
+ *                                                                      s_i, the gradient of token t's own log-prob)
+ *
+ * Why 'sequenceToken' exists: under 'sequence' every token of completion i shares the gradient of s_i,
+ * so Σ_t ℓ_{i,t} depends on the coefficients only through Σ_t Â_{i,t} — token weights σ (Eq. 11) then
+ * change nothing when Σ_t σ_t = 1 and only rescale A_i otherwise. GSPO-token keeps the sequence-level
+ * ratio and clipping but lets Â_{i,t} weight token t's gradient; with equal Â over a completion its loss
+ * and gradients equal 'sequence' (tested).
  *   ℓ_{i,t} = −min(r · Â_{i,t}, clip(r, 1 − ε, 1 + ε_high) · Â_{i,t}) + β · KL_{i,t}
  *   KL_{i,t} = exp(logπ_ref − logπ_θ) − (logπ_ref − logπ_θ) − 1      (k3, Schulman's unbiased estimator)
  *
@@ -57,10 +65,13 @@ export function policyLoss(x: PolicyLossInputs, o: PolicyLossOptions): { loss: t
     const { mask } = x;
     const lengths = tf.maximum(tf.sum(mask, -1), 1); // [N]
     const logRatio = tf.mul(tf.sub(x.logprobs, x.oldLogprobs), mask); // [N, T]
+    const sequenceLogRatio = () => tf.mul(tf.expandDims(tf.div(tf.sum(logRatio, -1), lengths), 1), tf.onesLike(mask)) as tf.Tensor2D; // [N, T]
     const logWeight =
       o.importanceSampling === 'token'
         ? logRatio
-        : tf.mul(tf.expandDims(tf.div(tf.sum(logRatio, -1), lengths), 1), tf.onesLike(mask)); // [N, T]
+        : o.importanceSampling === 'sequence'
+          ? sequenceLogRatio()
+          : tf.add(stopGradient(sequenceLogRatio()), tf.mul(tf.sub(x.logprobs, stopGradient(x.logprobs)), mask)); // value log s_i, gradient ∇logπ_t
     const ratio = tf.exp(logWeight); // [N, T]
     const clippedRatio = tf.clipByValue(ratio, 1 - o.epsilon, 1 + o.epsilonHigh);
     const unclippedTerm = tf.mul(ratio, x.coefficients);

@@ -131,6 +131,10 @@ describe('GrpoTrainer', () => {
     expect(() => parseGrpoConfig({ promptsPerStep: 3, gradientAccumulationSteps: 2 }, 'c.json')).toThrow(/promptsPerStep \(3\).*gradientAccumulationSteps \(2\)/);
     expect(() => parseGrpoConfig({ epsilon: 0.2, epsilonHigh: 0.1 }, 'c.json')).toThrow(/epsilonHigh \(0.1\).*epsilon \(0.2\)/);
     expect(() => parseGrpoConfig({ lossType: 'ppo' }, 'c.json')).toThrow(/lossType/);
+    expect(() => parseGrpoConfig({ importanceSampling: 'sequence', redistribution: 'rredcot' }, 'c.json')).toThrow(
+      /c\.json[\s\S]*importanceSampling 'sequence' with redistribution 'rredcot'.*use 'sequenceToken'/,
+    );
+    expect(parseGrpoConfig({ importanceSampling: 'sequenceToken', redistribution: 'rredcot' }, 'c.json').importanceSampling).toBe('sequenceToken');
     const policy = new BigramPolicy(V, 4, new Rng(2));
     expect(() => new GrpoTrainer(setup(policy), config({ redistribution: 'mc' }))).toThrow(/hook/);
     expect(() => new GrpoTrainer(setup(policy), config({ beta: 0.1 }))).toThrow(/reference/);

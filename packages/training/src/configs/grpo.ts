@@ -55,9 +55,13 @@ export const grpoConfigSchema = z
       .default(1)
       .describe('μ, optimizer updates per generated batch, reusing the sampling-time logprobs as π_old. Default 1.'),
     importanceSampling: z
-      .enum(['token', 'sequence'])
+      .enum(['token', 'sequence', 'sequenceToken'])
       .default('token')
-      .describe("'token' ratios (GRPO) or 'sequence' = GSPO's length-normalised sequence ratio (paper Sec. 4). Default 'token'."),
+      .describe(
+        "'token' ratios (GRPO); 'sequence' = GSPO's length-normalised sequence ratio (paper Sec. 4), one shared gradient per completion; " +
+          "'sequenceToken' = GSPO-token: the sequence ratio's value with each token's own gradient, so token weights σ (Eq. 11) act. " +
+          "'sequence' cannot be combined with a redistribution (σ would only rescale A_i). Default 'token'.",
+      ),
     redistribution: z
       .enum(REDISTRIBUTIONS)
       .default('none')
@@ -78,6 +82,11 @@ export function grpoCrossFieldIssues(c: GrpoConfig): string[] {
     issues.push(`promptsPerStep (${c.promptsPerStep}) must be a multiple of gradientAccumulationSteps (${c.gradientAccumulationSteps})`);
   if (c.epsilonHigh !== undefined && c.epsilonHigh < c.epsilon)
     issues.push(`epsilonHigh (${c.epsilonHigh}) must be ≥ epsilon (${c.epsilon})`);
+  if (c.redistribution !== 'none' && c.importanceSampling === 'sequence')
+    issues.push(
+      `importanceSampling 'sequence' with redistribution '${c.redistribution}': every token of a completion shares the sequence ratio's gradient, ` +
+        "so the token weights σ would only rescale each completion's advantage by Σσ_t (and do nothing when Σσ_t = 1); use 'sequenceToken' (GSPO-token) or 'token'",
+    );
   return issues;
 }
 
