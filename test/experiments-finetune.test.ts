@@ -72,7 +72,7 @@ describe('experiments:finetune with a fake trainer', () => {
     const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
     // grpo final on eval-easy: seeds give 0.22, 0.24, 0.26 → mean 0.24, half-width t_{0.975,2} · 0.02 / √3
     const half = (4.302653 * 0.02) / Math.sqrt(3);
-    expect(md).toContain(`| grpo | 2e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`);
+    expect(md).toContain(`| grpo | 1e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`);
     expect(md).toContain(`| rredcot | 1e-4 | best (mean step 2.0) | 0.290 ± ${half.toFixed(3)} |`);
     // GRPO's seed-mean curve ends at 0.12 + 0.2 = 0.32 (first reached at step 4, 4 s); rredcot's is 0.37 at step 2 (3 s)
     expect(md).toContain('| grpo | 0.120 | 0.320 | 0.320 | 0.320 | 4 | 1.00 | 4.0 | 1.00 | 1.00 | 4.0 | — |');

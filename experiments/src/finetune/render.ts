@@ -104,7 +104,7 @@ function setting(data: FinetuneRunData): string {
     `Setting: ${c.methods.length} methods × ${c.seeds.length} seeds (${c.seeds.join(', ')}), each run from the same starting checkpoint; ` +
     `${child?.steps ?? c.steps} GRPO steps of ${g.promptsPerStep} prompts × G = ${g.groupSize} (≤ ${g.maxNewTokens} new tokens, T = ${g.temperature}, ` +
     `${RATIO_TEXT[g.importanceSampling]}, loss ${g.lossType}, ε = ${g.epsilon}, β = ${g.beta}), AdamW with ${c.optimizer.warmupSteps} warmup steps and cosine decay to ` +
-    `${c.optimizer.minLrRatio} × lr; only the lr differs between methods. rredcot: ${c.rredcot.referenceSource} references (≤ ${c.rredcot.maxReferences}), ` +
+    `${c.optimizer.minLrRatio} × lr; ${lrText(c)}. rredcot: ${c.rredcot.referenceSource} references (≤ ${c.rredcot.maxReferences}), ` +
     `v̂ = ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}; rredcot-own: ${c.rredcotOwn.referenceSource} references, ` +
     `v̂ = ${c.rredcotOwn.terms}, ${c.rredcotOwn.space} space, ${c.rredcotOwn.normalization} (τ = ${c.rredcotOwn.tau}); ${c.segmentation.strategy} segmentation, ` +
     `K ≤ ${c.segmentation.maxSegments}. Validation: avg@${c.validation.samplesPerProblem} on the first ${child?.validation.problems ?? c.validation.problems} ` +
@@ -112,6 +112,12 @@ function setting(data: FinetuneRunData): string {
     `${child?.evaluation.problems ?? c.evaluation.problems} problems of each split. Intervals: ${Math.round(c.confidence * 100)} % Student-t over seeds. ` +
     `Evaluation draws depend on the seed only, so methods are compared on paired samples.`
   );
+}
+
+/** "same lr for every method" or "only the lr differs between methods" (the paper's setting). */
+function lrText(c: FinetuneRunData['config']): string {
+  const lrs = c.methods.map((m) => c.learningRates[m]);
+  return lrs.every((x) => x === lrs[0]) ? `every method uses the same lr (${lrs[0].toExponential(0)})` : 'only the lr differs between methods';
 }
 
 /** How the table names the GRPO ratio setting. */
