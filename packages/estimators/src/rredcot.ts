@@ -80,8 +80,9 @@ interface ScoringPlan {
   ep: ReturnType<typeof exitPoints>;
   referenceCount: number;
   answerCount: number;
-  immediateSuffixes: number[][];
-  valueSuffixes: number[][];
+  /** The immediate suffixes (Eq. 7) first, then the value suffixes (Eq. 9). */
+  suffixes: number[][];
+  immediateCount: number;
 }
 type Plan = ScoringPlan | { kind: 'fallback'; result: EstimatorResult<RredcotExtra> };
 
@@ -112,8 +113,9 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
   const answers = distinctAnswers(refs);
   const immediateSuffixes = cfg.terms === 'value' ? [] : answers.map((y) => [tokens.endThink, ...y, tokens.eos]);
   const valueSuffixes = cfg.terms === 'immediate' ? [] : refs.map((r) => [...r.solution, tokens.endThink, ...r.answer, tokens.eos]);
+  const suffixes = [...immediateSuffixes, ...valueSuffixes];
   const last = ep.exitAt[ep.exitAt.length - 1];
-  const longest = Math.max(...[...immediateSuffixes, ...valueSuffixes].map((x) => x.length));
+  const longest = Math.max(...suffixes.map((x) => x.length));
   if (last + longest > model.maxLength) {
     if (cfg.overlong === 'error') {
       throw new UserError(
@@ -123,14 +125,14 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
     }
     return uniform({ noReferences: false, overlong: true });
   }
-  return { kind: 'score', trace, ep, referenceCount: refs.length, answerCount: answers.length, immediateSuffixes, valueSuffixes };
+  return { kind: 'score', trace, ep, referenceCount: refs.length, answerCount: answers.length, suffixes, immediateCount: immediateSuffixes.length };
 }
 
 /** Eq. 7 / Eq. 9 values from the scored suffixes, then the credits and σ of one trace. */
 function finishTrace(plan: ScoringPlan, sums: number[][], cfg: RredcotConfig, cost: EstimatorCost): EstimatorResult<RredcotExtra> {
   const { ep, trace } = plan;
-  const nI = plan.immediateSuffixes.length;
-  const nV = plan.valueSuffixes.length;
+  const nI = plan.immediateCount;
+  const nV = plan.suffixes.length - nI;
   const logImmediate = nI ? sums.map((row) => logSumExp(row.slice(0, nI))) : null; // Eq. 7
   const logValue = nV ? sums.map((row) => logSumExp(row.slice(nI)) - Math.log(nV)) : null; // Eq. 9
   const logValues = ep.exitAt.map((_, k) =>
@@ -173,27 +175,24 @@ async function scoreAllExitPoints(model: LanguageModel, plans: ScoringPlan[], sc
   if (plans.length === 0) return [];
   if (scoring === 'sharedPrefix') {
     // Tokens after the last exit point (the answer) are never a prefix, so they are not forwarded.
-    const jobs: ScoreJob[] = plans.map(({ ep, immediateSuffixes, valueSuffixes }) => {
-      const suffixes = [...immediateSuffixes, ...valueSuffixes];
-      return {
-        sequence: ep.sequence.slice(0, ep.exitAt[ep.exitAt.length - 1]),
-        requests: ep.exitAt.flatMap((at) => suffixes.map((suffix) => ({ exitAt: at, suffix }))),
-      };
-    });
+    const jobs: ScoreJob[] = plans.map(({ ep, suffixes }) => ({
+      sequence: ep.sequence.slice(0, ep.exitAt[ep.exitAt.length - 1]),
+      requests: ep.exitAt.flatMap((at) => suffixes.map((suffix) => ({ exitAt: at, suffix }))),
+    }));
     const results = jobs.length === 1 ? [await model.scoreAfterPrefixes(jobs[0].sequence, jobs[0].requests)] : await model.scoreBatch(jobs);
     if (results.length !== jobs.length) throw new Error(`rredcot: model returned ${results.length} results for ${jobs.length} traces`);
     return plans.map((plan, p) => {
-      const n = plan.immediateSuffixes.length + plan.valueSuffixes.length;
+      const n = plan.suffixes.length;
       checkShape(results[p].logprobs, jobs[p].requests);
       return { sums: plan.ep.exitAt.map((_, k) => results[p].logprobs.slice(k * n, (k + 1) * n).map(sumLogprobs)), cost: results[p].cost };
     });
   }
   const out: { sums: number[][]; cost: ComputeCost }[] = [];
-  for (const { ep, immediateSuffixes, valueSuffixes } of plans) {
+  for (const { ep, suffixes } of plans) {
     const meter = new CostMeter();
     const sums: number[][] = [];
     for (const at of ep.exitAt) {
-      const requests = [...immediateSuffixes, ...valueSuffixes].map((suffix) => ({ exitAt: at, suffix }));
+      const requests = suffixes.map((suffix) => ({ exitAt: at, suffix }));
       const res = await model.scoreAfterPrefixes(ep.sequence.slice(0, at), requests);
       meter.add(res.cost);
       checkShape(res.logprobs, requests);
