@@ -7,6 +7,8 @@ module.exports = {
     // Type checking happens in `npm run typecheck`; tests only transpile, which keeps them fast.
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
   },
+  // Workspace packages resolve from source, as tsconfig.base.json's `paths` (also before npm links them).
+  moduleNameMapper: { '^@rred/experiments$': '<rootDir>/experiments', '^@rred/(.*)$': '<rootDir>/packages/$1' },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 120000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.js'],

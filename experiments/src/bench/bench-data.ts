@@ -3,9 +3,8 @@ import * as path from 'path';
 import { Rng, UserError } from '@rred/core';
 import { initEngine, engineInfo } from '@rred/engine';
 import type { Reference } from '@rred/estimators';
-import { promptTokens } from '@rred/evaluation';
 import { buildTrace, readCheckpointHeader, TransformerLM, type Trace } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT, problemFromRecord, readJsonl, referenceSolutions, verify, type TaskRecord } from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, promptTokens, problemFromRecord, readJsonl, referenceSolutions, verify, type TaskRecord } from '@rred/tasks';
 import { REPO_ROOT } from './write-result';
 
 /**

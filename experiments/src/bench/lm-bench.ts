@@ -1,8 +1,7 @@
 import { parseConfig, ProgressBar } from '@rred/core';
 import { tf } from '@rred/engine';
-import { promptTokens } from '@rred/evaluation';
 import { tokenLogprobs, type SuffixRequest, type TransformerLM } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT } from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, promptTokens } from '@rred/tasks';
 import { z } from 'zod';
 import { benchRng, EMBEDDED_CHECKPOINT, heldOutRecords, loadBenchModel, median, sampleTraces, sum, timed } from './bench-data';
 import { round } from './timing';

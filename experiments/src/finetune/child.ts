@@ -8,7 +8,8 @@ import { Rng } from '@rred/core';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
-import { captureWeights, estimatorRedistribution, GrpoTrainer, restoreWeights, runGrpo, taskGrpoSetup, taskReferences, type EstimatorHook, type TrainerState } from '@rred/training';
+import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
+import { estimatorRedistribution, taskGrpoSetup, taskReferences, type EstimatorHook } from '@rred/recipes';
 import type { TaskRecord } from '@rred/tasks';
 import { trainerConfig, type ChildConfig } from './plan';
 

@@ -1,7 +1,6 @@
 import { ProgressBar, type Rng } from '@rred/core';
-import { promptTokens } from '@rred/evaluation';
 import type { TransformerLM } from '@rred/lm';
-import { EVAL_SPLITS, verify, type TaskRecord } from '@rred/tasks';
+import { EVAL_SPLITS, promptTokens, verify, type TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
 import { loadModel } from '../common/model';
 import { loadSplit } from '../common/rollouts';

@@ -1,7 +1,6 @@
 import type { Rng } from '@rred/core';
-import { verify, type TaskRecord } from '@rred/tasks';
+import { promptTokens, verify, type SequenceTokenizer, type TaskRecord } from '@rred/tasks';
 import { aggregate, type SplitMetrics } from './aggregate';
-import { promptTokens, type SequenceTokenizer } from './prompt';
 
 /** Generates completions for prompts; both the lm sampler and `simpleDecode` fit behind this. */
 export type Completer = (

@@ -5,6 +5,4 @@ export { aggregate } from './aggregate';
 export type { ProblemSamples, MetricValue, SplitMetrics, AggregateOptions } from './aggregate';
 export { evaluateSplit } from './evaluate-split';
 export type { Completer, AccuracyReport } from './evaluate-split';
-export { promptTokens } from './prompt';
-export type { SequenceTokenizer } from './prompt';
 export { completerFromModel } from './completer';

@@ -16,7 +16,7 @@ import {
   type RredcotConfigInput,
   type SpecialTokens,
 } from '@rred/estimators';
-import type { RedistributionHook } from './grpo';
+import type { RedistributionHook } from '@rred/training';
 
 export interface EstimatorHookOptions {
   method: EstimatorMethod;

@@ -1,7 +1,6 @@
 import type { Rng } from '@rred/core';
 import { sftConfig, sftExamples, type Problem } from '@rred/tasks';
-import type { SftCorpus } from './sft';
-import type { SftExample } from './batching';
+import type { SftCorpus, SftExample } from '@rred/training';
 import { tokenizeExample, type SequenceTokenizer } from './task-examples';
 
 /**

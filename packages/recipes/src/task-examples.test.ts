@@ -5,9 +5,7 @@ import { Rng, parseConfig } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, createTransformer } from '@rred/lm';
 import { TASK_ALPHABET, buildDatasets } from '@rred/tasks';
-import { transformerPolicy } from './lm-policy';
-import { SftTrainer } from './sft';
-import { sftConfigSchema } from './configs/sft';
+import { SftTrainer, sftConfigSchema, transformerPolicy } from '@rred/training';
 import { tokenizeExample } from './task-examples';
 
 beforeAll(async () => {

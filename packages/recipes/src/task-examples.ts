@@ -1,5 +1,5 @@
-import type { SftExample } from './batching';
-import { promptTokens, type SequenceTokenizer } from '@rred/evaluation';
+import type { SftExample } from '@rred/training';
+import { promptTokens, type SequenceTokenizer } from '@rred/tasks';
 
 export type { SequenceTokenizer };
 

@@ -2,8 +2,7 @@ import { Rng } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer } from '@rred/lm';
 import { TASK_ALPHABET, buildDatasets } from '@rred/tasks';
-import { GrpoTrainer } from './grpo';
-import { parseGrpoConfig } from './configs/grpo';
+import { GrpoTrainer, parseGrpoConfig } from '@rred/training';
 import { taskGrpoSetup } from './task-grpo';
 
 beforeAll(async () => {

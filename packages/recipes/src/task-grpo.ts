@@ -1,8 +1,6 @@
 import { TransformerLM } from '@rred/lm';
-import { verify, type TaskRecord } from '@rred/tasks';
-import { promptTokens } from '@rred/evaluation';
-import { transformerPolicy } from './lm-policy';
-import type { GrpoPrompt, GrpoSetup, RedistributionHook } from './grpo';
+import { promptTokens, verify, type TaskRecord } from '@rred/tasks';
+import { transformerPolicy, type GrpoPrompt, type GrpoSetup, type RedistributionHook } from '@rred/training';
 
 /**
  * GRPO on the synthetic task: prompts `<bos>` problem `<think>` from dataset records, reward ζ from

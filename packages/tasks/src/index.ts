@@ -25,3 +25,5 @@ export {
   toRecord,
 } from './build';
 export type { SplitName } from './build';
+export { promptTokens } from './prompt';
+export type { SequenceTokenizer } from './prompt';

@@ -2,7 +2,7 @@
  * avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run
  * and its metrics go to the results store (experiment 'evaluate').
  *
- *   npx tsx packages/evaluation/src/cli/evaluate.ts [--config file.json] [--key value ...]
+ *   npx tsx packages/recipes/src/cli/evaluate.ts [--config file.json] [--key value ...]
  *   (npx nx run lm:evaluate)
  * Every config field can also be given as a flag, e.g. --split eval-hard --samplesPerProblem 8.
  */
@@ -14,8 +14,7 @@ import { TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
 import { openStore, withRun } from '@rred/results-store';
 import { evaluateConfigSchema } from '../configs/evaluate';
-import { evaluateSplit } from '../evaluate-split';
-import { completerFromModel } from '../completer';
+import { completerFromModel, evaluateSplit } from '@rred/evaluation';
 
 const NUMERIC = new Set(['problems', 'samplesPerProblem', 'k', 'temperature', 'topP', 'maxNewTokens', 'batchSize', 'level', 'resamples', 'seed']);
 

@@ -2,7 +2,7 @@
  * Trains the embedded reasoning model from scratch: SFT on the synthetic task corpus, periodic greedy
  * validation, final accuracy on the default eval split; writes the lm checkpoint and a JSON run record.
  *
- *   npx tsx packages/training/src/cli/pretrain.ts [--config file.json] [--resume]
+ *   npx tsx packages/recipes/src/cli/pretrain.ts [--config file.json] [--resume]
  *   (npx nx run lm:pretrain)
  */
 import * as fs from 'fs';
@@ -13,14 +13,12 @@ import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveChec
 import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import { openStore, withRun, type Run } from '@rred/results-store';
+import { SftTrainer, initSinusoidalPositions, initTokenEmbeddings, transformerPolicy, type SftStepMetrics } from '@rred/training';
 import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
 import { parseCliArgs } from './args';
-import { SftTrainer, type SftStepMetrics } from '../sft';
-import { transformerPolicy } from '../lm-policy';
 import { taskCorpus } from '../task-corpus';
 import { tokenizeExample } from '../task-examples';
 import { gitState } from '../run-record';
-import { initSinusoidalPositions, initTokenEmbeddings } from '../position-init';
 
 interface RunRecord {
   kind: 'pretrain';

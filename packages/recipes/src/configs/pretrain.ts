@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optimizerConfigSchema } from './optimizer';
+import { optimizerConfigSchema } from '@rred/training';
 
 /**
  * `npx nx run lm:pretrain`: SFT of the embedded reasoning model from scratch on the synthetic task
