@@ -16,9 +16,12 @@ export interface LoadedModel {
   backend: BackendInfo;
 }
 
-/** Backend info for the run context, without loading a model (runs that only read the store). */
+/**
+ * Backend info for the run context, without loading a model (runs that only read the store). Not
+ * quiet: every long job's first line names its backend, so a slow plain-wasm run is visible at once.
+ */
 export async function engineBackend(): Promise<BackendInfo> {
-  await initEngine({ quiet: true });
+  await initEngine();
   const info = engineInfo();
   return { backend: info.backend, openblasThreads: info.openblasThreads };
 }

@@ -1,11 +1,12 @@
 // Builds the native kernels (node-gyp + OpenBLAS) at `npm install` (root postinstall).
-// Never fails the install: when a prerequisite is missing or the build breaks it prints ONE warning
-// line naming the fallback and exits 0; the engine then runs on plain wasm.
+// What it does when a prerequisite is missing is decided in prerequisites.js: as root with apt-get it
+// installs the missing Debian packages (saying which); otherwise it stops the install with one line
+// naming the command to run, unless RRED_ALLOW_SLOW=1 (then one warning line, exit 0, plain wasm).
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { findOpenblas } = require('./openblas-paths');
+const { planNative, buildFailurePlan, probeSystem, aptInstall } = require('./prerequisites');
 
 const os = require('os');
 
@@ -13,13 +14,19 @@ const here = __dirname;
 const releaseDir = path.join(here, 'build', 'Release');
 const addonFile = path.join(releaseDir, 'rred_native.node');
 const logFile = path.join(here, 'build', 'build.log');
+const aptLogFile = path.join(here, 'build', 'apt.log');
 
 let staging = null;
 
-function warn(reason) {
+/** Ends the install step for a plan that does not build: print its one line; 'stop' exits 1. */
+function finish(plan) {
   if (staging) fs.rmSync(staging, { recursive: true, force: true });
-  process.stderr.write(`engine: native kernels not built (${reason}); falling back to plain wasm\n`);
-  process.exit(0);
+  process.stderr.write(`${plan.line}\n`);
+  process.exit(plan.action === 'stop' ? 1 : 0);
+}
+
+function fail(reason) {
+  finish(buildFailurePlan(reason, process.env));
 }
 
 /** Write-then-rename, so a process starting meanwhile sees the old file or the new one, never none. */
@@ -28,11 +35,6 @@ function installFile(from, to) {
   const tmp = `${to}.tmp-${process.pid}`;
   fs.copyFileSync(from, tmp);
   fs.renameSync(tmp, to);
-}
-
-function hasCompiler() {
-  const r = spawnSync('cc', ['--version'], { stdio: 'ignore' });
-  return r.status === 0;
 }
 
 function nodeGypScript() {
@@ -78,13 +80,22 @@ function recordCoreType(releaseDir) {
 }
 
 function main() {
-  if (process.env.RRED_SKIP_NATIVE === '1') warn('RRED_SKIP_NATIVE=1');
-  const blas = findOpenblas();
-  if (!blas.include) warn('OpenBLAS header cblas.h not found; install libopenblas-dev');
-  if (!blas.lib) warn('libopenblas.so not found; install libopenblas-dev');
-  if (!hasCompiler()) warn('no C compiler (cc) found');
+  let plan = planNative(probeSystem(), process.env);
+  if (plan.action === 'install') {
+    process.stderr.write(`${plan.line}\n`);
+    const started = Date.now();
+    const apt = aptInstall(plan.packages);
+    fs.mkdirSync(path.dirname(aptLogFile), { recursive: true });
+    fs.writeFileSync(aptLogFile, apt.output);
+    const log = path.relative(process.cwd(), aptLogFile);
+    if (!apt.ok) fail(`apt-get install ${plan.packages.join(' ')} failed, see ${log}`);
+    process.stderr.write(`engine: installed ${plan.packages.join(' ')} in ${Math.round((Date.now() - started) / 1000)} s (apt-get output in ${log})\n`);
+    plan = planNative(probeSystem(), process.env);
+    if (plan.action === 'install') fail(`apt-get installed ${plan.packages.join(' ')} but the build still cannot find them`);
+  }
+  if (plan.action !== 'build') finish(plan);
   const gyp = nodeGypScript();
-  if (!gyp) warn('node-gyp not installed');
+  if (!gyp) fail('node-gyp not installed');
   // Build in a private staging copy: `node-gyp rebuild` empties its build directory first, and other
   // processes starting meanwhile would find no addon and silently run on plain wasm.
   staging = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-native-'));
@@ -98,7 +109,7 @@ function main() {
   fs.writeFileSync(logFile, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
   if (r.status !== 0) {
     fs.rmSync(addonFile, { force: true }); // a stale addon from older sources must not be used
-    warn(`node-gyp failed, see ${path.relative(process.cwd(), logFile)}`);
+    fail(`node-gyp failed, see ${path.relative(process.cwd(), logFile)}`);
   }
   const stagedRelease = path.join(staging, 'build', 'Release');
   recordCoreType(stagedRelease);

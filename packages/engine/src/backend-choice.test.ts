@@ -27,7 +27,7 @@ describe('backend choice', () => {
     expect(choice.backend).toBe('wasm');
     expect(engineLine(choice)).toBe(
       'engine: wasm (tfjs-node-gpu: not installed; tfjs-node: not installed; wasm+native: addon not found at x.node)' +
-        ' — warning: native kernels unavailable, falling back to plain wasm',
+        ' — warning: native kernels unavailable, falling back to plain wasm (~9x slower; install libopenblas-dev and re-run npm ci, see the README quick start)',
     );
   });
 

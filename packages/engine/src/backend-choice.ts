@@ -51,7 +51,8 @@ export function engineLine(choice: Choice, detail?: string): string {
   const skipped = Object.entries(choice.reasonsSkipped).map(([k, v]) => `${k}: ${v}`);
   let line = `engine: ${choice.backend}${skipped.length ? ` (${skipped.join('; ')})` : ''}${detail ? `, ${detail}` : ''}`;
   if (choice.backend !== 'wasm+native' && choice.reasonsSkipped['wasm+native']) {
-    line += ` — warning: native kernels unavailable, falling back to plain ${choice.backend}`;
+    line += ` — warning: native kernels unavailable, falling back to plain ${choice.backend}` +
+      (choice.backend === 'wasm' ? ' (~9x slower; install libopenblas-dev and re-run npm ci, see the README quick start)' : '');
   }
   return line;
 }
