@@ -12,7 +12,7 @@ export type NativePlan =
   | { action: 'install'; packages: string[]; line: string }
   | { action: 'skip' | 'slow' | 'stop'; line: string };
 export function planNative(probes: Probes, env: Record<string, string | undefined>): NativePlan;
-export function buildFailurePlan(reason: string, env: Record<string, string | undefined>): Extract<NativePlan, { action: 'slow' | 'stop' }>;
+export function buildFailurePlan(reason: string, env: Record<string, string | undefined>): { action: 'slow' | 'stop'; line: string };
 export function missingPrerequisites(probes: Probes): Prerequisite[];
 export function probeSystem(): Probes;
 type SpawnLike = (cmd: string, args: string[], opts: object) => { status: number | null; stdout?: string | null; stderr?: string | null };
