@@ -8,11 +8,15 @@ import * as os from 'os';
 import * as path from 'path';
 import { UserError } from '@rred/core';
 import { openStore, type Run } from '@rred/results-store';
-import { KEYS } from '../experiments/src/finetune/child';
+import { KEYS } from '../experiments/src/finetune/keys';
 import type { ChildTrainer } from '../experiments/src/finetune/children';
-import { runFinetuneCommand } from '../experiments/src/finetune/command';
+import { runExperiment } from '../experiments/src/common/run-command';
+import { finetuneExperimentWith, type FinetuneDeps } from '../experiments/src/finetune/definition';
 import type { ChildConfig } from '../experiments/src/finetune/plan';
 import { renderExperiment } from '../experiments/src/render/registry';
+
+/** The finetune command with a fake trainer / backend / checkpoint hash. */
+const runFinetuneCommand = (argv: string[], deps: FinetuneDeps) => runExperiment(finetuneExperimentWith(deps), argv);
 
 const METHOD_INDEX: Record<string, number> = { grpo: 0, rredcot: 1, 'rredcot-own': 2 };
 const SLOPE: Record<string, number> = { grpo: 0.2, rredcot: 0.5, 'rredcot-own': 0.1 };
@@ -90,6 +94,10 @@ describe('experiments:finetune with a fake trainer', () => {
     const again = path.join(dir, 'again');
     const store = openStore(storeFile);
     try {
+      // the table's "mean over splits" column, as parent metrics (what a sweep report shows)
+      const metrics = store.getRun(runId).metrics;
+      expect(metrics['summary.final.grpo.mean_avg_at_k']).toBeCloseTo(0.25, 12);
+      expect(metrics['summary.best.rredcot.mean_avg_at_k']).toBeCloseTo(0.3, 12);
       await renderExperiment('finetune', store, runId, path.join(again));
     } finally {
       store.close();

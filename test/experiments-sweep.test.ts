@@ -33,6 +33,8 @@ function fakeExperiment(behaviour: Behaviour): ExperimentDefinition<typeof schem
     name: 'fake',
     schema,
     aliases: {},
+    command: { project: 'experiments', target: 'fake', main: 'none' },
+    render: { tables: () => [], plots: async () => [] },
     backend: async () => ({ backend: 'cpu', openblasThreads: null }),
     compute: async ({ run, config, rng }) => {
       const key = `${config.a}-${config.b}`;

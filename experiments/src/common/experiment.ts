@@ -1,35 +1,61 @@
 import type { Rng } from '@rred/core';
-import type { BackendInfo, Run, RunContext, Store } from '@rred/results-store';
+import type { BackendInfo, Run, Store } from '@rred/results-store';
 import type { z } from 'zod';
 
-/** What an experiment's compute step gets: the open run to write into, and the store to read from. */
+/**
+ * What an experiment's compute step gets: the open run to write into, the store to read from, the
+ * backend recorded on the run, and the run's seeded generator — `null` for an experiment whose config
+ * has no `seed` (finetune: each child run has its own seed, the parent draws nothing).
+ */
 export interface ComputeContext<C> {
   store: Store;
   run: Run;
   config: C;
-  rng: Rng;
+  rng: C extends { seed: number } ? Rng : Rng | null;
+  backend: BackendInfo;
+}
+
+/** Renders one run of an experiment from the store alone (no model), into results/<experiment>/. */
+export interface Renderer {
+  /** Tables (.md, .csv, .json) of one run into outDir; returns the files written. */
+  tables(store: Store, runId: string, outDir: string): Promise<string[]> | string[];
+  /** Plots (.vl.json, .svg, .png) of one run into outDir. */
+  plots(store: Store, runId: string, outDir: string): Promise<string[]>;
+}
+
+/** The nx target that runs an experiment's main file (checked against project.json by registry.test.ts). */
+export interface ExperimentCommand {
+  /** nx project holding the target, e.g. 'experiments' (or 'lm' for `lm:evaluate`). */
+  project: string;
+  target: string;
+  /** The main file, relative to the repository root. */
+  main: string;
 }
 
 /**
- * One experiment as the commands and the sweep see it: a strict config schema (defaults in
- * experiments/configs/<name>.json), short flag aliases, a cheap check that needs no store, the backend
- * to record, and the compute step that writes everything into the run. Rendering is separate
- * (render/registry.ts) and reads the store only.
+ * One experiment as the commands, the renderers and the sweep see it: a strict config schema
+ * (defaults in experiments/configs/<name>.json), short flag aliases, a cheap check that needs no store,
+ * the backend to record, the compute step that writes everything into the run, and the renderer that
+ * reads it back. Every experiment is listed once, in ../registry.ts; `experiments:tables`, the sweep
+ * and the sweep report all derive from that list.
  */
 export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
   schema: S;
   aliases: Record<string, string>;
+  command: ExperimentCommand;
   /** Checks needing files but no store (e.g. prompt length vs context); throws UserError. */
   precheck?(config: z.infer<S>): void;
   backend(): Promise<BackendInfo>;
   compute(ctx: ComputeContext<z.infer<S>>): Promise<void>;
   /** Tags recorded when the run starts (e.g. the checkpoint hash). */
   tags?(config: z.infer<S>): Record<string, string>;
-}
-
-export interface StartOptions {
-  parentRunId?: string | null;
-  context?: RunContext;
-  argv?: string[];
+  render: Renderer;
+  /**
+   * The runs results/<name>/ shows (default: the newest FINISHED top-level run; sweep children are
+   * rendered by the sweep report instead). The bench keeps one run per section.
+   */
+  runsToRender?(store: Store): string[];
+  /** Present when a sweep grid may name this experiment: the run metrics its report shows (the first is plotted). */
+  sweep?: { reportMetrics: readonly string[] };
 }

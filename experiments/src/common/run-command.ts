@@ -1,34 +1,53 @@
 import * as path from 'path';
 import { Rng, runMain } from '@rred/core';
-import { openStore, withRun, type Store } from '@rred/results-store';
+import { openStore, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
 import { repoRoot, resolveConfig } from './load-config';
 
+/** The run's seed: `config.seed` when the config has one, else null (recorded as such on the run). */
+export function runSeed(config: Record<string, unknown>): number | null {
+  return typeof config.seed === 'number' ? config.seed : null;
+}
+
+/** Runs an experiment's compute step into an open run (the command and the sweep both go through here). */
+export async function computeInto(def: ExperimentDefinition, store: Store, run: Run, config: Record<string, unknown>, backend: BackendInfo): Promise<void> {
+  const seed = runSeed(config);
+  await def.compute({ store, run, config, rng: seed === null ? null : new Rng(seed), backend });
+}
+
+/** The tags every run of `def` starts with: the code state and the experiment's own (e.g. checkpoint hash). */
+export function runTags(def: ExperimentDefinition, config: Record<string, unknown>): Record<string, string> {
+  return { ...codeStateTags(), ...(def.tags?.(config) ?? {}) };
+}
+
 /**
- * The main of an experiment command: config (validated before anything is opened) → compute inside
- * a run of the store → the experiment's render function, which reads the store only, so that
- * `experiments:tables` later writes the very same files.
+ * An experiment command: config (validated before anything is opened) → compute inside a run of the
+ * store → the experiment's renderer, which reads the store only, so that `experiments:tables` later
+ * writes the very same files. Returns the run id and the files written.
  */
-export function experimentMain(
-  def: ExperimentDefinition,
-  render: (store: Store, runId: string, outDir: string) => Promise<string[]>,
-): void {
+export async function runExperiment(def: ExperimentDefinition, argv: readonly string[]): Promise<{ runId: string; files: string[] }> {
+  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases);
+  def.precheck?.(config);
+  const backend = await def.backend();
+  const store = openStore(args.store);
+  try {
+    const runId = await withRun(store, { experiment: def.name, config, backend, tags: runTags(def, config), argv: process.argv }, async (run) => {
+      await computeInto(def, store, run, config, backend);
+      return run.id;
+    });
+    const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
+    const files = [...(await def.render.tables(store, runId, outDir)), ...(await def.render.plots(store, runId, outDir))];
+    return { runId, files };
+  } finally {
+    store.close();
+  }
+}
+
+/** The main of an experiment's main.ts: runExperiment on the process's argv, one line of outcome. */
+export function experimentMain(def: ExperimentDefinition): void {
   runMain(async () => {
-    const { config, args } = resolveConfig(def.schema, def.name, process.argv.slice(2), def.aliases);
-    def.precheck?.(config);
-    const backend = await def.backend();
-    const store = openStore(args.store);
-    try {
-      const runId = await withRun(store, { experiment: def.name, config, backend, tags: { ...codeStateTags(), ...(def.tags?.(config) ?? {}) }, argv: process.argv }, async (run) => {
-        await def.compute({ store, run, config, rng: new Rng(config.seed as number) });
-        return run.id;
-      });
-      const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
-      const files = await render(store, runId, outDir);
-      process.stderr.write(`run ${runId} FINISHED; wrote ${files.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
-    } finally {
-      store.close();
-    }
+    const { runId, files } = await runExperiment(def, process.argv.slice(2));
+    process.stderr.write(`run ${runId} FINISHED; wrote ${files.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
   });
 }

@@ -2,15 +2,30 @@ import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, engineBackend } from '../common/model';
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
+import { renderCorrelationPlots, renderCorrelationTables } from './render';
 
 export const correlationExperiment: ExperimentDefinition<typeof correlationConfigSchema> = {
   name: 'correlation',
   schema: correlationConfigSchema,
   aliases: CORRELATION_ALIASES,
+  command: { project: 'experiments', target: 'correlation', main: 'experiments/src/correlation/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);
   },
   backend: engineBackend,
   compute: computeCorrelation,
   tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+  render: { tables: renderCorrelationTables, plots: renderCorrelationPlots },
+  sweep: {
+    reportMetrics: [
+      'spearman.all.rredcot_mc',
+      'pearson.all.rredcot_mc',
+      'spearman.early.rredcot_mc',
+      'spearman.middle.rredcot_mc',
+      'spearman.late.rredcot_mc',
+      'segments',
+      'mean_references',
+      'skipped_traces',
+    ],
+  },
 };

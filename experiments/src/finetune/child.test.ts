@@ -7,8 +7,9 @@ import { Rng } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { createTransformer, Tokenizer, TransformerLM } from '@rred/lm';
 import { TASK_ALPHABET, type TaskRecord } from '@rred/tasks';
-import { KEYS, trainChild } from './child';
+import { trainChild } from './child';
 import { finetuneConfigSchema } from './config';
+import { KEYS } from './keys';
 import { planChildren } from './plan';
 
 const record = (i: number): TaskRecord =>

@@ -11,6 +11,7 @@ import type { MetricSink } from '@rred/training';
 import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
 import { estimatorRedistribution, taskGrpoSetup, taskReferences, type EstimatorHook } from '@rred/recipes';
 import type { TaskRecord } from '@rred/tasks';
+import { KEYS } from './keys';
 import { trainerConfig, type ChildConfig } from './plan';
 
 /** What a child needs besides its config: the model (fresh from the checkpoint) and the problems. */
@@ -20,19 +21,6 @@ export interface ChildData {
   validation: readonly TaskRecord[];
   evalSplits: Record<string, readonly TaskRecord[]>;
 }
-
-/** Metric keys of a child run (read back by load.ts). */
-export const KEYS = {
-  validationAvg: 'validation.avg_at_k',
-  validationPass: 'validation.pass_at_k',
-  validationSeconds: 'validation.train_seconds',
-  fallback: 'redistribution.fallback_traces',
-  estimated: 'redistribution.estimated_traces',
-  bestStep: 'best.step',
-  trainSeconds: 'train.seconds',
-  evalAvg: (which: 'final' | 'best', split: string) => `eval.${which}.${split}.avg_at_k`,
-  evalPass: (which: 'final' | 'best', split: string) => `eval.${which}.${split}.pass_at_k`,
-} as const;
 
 /** The part of a results-store Run a child writes to (per-step metrics; summary metrics at step 0). */
 export type ChildSink = MetricSink;

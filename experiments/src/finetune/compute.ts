@@ -13,11 +13,11 @@ import { repoRoot } from '../common/load-config';
 import { loadSplit } from '../common/rollouts';
 import { trainChild, type ChildData } from './child';
 import { runChildren, type ChildrenOutcome, type ChildTrainer } from './children';
-import type { FinetuneConfig } from './config';
+import type { FinetuneConfig, Method } from './config';
+import { baseKey, summaryKey } from './keys';
+import { loadFinetuneRun } from './load';
 import { planChildren } from './plan';
-
-/** Parent-run metric of the starting model: `base.<split>.avg_at_k`, step = index of the seed in config.seeds. */
-export const baseKey = (split: string) => `base.${split}.avg_at_k`;
+import { summarize } from './summary';
 
 /** Problems of every split the target touches, read once (sizes after scale, identical for all children). */
 export function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildData {
@@ -76,7 +76,7 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
     await evaluateBase(o.run, o.config, data);
     train = (run, config, label) => trainChild(run, config, data, label);
   }
-  return runChildren({
+  const outcome = await runChildren({
     store: o.store,
     parent: o.run,
     plans,
@@ -85,4 +85,15 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
     context: captureRunContext({ backend: o.backend, argv: process.argv }),
     tags: { ...codeStateTags(), checkpointHash: o.checkpointHash },
   });
+  logSummary(o.store, o.run);
+  return outcome;
+}
+
+/** The table's "mean over splits" per method and checkpoint, as parent-run metrics (what a sweep report shows). */
+export function logSummary(store: Store, run: Run): void {
+  const summary = summarize(loadFinetuneRun(store, run.id));
+  for (const row of summary.evalRows) {
+    if (row.checkpoint === 'start') continue;
+    run.logMetrics({ [summaryKey(row.checkpoint, row.method as Method)]: row.cells.mean.mean });
+  }
 }

@@ -1,11 +1,10 @@
 /** A finetune parent run and its children, read from the store alone (no model). */
 import type { RunDetail, Store } from '@rred/results-store';
 import { UserError } from '@rred/core';
-import { KEYS } from './child';
 import { CHILD_TAG_PREFIX } from './children';
-import { baseKey } from './compute';
 import { finetuneConfigSchema, type FinetuneConfig } from './config';
 import type { CurvePoint } from './curves';
+import { baseKey, KEYS } from './keys';
 import { childKey, type ChildConfig } from './plan';
 
 export interface ChildResult {

@@ -4,6 +4,7 @@ import { checkpointHashOf, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
 import { computeMcVariance } from './compute';
 import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } from './config';
+import { renderMcVariancePlots, renderMcVarianceTables } from './render';
 
 /** Prompt + rollout and prompt + MC horizon must fit the model context; checked before any run opens. */
 export function checkMcFits(config: Pick<McVarianceConfig, 'split' | 'problems' | 'rollout' | 'mc'>, contextLength = 160): void {
@@ -20,6 +21,7 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   name: 'mc-variance',
   schema: mcVarianceConfigSchema,
   aliases: MC_VARIANCE_ALIASES,
+  command: { project: 'experiments', target: 'mc-variance', main: 'experiments/src/mc-variance/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);
     checkMcFits(config);
@@ -27,4 +29,6 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   backend: engineBackend,
   compute: computeMcVariance,
   tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+  render: { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
+  sweep: { reportMetrics: ['samples_for_sd_threshold', 'mean_segments', 'exit_points', 'cut_correct_fraction_50'] },
 };

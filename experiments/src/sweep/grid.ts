@@ -11,7 +11,7 @@ import type { ExperimentDefinition } from '../common/experiment';
 
 export const gridSpecSchema = z
   .object({
-    experiment: z.string().min(1).describe('Experiment whose config is swept (mc-variance, correlation).'),
+    experiment: z.string().min(1).describe('Experiment whose config is swept: a registered experiment with a sweep entry (experiments/src/registry.ts): mc-variance, correlation, finetune.'),
     base: z.record(z.unknown()).default({}).describe('Dotted config paths set for every point, on top of the defaults file. Default {}.'),
     grid: z
       .record(z.array(z.unknown()).min(1))

@@ -4,7 +4,7 @@ import { parseConfig, runMain, UserError } from '@rred/core';
 import { parseFlags } from '../common/flags';
 import { openStore } from '@rred/results-store';
 import { readJsonFile, repoRoot } from '../common/load-config';
-import { SWEEPABLE } from './experiments';
+import { sweepableExperiments } from '../registry';
 import { expandGrid, gridSpecSchema } from './grid';
 import { runSweep } from './run-sweep';
 
@@ -12,8 +12,9 @@ runMain(async () => {
   const f = parseFlags(process.argv.slice(2), ['grid', 'store'], 'sweep');
   if (!f.grid) throw new UserError('sweep: --grid FILE is required (e.g. experiments/sweeps/segments.json)');
   const spec = parseConfig(gridSpecSchema, readJsonFile(f.grid, 'grid file'), f.grid);
-  const def = SWEEPABLE[spec.experiment];
-  if (!def) throw new UserError(`grid file ${f.grid}: experiment '${spec.experiment}' cannot be swept; expected one of ${Object.keys(SWEEPABLE).join(', ')}`);
+  const sweepable = sweepableExperiments();
+  const def = sweepable.find((e) => e.name === spec.experiment);
+  if (!def) throw new UserError(`grid file ${f.grid}: experiment '${spec.experiment}' cannot be swept; expected one of ${sweepable.map((e) => e.name).join(', ')}`);
   const defaultsFile = path.join(repoRoot(), 'experiments', 'configs', `${def.name}.json`);
   const defaults = readJsonFile(defaultsFile, 'config file') as Record<string, unknown>;
   const points = expandGrid(def, spec, defaults, f.grid);

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { runMain, UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
 import { repoRoot } from '../common/load-config';
-import { REPORT_METRICS } from './experiments';
+import { EXPERIMENTS } from '../registry';
 import { parseFlags } from '../common/flags';
 import { renderSweep } from './render';
 
@@ -14,7 +14,7 @@ runMain(async () => {
   try {
     const run = store.getRun(f.sweep);
     const config = run.config as { experiment: string; gridFile: string | null };
-    const metrics = REPORT_METRICS[config.experiment] ?? Object.keys(run.metrics);
+    const metrics = EXPERIMENTS.find((e) => e.name === config.experiment)?.sweep?.reportMetrics ?? Object.keys(run.metrics);
     const name = config.gridFile ? path.basename(config.gridFile, '.json') : run.id;
     const out = f.out ?? path.join(repoRoot(), 'results', 'sweeps', name);
     const files = await renderSweep(store, run.id, metrics, out);

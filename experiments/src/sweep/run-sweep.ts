@@ -5,10 +5,11 @@
  * - A child that throws is marked FAILED with its message; the sweep goes on.
  * - SIGINT/SIGTERM marks the current child and the parent KILLED and stops.
  */
-import { Rng, formatSeconds } from '@rred/core';
+import { formatSeconds } from '@rred/core';
 import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from '../common/code-state';
 import type { ExperimentDefinition } from '../common/experiment';
+import { computeInto, runTags } from '../common/run-command';
 import type { GridSpec, SweepPoint } from './grid';
 
 export interface SweepOptions {
@@ -87,11 +88,11 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
         backend: opts.backend,
         parentRunId: parent.id,
         context,
-        tags: { sweepPoint: point.label, ...codeStateTags(), ...(def.tags?.(point.config) ?? {}) },
+        tags: { sweepPoint: point.label, ...runTags(def, point.config) },
       });
       parent.setTags({ [tag]: child.id });
       try {
-        await def.compute({ store, run: child, config: point.config, rng: new Rng(point.config.seed as number) });
+        await computeInto(def, store, child, point.config, opts.backend);
         if (child.isOpen) {
           child.finish();
           outcome.ran.push(child.id);

@@ -1,0 +1,55 @@
+/**
+ * `experiments:finetune` as an experiment: validate the config (nothing is opened or written for a
+ * bad one), train or reuse every (method, seed) child inside the run, render results/finetune/ from
+ * the store. A sweep grid may name it (e.g. experiments/sweeps/finetune-lr.json): each grid point is a
+ * finetune run whose children are reused across points when their config hash matches.
+ */
+import { UserError } from '@rred/core';
+import type { BackendInfo } from '@rred/results-store';
+import type { ExperimentDefinition } from '../common/experiment';
+import { checkpointHashOf, engineBackend } from '../common/model';
+import { loadSplit } from '../common/rollouts';
+import type { ChildData } from './child';
+import { FINETUNE_EXPERIMENT, type ChildTrainer } from './children';
+import { computeFinetune } from './compute';
+import { FINETUNE_ALIASES, finetuneConfigIssues, finetuneConfigSchema, METHODS, type FinetuneConfig } from './config';
+import { summaryKey } from './keys';
+import { planChildren } from './plan';
+import { renderFinetunePlots, renderFinetuneTables } from './render';
+
+/** What tests replace: the trainer or the data (a tiny model), the backend, the checkpoint hash (no file read). */
+export interface FinetuneDeps {
+  train?: ChildTrainer;
+  data?: ChildData;
+  backend?: BackendInfo;
+  checkpointHash?: string;
+}
+
+/** Everything that can be checked without opening the store; throws UserError. */
+export function precheckFinetune(config: FinetuneConfig, checkpointHash: string): void {
+  const issues = finetuneConfigIssues(config);
+  if (issues.length) throw new UserError(`invalid finetune config:\n  ${issues.join('\n  ')}`);
+  const sizes = planChildren(config, checkpointHash)[0].config;
+  loadSplit('validation', sizes.validation.problems);
+  for (const split of sizes.evaluation.splits) loadSplit(split, sizes.evaluation.problems);
+}
+
+export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefinition<typeof finetuneConfigSchema> {
+  const hashOf = (config: FinetuneConfig) => deps.checkpointHash ?? checkpointHashOf(config.checkpoint);
+  return {
+    name: FINETUNE_EXPERIMENT,
+    schema: finetuneConfigSchema,
+    aliases: FINETUNE_ALIASES,
+    command: { project: 'experiments', target: 'finetune', main: 'experiments/src/finetune/main.ts' },
+    precheck: (config) => precheckFinetune(config, hashOf(config)),
+    backend: deps.backend ? async () => deps.backend as BackendInfo : engineBackend,
+    compute: async ({ store, run, config, backend }) => {
+      await computeFinetune({ store, run, config, checkpointHash: hashOf(config), backend, train: deps.train, data: deps.data });
+    },
+    tags: (config) => ({ checkpointHash: hashOf(config) }),
+    render: { tables: renderFinetuneTables, plots: renderFinetunePlots },
+    sweep: { reportMetrics: (['final', 'best'] as const).flatMap((which) => METHODS.map((m) => summaryKey(which, m))) },
+  };
+}
+
+export const finetuneExperiment = finetuneExperimentWith();

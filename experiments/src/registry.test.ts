@@ -1,0 +1,78 @@
+/**
+ * The registry, the nx targets (project.json) and the defaults files (experiments/configs/*.json) must
+ * agree: every experiment has its target running its main file, its defaults file parses with its
+ * schema, its main file imports only its own directory and common code (so it loads only its own
+ * renderer), and nothing is registered in one place and missing in another.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseConfig } from '@rred/core';
+import { EXPERIMENTS, sweepableExperiments } from './registry';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+interface Target {
+  options?: { command?: string };
+}
+const targetsOf = (project: string): Record<string, Target> => {
+  const file = project === 'experiments' ? path.join(ROOT, 'experiments', 'project.json') : path.join(ROOT, 'packages', project, 'project.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { targets: Record<string, Target> }).targets;
+};
+
+/** Main files of the tools that run over experiments rather than being one (they take the experiment as data). */
+const TOOLS = [
+  'experiments/src/sweep/main.ts',
+  'experiments/src/sweep/report.ts',
+  'experiments/src/render/main.ts',
+  'experiments/src/bench/main.ts', // not yet an experiment: it writes results/bench/*.json itself
+];
+
+describe('experiment registry', () => {
+  it('names are unique', () => {
+    const names = EXPERIMENTS.map((e) => e.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it.each(EXPERIMENTS.map((e) => [e.name, e] as const))('%s: its nx target runs its main file', (_name, def) => {
+    const target = targetsOf(def.command.project)[def.command.target];
+    expect(target).toBeDefined();
+    expect(target.options?.command).toBe(`npx tsx ${def.command.main}`);
+    expect(fs.existsSync(path.join(ROOT, def.command.main))).toBe(true);
+  });
+
+  it.each(EXPERIMENTS.map((e) => [e.name, e] as const))('%s: the defaults file parses with the schema', (name, def) => {
+    const file = path.join(ROOT, 'experiments', 'configs', `${name}.json`);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(() => parseConfig(def.schema, JSON.parse(fs.readFileSync(file, 'utf8')), file)).not.toThrow();
+  });
+
+  it.each(EXPERIMENTS.map((e) => [e.name, e] as const))('%s: main.ts imports only its own directory and common/', (_name, def) => {
+    const source = fs.readFileSync(path.join(ROOT, def.command.main), 'utf8');
+    const relative = [...source.matchAll(/from '(\.[^']*)'/g)].map((m) => m[1]);
+    expect(relative.length).toBeGreaterThan(0);
+    for (const spec of relative) expect([spec, spec.startsWith('./') || spec.startsWith('../common/')]).toEqual([spec, true]);
+  });
+
+  it('every defaults file belongs to a registered experiment', () => {
+    const files = fs.readdirSync(path.join(ROOT, 'experiments', 'configs')).filter((f) => f.endsWith('.json'));
+    expect(files.map((f) => path.basename(f, '.json')).sort()).toEqual(EXPERIMENTS.map((e) => e.name).sort());
+  });
+
+  it('every target that runs an experiments/ main file is a registered experiment or a tool', () => {
+    const mains = new Set(EXPERIMENTS.map((e) => e.command.main));
+    const projects = ['experiments', ...fs.readdirSync(path.join(ROOT, 'packages')).filter((p) => fs.existsSync(path.join(ROOT, 'packages', p, 'project.json')))];
+    const unregistered: string[] = [];
+    for (const project of projects) {
+      for (const [name, target] of Object.entries(targetsOf(project))) {
+        const file = /npx tsx (experiments\/src\/\S+\.ts)/.exec(target.options?.command ?? '')?.[1];
+        if (file && !mains.has(file) && !TOOLS.includes(file)) unregistered.push(`${project}:${name} → ${file}`);
+      }
+    }
+    expect(unregistered).toEqual([]);
+  });
+
+  it('a sweepable experiment lists the metrics its sweep report shows', () => {
+    expect(sweepableExperiments().map((e) => e.name).sort()).toEqual(['correlation', 'finetune', 'mc-variance']);
+    for (const def of sweepableExperiments()) expect(def.sweep!.reportMetrics.length).toBeGreaterThan(0);
+  });
+});
