@@ -5,9 +5,6 @@
 import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
 import {
-  EnumerableLM,
-  exactAnswerReward,
-  exactValue,
   getEstimator,
   ownReferences,
   rredcotPresets,
@@ -15,6 +12,7 @@ import {
   tokenWeights,
 } from '@rred/estimators';
 import { segment, segmentationConfig } from '@rred/segmentation';
+import { EnumerableLM, exactAnswerReward, exactValue } from '@rred/estimators/testing';
 
 const tokens = { endThink: 3, eos: 4 };
 const accepted = [[1], [0, 1]];

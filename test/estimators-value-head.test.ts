@@ -2,7 +2,7 @@
 import { Rng } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
 import { createTransformer, Tokenizer, type Transformer, type Trace } from '@rred/lm';
-import { exitPointFeatures, fitValueHead, transformerHiddenStates, valueHeadEstimate } from '@rred/estimators';
+import { exitPointFeatures, fitValueHead, transformerHiddenStates, valueHeadEstimate } from '@rred/estimators/value-head';
 
 describe('value head on Transformer hidden states', () => {
   const tokenizer = Tokenizer.fromAlphabet('0123456789+=');

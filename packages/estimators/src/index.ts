@@ -11,9 +11,3 @@ export { buildReferenceSet, referenceFromTrace, ownReferences, type ReferenceSou
 export { toStoreRows, type CreditRow } from './store-rows';
 export { getEstimator, estimatorMethods, type EstimatorMethod } from './registry';
 export { logSumExp, logAddExp } from './logspace';
-// Test doubles: an exactly enumerable LanguageModel and its ground-truth values, for tests in other packages.
-export { EnumerableLM, type EnumerableLMOptions } from './testing/enumerable-lm';
-export { exactValue, exactAnswerReward } from './testing/enumerate';
-// OPTIONAL, flagged: a value-head baseline (logistic head on frozen policy hidden states); not the paper's method.
-export { transformerHiddenStates, type HiddenStateModel } from './value-head/hidden-states';
-export { fitValueHead, predictValue, exitPointFeatures, valueHeadEstimate, valueHeadConfigSchema, type ValueHead, type ValueHeadConfigInput } from './value-head/value-head';

@@ -1,6 +1,7 @@
 import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
-import { EnumerableLM, exactAnswerReward, parseRredcotConfig, rredcotPresets } from '@rred/estimators';
+import { parseRredcotConfig, rredcotPresets } from '@rred/estimators';
+import { EnumerableLM, exactAnswerReward } from '@rred/estimators/testing';
 import { segmentationConfig } from '@rred/segmentation';
 import { estimatorRedistribution } from './estimator-hook';
 

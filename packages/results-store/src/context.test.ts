@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { captureGit, captureRunContext } from './context';
-import { tempDir } from './testing-helpers';
+import { tempDir } from '../testing';
 
 describe('run context', () => {
   it('captures git state, argv, versions, lockfile hash and the backend given', () => {

@@ -2,7 +2,7 @@ import * as path from 'path';
 import Database from 'better-sqlite3';
 import { LATEST_VERSION, MIGRATIONS } from './migrations';
 import { openStore } from './store';
-import { FIXED_CONTEXT, sampleBundle, tempDir } from './testing-helpers';
+import { FIXED_CONTEXT, sampleBundle, tempDir } from '../testing';
 
 describe('schema migrations', () => {
   it('are numbered 1..N without gaps', () => {

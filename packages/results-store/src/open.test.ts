@@ -3,7 +3,7 @@ import * as path from 'path';
 import { UserError } from '@rred/core';
 import { openStore } from './store';
 import { resolveStorePath } from './paths';
-import { tempDir } from './testing-helpers';
+import { tempDir } from '../testing';
 
 function expectUserError(fn: () => unknown, pattern: RegExp): void {
   let err: unknown;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { UserError } from '@rred/core';
 import { configHash, openStore } from './store';
 import { withRun } from './with-run';
-import { FIXED_CONTEXT, sampleBundle, tempDir } from './testing-helpers';
+import { FIXED_CONTEXT, sampleBundle, tempDir } from '../testing';
 
 const backend = { backend: 'cpu', openblasThreads: null };
 

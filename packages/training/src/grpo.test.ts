@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Rng } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
-import { BigramPolicy } from './testing/bigram-policy';
+import { BigramPolicy } from '../testing';
 import { GrpoTrainer, type GrpoPrompt, type GrpoSetup, type RolloutBatch } from './grpo';
 import { parseGrpoConfig, type GrpoConfig } from './configs/grpo';
 

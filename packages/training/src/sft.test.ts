@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Rng, parseConfig } from '@rred/core';
 import { initEngine } from '@rred/engine';
-import { BigramPolicy } from './testing/bigram-policy';
+import { BigramPolicy } from '../testing';
 import { SftTrainer } from './sft';
 import { sftConfigSchema } from './configs/sft';
 import type { SftExample } from './batching';
