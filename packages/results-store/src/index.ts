@@ -12,17 +12,12 @@
  * Resume: `store.resumeRun(id)` (or `withRun(store, { resume: id }, ...)`); skip `run.traceKeys()`.
  * Sweeps: `store.findFinishedRunByConfigHash(experiment, configHash(config))` → skip when found.
  */
-export { openStore, configHash, Store, LATEST_VERSION } from './store';
-export type { OpenStoreOptions, StartRunOptions, ListRunsOptions } from './store';
+export { openStore, configHash, Store } from './store';
 export { Run } from './run';
-export type { EstimateRow, ReadTracesOptions } from './bundles';
 export { withRun } from './with-run';
 export { inspectStoreFile } from './inspect';
-export type { StoreFileReport } from './inspect';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';
-export { parseFilter, evaluateFilter } from './filter';
-export type { Filter, CompareOp } from './filter';
 export { resolveStorePath, findRepoRoot } from './paths';
 export { formatFloat } from './floats';
 export { flatten } from './flatten';
@@ -31,9 +26,7 @@ export type {
   RunStatus,
   RunSummary,
   RunDetail,
-  ArtifactRecord,
   MetricPoint,
-  TraceData,
   SegmentRecord,
   EstimateRecord,
   CostRecord,

@@ -1,29 +1,17 @@
-export { GeneratorConfigSchema, OPERATORS, VARIABLE_NAMES } from './config';
-export type { GeneratorConfig, Operator } from './config';
-export { generateProblem, generatorConfig } from './generate';
-export { answerOf, applyOp, dependencies, evaluate, parseProblem, problemText, promptText } from './problem';
-export type { Operand, Problem, Step } from './problem';
-export { canonicalOrder, countSolutionOrders, isValidOrder, sampleSolutionOrder, solutionOrders } from './orders';
-export { CORRECTION_MARKER, LINE_SEPARATOR, TASK_ALPHABET, solutionText, stepLine } from './solution';
-export { END_OF_SEQUENCE, THINK_CLOSE, THINK_OPEN, extractAnswer, verify } from './verify';
-export type { VerifyReason, VerifyResult } from './verify';
-export { SftConfigSchema, sftConfig, sftExample, sftExamples } from './sft';
-export type { SftConfig, SftExample, SftKind } from './sft';
+export type { Problem } from './problem';
+export { TASK_ALPHABET } from './solution';
+export { verify } from './verify';
+export { sftConfig, sftExamples } from './sft';
 export { readJsonl, writeJsonl } from './dataset';
-export type { ReadJsonlOptions, TaskRecord } from './dataset';
+export type { TaskRecord } from './dataset';
 export {
   DEFAULT_DATASET_SEED,
   DEFAULT_EVAL_SPLIT,
-  DEFAULT_SPLIT_SIZES,
   EVAL_SPLITS,
-  MAX_LISTED_ALTERNATIVES,
   SPLITS,
-  SPLIT_STEPS,
   buildDatasets,
   problemFromRecord,
   referenceSolutions,
-  toRecord,
 } from './build';
-export type { SplitName } from './build';
 export { promptTokens } from './prompt';
 export type { SequenceTokenizer } from './prompt';
