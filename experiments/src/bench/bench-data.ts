@@ -1,11 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { Rng, UserError } from '@rred/core';
+import { repoRoot, Rng, UserError } from '@rred/core';
 import { initEngine, engineInfo } from '@rred/engine';
 import type { Reference } from '@rred/estimators';
 import { buildTrace, readCheckpointHeader, TransformerLM, type Trace } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens, problemFromRecord, readJsonl, referenceSolutions, verify, type TaskRecord } from '@rred/tasks';
-import { REPO_ROOT } from './write-result';
 
 /**
  * What the lm / estimators / training sections share: the embedded checkpoint, problems of the default
@@ -23,7 +22,7 @@ export interface BenchModel {
 
 export async function loadBenchModel(checkpoint = EMBEDDED_CHECKPOINT): Promise<BenchModel> {
   await initEngine({ quiet: true });
-  const file = path.resolve(REPO_ROOT, checkpoint);
+  const file = path.resolve(repoRoot(), checkpoint);
   if (!fs.existsSync(file)) throw new UserError(`bench: checkpoint ${file} does not exist (run npx nx run lm:pretrain)`);
   const lm = TransformerLM.fromCheckpoint(file);
   const info = engineInfo();
@@ -47,7 +46,7 @@ function trainingFinishedAt(ckpt: string): string | null {
 
 /** The first `count` problems of the shipped held-out split file (default DEFAULT_EVAL_SPLIT). */
 export function heldOutRecords(count: number, split: string = DEFAULT_EVAL_SPLIT): TaskRecord[] {
-  const file = path.join(REPO_ROOT, 'packages', 'tasks', 'data', `${split}.jsonl`);
+  const file = path.join(repoRoot(), 'packages', 'tasks', 'data', `${split}.jsonl`);
   const records = readJsonl(file);
   if (records.length < count) throw new UserError(`bench: ${file} has ${records.length} problems, ${count} needed`);
   return records.slice(0, count);

@@ -1,8 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-
-/** Repository root (experiments/src/bench → three levels up). */
-export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+import { repoRoot } from '@rred/core';
 
 /**
  * Writes results/bench/<name>.json (pretty, trailing newline) and returns its path. Every bench
@@ -10,7 +8,7 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
  */
 export function writeBenchResult(name: string, data: unknown): string {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`bench result name must be kebab-case, got ${JSON.stringify(name)}`);
-  const file = path.join(REPO_ROOT, 'results', 'bench', `${name}.json`);
+  const file = path.join(repoRoot(), 'results', 'bench', `${name}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;

@@ -1,5 +1,4 @@
-import { execFileSync } from 'child_process';
-import { repoRoot } from './load-config';
+import { repoRoot, uncommittedPaths } from '@rred/core';
 
 /**
  * Whether the code an experiment ran is committed: uncommitted changes under experiments/ and under
@@ -8,15 +7,11 @@ import { repoRoot } from './load-config';
  */
 export function codeStateTags(): Record<string, string> {
   const count = (dir: string): string => {
-    try {
-      const out = execFileSync('git', ['status', '--porcelain', '--', dir], { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      const paths = out.split('\n').filter(Boolean).map((l) => l.slice(3));
-      if (paths.length === 0) return 'clean';
-      const shown = paths.slice(0, 3).join(' ') + (paths.length > 3 ? ' …' : '');
-      return `${paths.length} uncommitted (${shown})`;
-    } catch {
-      return 'unknown';
-    }
+    const paths = uncommittedPaths(repoRoot(), dir);
+    if (paths === null) return 'unknown';
+    if (paths.length === 0) return 'clean';
+    const shown = paths.slice(0, 3).join(' ') + (paths.length > 3 ? ' …' : '');
+    return `${paths.length} uncommitted (${shown})`;
   };
   return { 'code.experiments': count('experiments'), 'code.packages': count('packages') };
 }

@@ -1,17 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseConfig, UserError } from '@rred/core';
-import { findRepoRoot } from '@rred/results-store';
+import { parseConfig, repoRoot, UserError } from '@rred/core';
 import type { z } from 'zod';
 import { configKeys } from './config-keys';
 import { parseExperimentArgs, setPath, type ExperimentArgs } from './cli-args';
-
-/** Repository root (the directory holding nx.json); paths in configs are relative to it. */
-export function repoRoot(): string {
-  const root = findRepoRoot(process.cwd()) ?? findRepoRoot(__dirname);
-  if (!root) throw new UserError('cannot find the repository root (a directory with nx.json) above the current directory');
-  return root;
-}
 
 export function readJsonFile(file: string, what: string): unknown {
   let text: string;

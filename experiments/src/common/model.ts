@@ -1,9 +1,8 @@
 import * as path from 'path';
-import { UserError } from '@rred/core';
+import { repoRoot, UserError } from '@rred/core';
 import { engineInfo, initEngine } from '@rred/engine';
 import { readCheckpointHeader, TransformerLM } from '@rred/lm';
 import type { BackendInfo } from '@rred/results-store';
-import { repoRoot } from './load-config';
 
 export const EMBEDDED_CHECKPOINT = 'packages/lm/checkpoints/embedded.ckpt';
 

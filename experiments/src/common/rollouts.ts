@@ -1,9 +1,8 @@
 import * as path from 'path';
-import { ProgressBar, type Rng, UserError } from '@rred/core';
+import { ProgressBar, repoRoot, type Rng, UserError } from '@rred/core';
 import type { ContinuationReward, SpecialTokens } from '@rred/estimators';
 import { buildTrace, type Tokenizer, type Trace, type TransformerLM } from '@rred/lm';
 import { EVAL_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
-import { repoRoot } from './load-config';
 
 /** The first `count` problems of a split's shipped JSONL (packages/tasks/data/<split>.jsonl). */
 export function loadSplit(split: string, count: number): TaskRecord[] {

@@ -1,9 +1,9 @@
 import * as path from 'path';
-import { Rng, runMain } from '@rred/core';
+import { repoRoot, Rng, runMain } from '@rred/core';
 import { openStore, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
-import { repoRoot, resolveConfig } from './load-config';
+import { resolveConfig } from './load-config';
 
 /** The run's seed: `config.seed` when the config has one, else null (recorded as such on the run). */
 export function runSeed(config: Record<string, unknown>): number | null {

@@ -1,4 +1,4 @@
-import { ProgressBar, UserError } from '@rred/core';
+import { ProgressBar, repoRoot, UserError } from '@rred/core';
 import { gradientAttribution, leaveOneOut, rredcot, toStoreRows, type EstimatorResult, type Reference } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
@@ -6,7 +6,6 @@ import { problemFromRecord, readJsonl, referenceSolutions, type TaskRecord } fro
 import * as path from 'path';
 import type { ComputeContext } from '../common/experiment';
 import { yieldToEventLoop } from '../common/yield';
-import { repoRoot } from '../common/load-config';
 import type { LoadedModel } from '../common/model';
 import { generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import { estimateRecords, segmentTrace, sharedModel } from '../mc-variance/compute';

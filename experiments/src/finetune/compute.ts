@@ -3,13 +3,12 @@
  * child run per (method, seed) — trained here or reused when an identical child already FINISHED.
  */
 import * as path from 'path';
-import { Rng } from '@rred/core';
+import { repoRoot, Rng } from '@rred/core';
 import { completerFromModel, evaluateSplit } from '@rred/evaluation';
 import { TransformerLM } from '@rred/lm';
 import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { buildDatasets, type TaskRecord } from '@rred/tasks';
 import { codeStateTags } from '../common/code-state';
-import { repoRoot } from '../common/load-config';
 import { loadSplit } from '../common/rollouts';
 import { trainChild, type ChildData } from './child';
 import { runChildren, type ChildrenOutcome, type ChildTrainer } from './children';

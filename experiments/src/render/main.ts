@@ -4,9 +4,8 @@
  * [--experiment NAME] [--run ID] (the run defaults to the newest FINISHED top-level run).
  */
 import * as path from 'path';
-import { runMain, UserError } from '@rred/core';
+import { repoRoot, runMain, UserError } from '@rred/core';
 import { openStore, type Store } from '@rred/results-store';
-import { repoRoot } from '../common/load-config';
 import { experimentByName, experimentNames } from '../registry';
 import { renderSweep } from '../sweep/render';
 import { SWEEP_EXPERIMENT } from '../sweep/run-sweep';

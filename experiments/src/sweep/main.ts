@@ -1,9 +1,9 @@
 /** experiments:sweep -- --grid FILE [--store FILE]: runs (or resumes) a sweep; see run-sweep.ts. */
 import * as path from 'path';
-import { parseConfig, runMain, UserError } from '@rred/core';
+import { parseConfig, repoRoot, runMain, UserError } from '@rred/core';
 import { parseFlags } from '../common/flags';
 import { openStore } from '@rred/results-store';
-import { readJsonFile, repoRoot } from '../common/load-config';
+import { readJsonFile } from '../common/load-config';
 import { sweepableExperiments } from '../registry';
 import { expandGrid, gridSpecSchema } from './grid';
 import { runSweep } from './run-sweep';

@@ -1,8 +1,7 @@
 /** experiments:sweep-report -- --sweep ID [--store FILE] [--out DIR]: table + plot of one sweep. */
 import * as path from 'path';
-import { runMain, UserError } from '@rred/core';
+import { repoRoot, runMain, UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
-import { repoRoot } from '../common/load-config';
 import { EXPERIMENTS } from '../registry';
 import { parseFlags } from '../common/flags';
 import { renderSweep } from './render';

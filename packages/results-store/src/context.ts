@@ -1,9 +1,8 @@
-import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { findRepoRoot } from './paths';
+import { findRepoRoot, gitState, type GitState } from '@rred/core';
 
 /** What the caller knows about the tensor backend (the engine package owns that knowledge). */
 export interface BackendInfo {
@@ -13,16 +12,7 @@ export interface BackendInfo {
 
 /** Everything needed to say how a run was produced, captured once at run start. */
 export interface RunContext {
-  git: {
-    /** HEAD commit, or 'unknown' outside a git checkout. */
-    commit: string;
-    /** True when tracked files differ from HEAD or untracked files exist; null when unknown. */
-    dirty: boolean | null;
-    /** sha256 of `git diff HEAD` (tracked changes); null when not in git. */
-    diffSha256: string | null;
-    /** Number of untracked, non-ignored files (they are not in the diff but may matter). */
-    untrackedFiles: number | null;
-  };
+  git: GitState;
   argv: string[];
   cwd: string;
   node: string;
@@ -41,33 +31,6 @@ export interface RunContext {
 
 export function sha256(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
-}
-
-function git(args: string[], cwd: string): string | null {
-  try {
-    return execFileSync('git', args, {
-      cwd,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 1 << 30,
-      timeout: 30000,
-    }).toString('utf8');
-  } catch {
-    return null;
-  }
-}
-
-export function captureGit(dir: string): RunContext['git'] {
-  const head = git(['rev-parse', 'HEAD'], dir);
-  if (head === null) return { commit: 'unknown', dirty: null, diffSha256: null, untrackedFiles: null };
-  const diff = git(['diff', 'HEAD', '--no-color', '--no-ext-diff'], dir) ?? '';
-  const untracked = git(['ls-files', '--others', '--exclude-standard'], dir) ?? '';
-  const untrackedFiles = untracked.split('\n').filter((l) => l.length > 0).length;
-  return {
-    commit: head.trim(),
-    dirty: diff.length > 0 || untrackedFiles > 0,
-    diffSha256: sha256(diff),
-    untrackedFiles,
-  };
 }
 
 function readJson(file: string): Record<string, unknown> | null {
@@ -108,7 +71,7 @@ export function captureRunContext(opts: CaptureOptions): RunContext {
   const root = findRepoRoot(cwd);
   const lockfile = root ? path.join(root, 'package-lock.json') : null;
   return {
-    git: captureGit(root ?? cwd),
+    git: gitState(root ?? cwd),
     argv: opts.argv ?? process.argv.slice(),
     cwd,
     node: process.version,

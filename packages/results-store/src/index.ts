@@ -18,7 +18,7 @@ export { withRun } from './with-run';
 export { inspectStoreFile } from './inspect';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';
-export { resolveStorePath, findRepoRoot } from './paths';
+export { resolveStorePath } from './paths';
 export { formatFloat } from './floats';
 export { flatten } from './flatten';
 export { RUN_STATUSES } from './types';

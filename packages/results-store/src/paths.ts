@@ -1,16 +1,5 @@
-import * as fs from 'fs';
 import * as path from 'path';
-
-/** The repository root: the nearest directory at or above `start` that holds nx.json (null if none). */
-export function findRepoRoot(start = process.cwd()): string | null {
-  let dir = path.resolve(start);
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'nx.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-}
+import { findRepoRoot } from '@rred/core';
 
 /**
  * Where the store lives: an explicit path wins, then the `RRED_STORE` environment variable, then

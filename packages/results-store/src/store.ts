@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import { canonicalJson, parseConfig, UserError } from '@rred/core';
+import { canonicalJson, findRepoRoot, parseConfig, UserError } from '@rred/core';
 import { BundleWriter, readCostRows, readEstimateRows, readTraces, type EstimateRow, type ReadTracesOptions } from './bundles';
 import { captureRunContext, sha256, type BackendInfo, type RunContext } from './context';
 import { decodeFloat } from './floats';
@@ -9,7 +9,7 @@ import { flatten } from './flatten';
 import { hostName, isPidAlive } from './liveness';
 import { LATEST_VERSION, schemaVersion } from './migrations';
 import { openConnection, storeFileError } from './open';
-import { findRepoRoot, resolveStorePath } from './paths';
+import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
 import { evaluateFilter, parseFilter, type Filter } from './filter';
 import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';

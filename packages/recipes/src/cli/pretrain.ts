@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { ProgressBar, Rng, UserError, canonicalJson, parseConfig, runMain } from '@rred/core';
+import { ProgressBar, Rng, UserError, canonicalJson, gitState, parseConfig, repoRoot, runMain, type GitState } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
@@ -18,7 +18,6 @@ import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
 import { parseCliArgs } from './args';
 import { taskCorpus } from '../task-corpus';
 import { tokenizeExample } from '../task-examples';
-import { gitState } from '../run-record';
 
 interface RunRecord {
   kind: 'pretrain';
@@ -27,7 +26,7 @@ interface RunRecord {
   seed: number;
   config: PretrainConfig;
   configHash: string;
-  git: { commit: string; dirty: boolean } | null;
+  git: GitState;
   engine: unknown;
   model: { paramCount: number; config: unknown };
   /** Step metrics every `logEvery` steps, plus every validation. */
@@ -88,7 +87,7 @@ async function main(): Promise<void> {
     seed: config.seed,
     config,
     configHash,
-    git: gitState(),
+    git: gitState(repoRoot()),
     engine,
     model: { paramCount: transformer.paramCount, config: modelConfig },
     history: [],
