@@ -3,15 +3,13 @@ import * as path from 'path';
 import { repoRoot, Rng, UserError } from '@rred/core';
 import { initEngine, engineInfo } from '@rred/engine';
 import type { Reference } from '@rred/estimators';
-import { buildTrace, readCheckpointHeader, TransformerLM, type Trace } from '@rred/lm';
+import { buildTrace, EMBEDDED_CHECKPOINT, readCheckpointHeader, TransformerLM, type Trace } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens, problemFromRecord, readJsonl, referenceSolutions, verify, type TaskRecord } from '@rred/tasks';
 
 /**
  * What the lm / estimators / training sections share: the embedded checkpoint, problems of the default
  * held-out split, traces sampled from them and their dataset references.
  */
-
-export const EMBEDDED_CHECKPOINT = 'packages/lm/checkpoints/embedded.ckpt';
 
 export interface BenchModel {
   lm: TransformerLM;

@@ -1,10 +1,10 @@
 import { parseConfig, ProgressBar, type Rng } from '@rred/core';
 import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
-import { buildTrace, type Trace, type TransformerLM } from '@rred/lm';
+import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, promptTokens, verify, type TaskRecord } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, datasetReferences, EMBEDDED_CHECKPOINT, heldOutRecords, loadBenchModel, median, referencesFit, sum, timed } from './bench-data';
+import { benchRng, datasetReferences, heldOutRecords, loadBenchModel, median, referencesFit, sum, timed } from './bench-data';
 import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
 

@@ -1,9 +1,9 @@
 import { parseConfig, ProgressBar } from '@rred/core';
 import { tf } from '@rred/engine';
-import { tokenLogprobs, type SuffixRequest, type TransformerLM } from '@rred/lm';
+import { EMBEDDED_CHECKPOINT, tokenLogprobs, type SuffixRequest, type TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, EMBEDDED_CHECKPOINT, heldOutRecords, loadBenchModel, median, sampleTraces, sum, timed } from './bench-data';
+import { benchRng, heldOutRecords, loadBenchModel, median, sampleTraces, sum, timed } from './bench-data';
 import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
 

@@ -1,12 +1,12 @@
 import { parseConfig, ProgressBar } from '@rred/core';
 import { rredcotPresets } from '@rred/estimators';
-import type { Trace } from '@rred/lm';
+import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
 import { buildDatasets, DEFAULT_DATASET_SEED, type TaskRecord } from '@rred/tasks';
 import { captureWeights, GrpoTrainer, parseGrpoConfig, restoreWeights, type RedistributionHook } from '@rred/training';
 import { estimatorRedistribution, taskGrpoSetup, taskReferences } from '@rred/recipes';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINT, loadBenchModel, median, sum } from './bench-data';
+import { loadBenchModel, median, sum } from './bench-data';
 import { round } from './timing';
 import { formatTable, writeBenchResult } from './write-result';
 

@@ -4,8 +4,6 @@ import { engineInfo, initEngine } from '@rred/engine';
 import { readCheckpointHeader, TransformerLM } from '@rred/lm';
 import type { BackendInfo } from '@rred/results-store';
 
-export const EMBEDDED_CHECKPOINT = 'packages/lm/checkpoints/embedded.ckpt';
-
 export interface LoadedModel {
   lm: TransformerLM;
   /** sha256 of the checkpoint's weights: traces from different weights are never mixed. */

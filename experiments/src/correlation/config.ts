@@ -1,7 +1,7 @@
 import { gradientConfigSchema, looConfigSchema, mcConfigSchema, rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINT } from '../common/model';
+import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
 
 export const correlationConfigSchema = z

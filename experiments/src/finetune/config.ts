@@ -3,7 +3,7 @@ import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_DATASET_SEED, EVAL_SPLITS } from '@rred/tasks';
 import { grpoConfigSchema, optimizerConfigSchema } from '@rred/training';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINT } from '../common/model';
+import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
 /** The compared fine-tuning methods (paper Sec. 4, Tab. 1 and Tab. 2). */
 export const METHODS = ['grpo', 'rredcot', 'rredcot-own'] as const;

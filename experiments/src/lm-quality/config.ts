@@ -1,6 +1,6 @@
 import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINT } from '../common/model';
+import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
 /** Quality report of a checkpoint (issue: the embedded model must leave room for RL and vary under sampling). */
 export const lmQualityConfigSchema = z

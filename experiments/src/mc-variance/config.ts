@@ -2,7 +2,7 @@ import { mcConfigSchema } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINT } from '../common/model';
+import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
 export const rolloutConfigSchema = z
   .object({

@@ -7,3 +7,4 @@ export { tokenLogprobs } from './logprobs';
 export { saveCheckpoint, readCheckpointHeader } from './checkpoint';
 export { TransformerLM } from './transformer-lm';
 export { buildTrace } from './trace';
+export { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from './embedded';

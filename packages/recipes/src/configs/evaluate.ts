@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
 /** `npx nx run lm:evaluate`: accuracy estimators of a checkpoint over one dataset split. */
 export const evaluateConfigSchema = z
@@ -6,8 +7,8 @@ export const evaluateConfigSchema = z
     checkpoint: z
       .string()
       .min(1)
-      .default('packages/lm/checkpoints/embedded.ckpt')
-      .describe('Model checkpoint to evaluate. Default packages/lm/checkpoints/embedded.ckpt (the embedded model).'),
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Model checkpoint to evaluate. Default ${EMBEDDED_CHECKPOINT} (the embedded model).`),
     split: z
       .string()
       .min(1)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
 import { optimizerConfigSchema } from '@rred/training';
 
 /**
@@ -78,7 +79,7 @@ export const pretrainConfigSchema = z
       .describe('Periodic greedy (argmax) accuracy on validation, final accuracy on the default eval split.'),
     output: z
       .object({
-        checkpoint: z.string().min(1).default('packages/lm/checkpoints/embedded.ckpt').describe('Model checkpoint path (≤ 10 MB).'),
+        checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINTS.embedded.checkpoint).describe('Model checkpoint path (≤ 10 MB).'),
         state: z
           .string()
           .min(1)
@@ -87,7 +88,7 @@ export const pretrainConfigSchema = z
         runRecord: z
           .string()
           .min(1)
-          .default('packages/lm/checkpoints/embedded.run.json')
+          .default(EMBEDDED_CHECKPOINTS.embedded.runRecord)
           .describe('JSON run record (seed, config, git commit, backend, metrics) written beside the checkpoint.'),
       })
       .strict()
