@@ -9,7 +9,7 @@ import * as path from 'path';
 import { Rng } from '@rred/core';
 import type { ContinuationRecord } from '@rred/estimators';
 import { openStore, type EstimateRecord, type Store, type TraceBundle } from '@rred/results-store';
-import { encodeContinuations } from '../experiments/src/common/mc-records';
+import { continuationRows } from '../experiments/src/common/mc-records';
 import { correlationConfigSchema } from '../experiments/src/correlation/config';
 import { pearson } from '../experiments/src/correlation/stats';
 import { mcVarianceConfigSchema } from '../experiments/src/mc-variance/config';
@@ -78,8 +78,8 @@ describe('render from store', () => {
       const records = mcRecords(K, rng);
       allRecords.push(records);
       const values = Array.from({ length: K + 1 }, (_, k) => records.filter((r) => r.exitPoint === k).reduce((s, r) => s + r.utility, 0) / N_SAMPLES);
-      const rows: EstimateRecord[] = values.map((v, k) => ({ segment: k - 1, method: 'mc', value: v, credit: k ? v - values[k - 1] : null }));
-      mc.writeTraceBundle({ ...syntheticTrace(`p${t}`, K, rng), estimates: [...rows, ...encodeContinuations(records)] });
+      const rows: EstimateRecord[] = values.map((v, k) => ({ exitPoint: k, method: 'mc', value: v, credit: k ? v - values[k - 1] : null }));
+      mc.writeTraceBundle({ ...syntheticTrace(`p${t}`, K, rng), estimates: rows, continuations: continuationRows(records) });
     });
     mc.finish();
     mcRun = mc.id;
@@ -94,7 +94,7 @@ describe('render from store', () => {
         const values = { rredcot: truth + 0.5 * rng.normal(), loo: rng.normal(), gradient: Math.abs(rng.normal()), mc: truth + 0.3 * rng.normal() };
         credits.rredcot.push(values.rredcot);
         credits.mc.push(values.mc);
-        for (const [method, credit] of Object.entries(values)) estimates.push({ segment: s, method, credit, value: null, sigma: null });
+        for (const [method, credit] of Object.entries(values)) estimates.push({ exitPoint: s + 1, method, credit, value: null, sigma: null });
       }
       const costs = ['rredcot', 'loo', 'gradient', 'mc'].map((method, i) => ({ method, tokensForwarded: 100 * (i + 1), tokensGenerated: i === 3 ? 500 : 0, forwardPasses: i + 1, wallMs: 10 * (i + 1) }));
       corr.writeTraceBundle({ ...syntheticTrace(`q${t}`, K, rng), estimates, costs });

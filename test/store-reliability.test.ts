@@ -3,6 +3,7 @@
  * seeded random moments; the store must stay consistent (every stored trace complete), the run must be
  * marked FAILED by the next opener, and a resume must complete it without duplicate rows.
  */
+import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -54,15 +55,21 @@ function expectCompleteTraces(store: Store, runId: string): number {
 }
 
 function rowCounts(store: Store, runId: string): { traces: number; segments: number; estimates: number; costs: number; metrics: number } {
-  const one = (sql: string) => store.db.prepare(sql).pluck().get(runId) as number;
+  // raw row counts, through a read-only connection of the test's own (the store keeps its connection private)
+  const db = new Database(store.file, { readonly: true });
+  const one = (sql: string) => db.prepare(sql).pluck().get(runId) as number;
   const ofRun = 'trace_id IN (SELECT id FROM traces WHERE run_id = ?)';
-  return {
-    traces: one('SELECT COUNT(*) FROM traces WHERE run_id = ?'),
-    segments: one(`SELECT COUNT(*) FROM segments WHERE ${ofRun}`),
-    estimates: one(`SELECT COUNT(*) FROM estimates WHERE ${ofRun}`),
-    costs: one(`SELECT COUNT(*) FROM estimator_costs WHERE ${ofRun}`),
-    metrics: one('SELECT COUNT(*) FROM metrics WHERE run_id = ?'),
-  };
+  try {
+    return {
+      traces: one('SELECT COUNT(*) FROM traces WHERE run_id = ?'),
+      segments: one(`SELECT COUNT(*) FROM segments WHERE ${ofRun}`),
+      estimates: one(`SELECT COUNT(*) FROM estimates WHERE ${ofRun}`),
+      costs: one(`SELECT COUNT(*) FROM estimator_costs WHERE ${ofRun}`),
+      metrics: one('SELECT COUNT(*) FROM metrics WHERE run_id = ?'),
+    };
+  } finally {
+    db.close();
+  }
 }
 
 function expectedCounts(n: number): { traces: number; segments: number; estimates: number; costs: number; metrics: number } {

@@ -8,7 +8,7 @@ import type { ComputeContext } from '../common/experiment';
 import { yieldToEventLoop } from '../common/yield';
 import type { LoadedModel } from '../common/model';
 import { generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
-import { estimateRecords, segmentTrace, sharedModel } from '../mc-variance/compute';
+import { segmentTrace, sharedModel } from '../mc-variance/compute';
 import type { CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
@@ -104,8 +104,8 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
       baselines.push(await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo));
       baselines.push(await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient));
     }
-    const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ segment: k - 1, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
-    const estimates = [...[rr, ...baselines].flatMap((r) => estimateRecords(toStoreRows(r).rows)), ...mcRows];
+    const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ exitPoint: k, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
+    const estimates: EstimateRecord[] = [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows];
     run.writeTraceBundle({
       key: trace.problemId,
       trace,

@@ -46,15 +46,15 @@ function segmentValues(store: Store, runId: string, config: CorrelationConfig): 
     const K = t.segments.length;
     const table = new Map<string, number>();
     for (const e of t.estimates) {
-      if (e.segment < 0) continue;
+      if (e.exitPoint === 0) continue; // s_0 has a value, no credit
       const use = e.method === 'rredcot' && config.rredcotQuantity === 'sigma' ? e.sigma : e.credit;
       // null means "not produced"; keep it visible as NaN so it is counted as non-finite, never as 0
-      table.set(`${e.method}:${e.segment}`, use ?? NaN);
+      table.set(`${e.method}:${e.exitPoint}`, use ?? NaN);
     }
-    for (let s = 0; s < K; s++) {
+    for (let k = 1; k <= K; k++) {
       const values = {} as Record<CorrelationMethod, number>;
-      for (const m of CORRELATION_METHODS) values[m] = table.get(`${m}:${s}`) ?? NaN;
-      out.push({ trace: ti, k: s + 1, K, values });
+      for (const m of CORRELATION_METHODS) values[m] = table.get(`${m}:${k}`) ?? NaN;
+      out.push({ trace: ti, k, K, values });
     }
   });
   return out;

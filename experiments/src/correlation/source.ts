@@ -4,7 +4,7 @@ import type { ContinuationRecord } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, Store, StoredTrace } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
-import { decodeContinuations } from '../common/mc-records';
+import { continuationRecords } from '../common/mc-records';
 import { mcVarianceConfigSchema, type McVarianceConfig } from '../mc-variance/config';
 import type { CorrelationConfig } from './config';
 
@@ -54,7 +54,7 @@ export function loadSource(store: Store, runId: string, config: CorrelationConfi
   const items = store.traces(runId).map((s) => ({
     trace: storedToTrace(s),
     segments: s.segments,
-    mcRecords: sameMc ? decodeContinuations(s, src.mc) : null,
+    mcRecords: sameMc ? continuationRecords(s.continuations) : null,
     mcCost: s.costs.find((c) => c.method === 'mc') ?? null,
   }));
   return { runId, config: src, sameSegmentation, sameMc, items };

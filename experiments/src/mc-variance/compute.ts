@@ -1,21 +1,16 @@
 import { ProgressBar, type Rng } from '@rred/core';
 import { toStoreRows, truncatedMc, type McConfig, type McExtra } from '@rred/estimators';
 import type { Trace, TransformerLM } from '@rred/lm';
-import type { EstimateRecord, TraceBundle } from '@rred/results-store';
+import type { TraceBundle } from '@rred/results-store';
 import { segment, type SegmentationConfig, type Segment } from '@rred/segmentation';
 import type { TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
 import { yieldToEventLoop } from '../common/yield';
-import { encodeContinuations } from '../common/mc-records';
+import { continuationRows } from '../common/mc-records';
 import { loadModel, type LoadedModel } from '../common/model';
 import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import { logMcSummary } from './load';
 import type { McVarianceConfig } from './config';
-
-/** Store rows of an estimator result: toStoreRows' exit point k becomes store segment k − 1 (−1 = exit point 0). */
-export function estimateRecords(rows: ReturnType<typeof toStoreRows>['rows']): EstimateRecord[] {
-  return rows.map((r) => ({ segment: r.segmentIndex - 1, method: r.method, value: r.value, credit: r.credit, sigma: r.sigma }));
-}
 
 export function segmentTrace(lm: TransformerLM, trace: Trace, config: SegmentationConfig): Segment[] {
   return segment(trace, config, (id) => lm.tokenizer.decode([id]));
@@ -46,7 +41,8 @@ export async function mcBundle(
       trace,
       checkpointHash: model.checkpointHash,
       segments,
-      estimates: [...estimateRecords(rows), ...encodeContinuations(result.extra.records)],
+      estimates: rows,
+      continuations: continuationRows(result.extra.records),
       costs: [{ method: 'mc', tokensForwarded: cost.tokensForwarded, tokensGenerated: cost.tokensGenerated, forwardPasses: cost.forwardPasses, wallMs: cost.wallMs }],
     },
     extra: result.extra,

@@ -1,7 +1,7 @@
 import { Rng } from '@rred/core';
 import type { ContinuationRecord } from '@rred/estimators';
 import type { Run, Store, StoredTrace } from '@rred/results-store';
-import { decodeContinuations } from '../common/mc-records';
+import { continuationRecords } from '../common/mc-records';
 import { sdBySamples, truncationStudy, utilitiesByExitPoint, type SdRow, type TruncationRow } from './analysis';
 import { mcVarianceConfigSchema, type McVarianceConfig } from './config';
 
@@ -16,7 +16,7 @@ export function loadMcRun(store: Store, runId: string): McRunData {
   const run = store.getRun(runId);
   const config = mcVarianceConfigSchema.parse(run.config);
   const traces = store.traces(runId);
-  return { config, traces, records: traces.map((t) => decodeContinuations(t, config.mc)) };
+  return { config, traces, records: traces.map((t) => continuationRecords(t.continuations)) };
 }
 
 export interface McAnalysis {

@@ -75,7 +75,7 @@ describe('rred', () => {
 
   it('checks the database', async () => {
     const out = await cli(['db', 'check', ...s]);
-    expect(out).toMatch(/schema +version 2 \(latest 2\)/);
+    expect(out).toMatch(/schema +version 3 \(latest 3\)/);
     expect(out).toMatch(/integrity +ok/);
     expect(out).toMatch(/runs +4/);
   });

@@ -8,9 +8,9 @@ describe('toStoreRows', () => {
     const res: EstimatorResult = { method: 'rredcot', credits: [0.5, -0.2], values: [0.1, 0.2, 0.15], sigma: [0.7, -0.3], extra: {}, cost };
     const { rows, cost: c } = toStoreRows(res);
     expect(rows).toEqual([
-      { segmentIndex: 0, method: 'rredcot', value: 0.1, credit: null, sigma: null },
-      { segmentIndex: 1, method: 'rredcot', value: 0.2, credit: 0.5, sigma: 0.7 },
-      { segmentIndex: 2, method: 'rredcot', value: 0.15, credit: -0.2, sigma: -0.3 },
+      { exitPoint: 0, method: 'rredcot', value: 0.1, credit: null, sigma: null },
+      { exitPoint: 1, method: 'rredcot', value: 0.2, credit: 0.5, sigma: 0.7 },
+      { exitPoint: 2, method: 'rredcot', value: 0.15, credit: -0.2, sigma: -0.3 },
     ]);
     expect(c).toBe(cost);
   });
@@ -18,7 +18,7 @@ describe('toStoreRows', () => {
     const res: EstimatorResult = { method: 'loo', credits: [1, NaN], extra: {}, cost };
     const { rows } = toStoreRows(res, 'loo-noanswer');
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toEqual({ segmentIndex: 2, method: 'loo-noanswer', value: null, credit: NaN, sigma: null });
+    expect(rows[1]).toEqual({ exitPoint: 2, method: 'loo-noanswer', value: null, credit: NaN, sigma: null });
   });
   it('rejects inconsistent lengths', () => {
     expect(() => toStoreRows({ method: 'mc', credits: [1], values: [1], extra: {}, cost })).toThrow(/expected K\+1/);

@@ -1,13 +1,14 @@
 /**
- * Shapes an estimator result as rows for the results store (no dependency on it): one row per
- * segment k = 1..K with its credit, σ and the value at exit point k, plus a row for exit point 0
- * (value only) when the method estimates values.
+ * Shapes an estimator result as rows for the results store (no dependency on it), keyed by exit
+ * point in the convention every package shares: exit point k = 0..K is s_k, the state after k
+ * segments. One row per k = 1..K with the credit r_k and σ_k of segment k (the segment ending at
+ * s_k) and v(s_k), plus a row for exit point 0 (value only) when the method estimates values.
  */
 import type { EstimatorCost, EstimatorResult } from './types';
 
 export interface CreditRow {
   /** 0 = the prompt (exit point 0, value only); k = 1..K = segment k and the exit point after it. */
-  segmentIndex: number;
+  exitPoint: number;
   method: string;
   /** v(s_k) in probability units, null when the method has no values. */
   value: number | null;
@@ -24,9 +25,9 @@ export function toStoreRows(result: EstimatorResult<unknown>, method = result.me
   }
   if (sigma && sigma.length !== credits.length) throw new RangeError(`toStoreRows: ${sigma.length} weights for ${credits.length} segments`);
   const rows: CreditRow[] = [];
-  if (values) rows.push({ segmentIndex: 0, method, value: values[0], credit: null, sigma: null });
+  if (values) rows.push({ exitPoint: 0, method, value: values[0], credit: null, sigma: null });
   credits.forEach((credit, i) => {
-    rows.push({ segmentIndex: i + 1, method, value: values ? values[i + 1] : null, credit, sigma: sigma ? sigma[i] : null });
+    rows.push({ exitPoint: i + 1, method, value: values ? values[i + 1] : null, credit, sigma: sigma ? sigma[i] : null });
   });
   return { rows, cost: result.cost };
 }

@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import { blobToFloats, decodeFloat, encodeFloat, floatsToBlob } from './floats';
-import type { CostRecord, StoredTrace, TraceBundle } from './types';
+import type { ContinuationRow, CostRecord, StoredTrace, TraceBundle } from './types';
 
 /**
  * Checks a bundle before anything is written: segments contiguous from 0 and ending at thinkEnd
- * (the Segment contract), estimates pointing at existing segments, no duplicate (method, segment).
+ * (the Segment contract), estimates and continuations at existing exit points 0..K, no duplicate
+ * (method, exit point) or (exit point, sample), continuation offsets matching the segments.
  */
 export function validateBundle(b: TraceBundle): void {
   const where = `trace bundle '${b.key}'`;
@@ -31,15 +32,17 @@ export function validateBundle(b: TraceBundle): void {
     pos = s.end;
   });
   if (b.segments.length > 0 && pos !== t.thinkEnd) throw new Error(`${where}: segments end at ${pos}, thinkEnd is ${t.thinkEnd}`);
+  const K = b.segments.length;
   const seen = new Set<string>();
   for (const e of b.estimates ?? []) {
-    if (!Number.isInteger(e.segment) || e.segment < -1 || e.segment >= b.segments.length) {
-      throw new Error(`${where}: estimate '${e.method}' refers to segment ${e.segment}, trace has ${b.segments.length}`);
+    if (!Number.isInteger(e.exitPoint) || e.exitPoint < 0 || e.exitPoint > K) {
+      throw new Error(`${where}: estimate '${e.method}' is at exit point ${e.exitPoint}, expected 0..${K} (the trace has ${K} segments)`);
     }
-    const id = `${e.method}\u0000${e.segment}`;
-    if (seen.has(id)) throw new Error(`${where}: estimate '${e.method}' for segment ${e.segment} given twice`);
+    const id = `${e.method}\u0000${e.exitPoint}`;
+    if (seen.has(id)) throw new Error(`${where}: estimate '${e.method}' at exit point ${e.exitPoint} given twice`);
     seen.add(id);
   }
+  validateContinuations(where, b.continuations ?? [], [0, ...b.segments.map((s) => s.end)]);
   const methods = new Set<string>();
   for (const c of b.costs ?? []) {
     if (methods.has(c.method)) throw new Error(`${where}: cost for method '${c.method}' given twice`);
@@ -51,12 +54,31 @@ export function validateBundle(b: TraceBundle): void {
   }
 }
 
+function validateContinuations(where: string, rows: readonly ContinuationRow[], offsets: readonly number[]): void {
+  const seen = new Set<string>();
+  for (const c of rows) {
+    const what = `${where}: continuation (exit point ${c.exitPoint}, sample ${c.sample})`;
+    if (!Number.isInteger(c.exitPoint) || c.exitPoint < 0 || c.exitPoint >= offsets.length) throw new Error(`${what}: exit point must be an integer in 0..${offsets.length - 1}`);
+    if (!Number.isInteger(c.sample) || c.sample < 0) throw new Error(`${what}: sample must be a non-negative integer`);
+    const id = `${c.exitPoint}:${c.sample}`;
+    if (seen.has(id)) throw new Error(`${what} given twice`);
+    seen.add(id);
+    if (c.offset !== offsets[c.exitPoint]) throw new Error(`${what}: offset ${c.offset}, but the segments put exit point ${c.exitPoint} at ${offsets[c.exitPoint]}`);
+    if (!Number.isInteger(c.limit)) throw new Error(`${what}: limit must be an integer, got ${c.limit}`);
+    if (!Number.isInteger(c.length) || c.length < 0) throw new Error(`${what}: length must be a non-negative integer, got ${c.length}`);
+    if (typeof c.truncated !== 'boolean') throw new Error(`${what}: truncated must be a boolean`);
+    if (typeof c.utility !== 'number') throw new Error(`${what}: utility must be a number`);
+  }
+}
+
 /** Prepared statements for bundle writes, built once per connection. */
 export class BundleWriter {
   private readonly upsertTrace: Database.Statement;
   private readonly clearSegments: Database.Statement;
   private readonly clearEstimates: Database.Statement;
   private readonly clearCosts: Database.Statement;
+  private readonly clearContinuations: Database.Statement;
+  private readonly insertContinuation: Database.Statement;
   private readonly insertSegment: Database.Statement;
   private readonly insertEstimate: Database.Statement;
   private readonly insertCost: Database.Statement;
@@ -78,8 +100,11 @@ export class BundleWriter {
     this.clearSegments = db.prepare('DELETE FROM segments WHERE trace_id = ?');
     this.clearEstimates = db.prepare('DELETE FROM estimates WHERE trace_id = ?');
     this.clearCosts = db.prepare('DELETE FROM estimator_costs WHERE trace_id = ?');
+    this.clearContinuations = db.prepare('DELETE FROM continuations WHERE trace_id = ?');
     this.insertSegment = db.prepare('INSERT INTO segments (trace_id, idx, start_pos, end_pos) VALUES (?, ?, ?, ?)');
-    this.insertEstimate = db.prepare(`INSERT INTO estimates (trace_id, segment_idx, method, value, value_special,
+    this.insertContinuation = db.prepare(`INSERT INTO continuations (trace_id, exit_point, sample_idx, token_offset, token_limit,
+      length, truncated, utility, utility_special) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertEstimate = db.prepare(`INSERT INTO estimates (trace_id, exit_point, method, value, value_special,
       credit, credit_special, sigma, sigma_special) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.insertCost = db.prepare(`INSERT INTO estimator_costs (trace_id, method, tokens_forwarded, tokens_generated,
       forward_passes, wall_ms) VALUES (?, ?, ?, ?, ?, ?)`);
@@ -108,12 +133,17 @@ export class BundleWriter {
     this.clearSegments.run(id);
     this.clearEstimates.run(id);
     this.clearCosts.run(id);
+    this.clearContinuations.run(id);
     b.segments.forEach((s, i) => this.insertSegment.run(id, i, s.start, s.end));
     for (const e of b.estimates ?? []) {
       const v = encodeFloat(e.value);
       const c = encodeFloat(e.credit);
       const s = encodeFloat(e.sigma);
-      this.insertEstimate.run(id, e.segment, e.method, v.value, v.special, c.value, c.special, s.value, s.special);
+      this.insertEstimate.run(id, e.exitPoint, e.method, v.value, v.special, c.value, c.special, s.value, s.special);
+    }
+    for (const c of b.continuations ?? []) {
+      const u = encodeFloat(c.utility);
+      this.insertContinuation.run(id, c.exitPoint, c.sample, c.offset, c.limit, c.length, c.truncated ? 1 : 0, u.value, u.special);
     }
     for (const c of b.costs ?? []) {
       this.insertCost.run(id, c.method, c.tokensForwarded, c.tokensGenerated, c.forwardPasses, c.wallMs);
@@ -159,7 +189,8 @@ export function readTraces(db: Database.Database, runId: string, opts: ReadTrace
     rows = rows.filter((r) => wanted.has(r.trace_key));
   }
   const segStmt = db.prepare('SELECT idx, start_pos, end_pos FROM segments WHERE trace_id = ? ORDER BY idx');
-  const estStmt = db.prepare('SELECT * FROM estimates WHERE trace_id = ? ORDER BY method, segment_idx');
+  const estStmt = db.prepare('SELECT * FROM estimates WHERE trace_id = ? ORDER BY method, exit_point');
+  const contStmt = db.prepare('SELECT * FROM continuations WHERE trace_id = ? ORDER BY exit_point, sample_idx');
   const costStmt = db.prepare('SELECT * FROM estimator_costs WHERE trace_id = ? ORDER BY method');
   return rows.map((r) => ({
     key: r.trace_key,
@@ -177,11 +208,20 @@ export function readTraces(db: Database.Database, runId: string, opts: ReadTrace
     checkpointHash: r.checkpoint_hash,
     segments: (segStmt.all(r.id) as { start_pos: number; end_pos: number }[]).map((s) => ({ start: s.start_pos, end: s.end_pos })),
     estimates: (estStmt.all(r.id) as Record<string, number | string | null>[]).map((e) => ({
-      segment: e.segment_idx as number,
+      exitPoint: e.exit_point as number,
       method: e.method as string,
       value: decodeFloat(e.value as number | null, e.value_special as string | null),
       credit: decodeFloat(e.credit as number | null, e.credit_special as string | null),
       sigma: decodeFloat(e.sigma as number | null, e.sigma_special as string | null),
+    })),
+    continuations: (contStmt.all(r.id) as Record<string, number | string | null>[]).map((c) => ({
+      exitPoint: c.exit_point as number,
+      sample: c.sample_idx as number,
+      offset: c.token_offset as number,
+      limit: c.token_limit as number,
+      length: c.length as number,
+      truncated: c.truncated === 1,
+      utility: decodeFloat(c.utility as number | null, c.utility_special as string | null) as number,
     })),
     costs: (costStmt.all(r.id) as Record<string, number | string>[]).map((c) => ({
       method: c.method as string,
@@ -198,8 +238,9 @@ export interface EstimateRow {
   traceKey: string;
   problemId: string;
   reward: number;
-  segment: number;
-  /** Segment span in completion positions (null for exit point 0, segment -1). */
+  /** 0..K (see EstimateRecord). */
+  exitPoint: number;
+  /** Span in completion positions of segment k, the one ending at exit point k (null for exit point 0). */
   start: number | null;
   end: number | null;
   method: string;
@@ -208,21 +249,21 @@ export interface EstimateRow {
   sigma: number | null;
 }
 
-/** All estimates of a run (optionally of one method), ordered by trace write order, method, segment. */
+/** All estimates of a run (optionally of one method), ordered by trace write order, method, exit point. */
 export function readEstimateRows(db: Database.Database, runId: string, method?: string): EstimateRow[] {
   const rows = db
-    .prepare(`SELECT t.trace_key, t.problem_id, t.reward, t.reward_special, e.segment_idx, s.start_pos, s.end_pos, e.method,
+    .prepare(`SELECT t.trace_key, t.problem_id, t.reward, t.reward_special, e.exit_point, s.start_pos, s.end_pos, e.method,
         e.value, e.value_special, e.credit, e.credit_special, e.sigma, e.sigma_special
       FROM estimates e JOIN traces t ON t.id = e.trace_id
-      LEFT JOIN segments s ON s.trace_id = e.trace_id AND s.idx = e.segment_idx
+      LEFT JOIN segments s ON s.trace_id = e.trace_id AND s.idx = e.exit_point - 1
       WHERE t.run_id = ? AND (? IS NULL OR e.method = ?)
-      ORDER BY t.id, e.method, e.segment_idx`)
+      ORDER BY t.id, e.method, e.exit_point`)
     .all(runId, method ?? null, method ?? null) as Record<string, number | string | null>[];
   return rows.map((r) => ({
     traceKey: r.trace_key as string,
     problemId: r.problem_id as string,
     reward: decodeFloat(r.reward as number | null, r.reward_special as string | null) as number,
-    segment: r.segment_idx as number,
+    exitPoint: r.exit_point as number,
     start: r.start_pos as number | null,
     end: r.end_pos as number | null,
     method: r.method as string,

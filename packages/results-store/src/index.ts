@@ -29,6 +29,7 @@ export type {
   MetricPoint,
   SegmentRecord,
   EstimateRecord,
+  ContinuationRow,
   CostRecord,
   TraceBundle,
   StoredTrace,

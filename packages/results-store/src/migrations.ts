@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { SchemaTooNewError } from './errors';
+import { CONTINUATIONS_V3_SQL, moveRowsToV3 } from './migrate-v3';
 
 /**
  * Numbered schema migrations. The database's `PRAGMA user_version` is the number of migrations
@@ -13,6 +15,8 @@ export interface Migration {
   version: number;
   description: string;
   sql: string;
+  /** Data step run after `sql`, in the same transaction (moves rows stored the old way). */
+  data?: (db: Database.Database) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -130,6 +134,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'exit points 0..K in estimates (was segment -1..K-1); MC continuations in their own table',
+    sql: CONTINUATIONS_V3_SQL,
+    data: moveRowsToV3,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -152,10 +162,9 @@ export function migrate(db: Database.Database, file: string, target = LATEST_VER
     for (const m of MIGRATIONS) {
       if (m.version <= before || m.version > target) continue;
       db.exec(m.sql);
+      m.data?.(db);
       db.pragma(`user_version = ${m.version}`);
     }
   }).immediate();
   return before;
 }
-
-export class SchemaTooNewError extends Error {}

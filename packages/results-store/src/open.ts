@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import * as fs from 'fs';
 import * as path from 'path';
 import { UserError } from '@rred/core';
-import { migrate, SchemaTooNewError } from './migrations';
+import { MigrationError, SchemaTooNewError } from './errors';
+import { migrate } from './migrations';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -13,6 +14,7 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 export function storeFileError(file: string, err: unknown): unknown {
   if (err instanceof UserError) return err;
   if (err instanceof SchemaTooNewError) return new UserError(err.message);
+  if (err instanceof MigrationError) return new UserError(`results store ${file} cannot be upgraded, so it was left as it was: ${err.message}`);
   const code = (err as { code?: string }).code ?? '';
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'SQLITE_NOTADB') return new UserError(`results store ${file} is not a SQLite database (${message}); move it away or point RRED_STORE elsewhere`);

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type Database from 'better-sqlite3';
-import { BundleWriter, validateBundle } from './bundles';
+import { validateBundle, type BundleWriter } from './bundles';
 import { sha256 } from './context';
 import { encodeFloat } from './floats';
 import { flatten, paramText } from './flatten';
@@ -9,7 +9,6 @@ import type { RunStatus, TraceBundle } from './types';
 
 /** What a Run needs from the Store that opened it. */
 export interface RunHost {
-  readonly db: Database.Database;
   readonly file: string;
   readonly repoRoot: string | null;
   readonly heartbeatMs: number;
@@ -164,13 +163,13 @@ export class Run {
 
   /** Trace keys already stored for this run: a resumed run skips them. */
   traceKeys(): Set<string> {
-    const rows = this.host.db.prepare('SELECT trace_key FROM traces WHERE run_id = ?').pluck().all(this.id) as string[];
+    const rows = this.host.stmt('SELECT trace_key FROM traces WHERE run_id = ?').pluck().all(this.id) as string[];
     return new Set(rows);
   }
 
   /** Last stored step of a metric (null if none): a resumed training loop continues after it. */
   lastStep(key: string): number | null {
-    const v = this.host.db.prepare('SELECT MAX(step) FROM metrics WHERE run_id = ? AND key = ?').pluck().get(this.id, key) as number | null;
+    const v = this.host.stmt('SELECT MAX(step) FROM metrics WHERE run_id = ? AND key = ?').pluck().get(this.id, key) as number | null;
     return v ?? null;
   }
 

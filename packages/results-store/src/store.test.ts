@@ -6,6 +6,7 @@ import { UserError } from '@rred/core';
 import { configHash, openStore } from './store';
 import { withRun } from './with-run';
 import { FIXED_CONTEXT, sampleBundle, tempDir } from '../testing';
+import { rawSql } from './testing-helpers';
 
 const backend = { backend: 'cpu', openblasThreads: null };
 
@@ -56,7 +57,7 @@ describe('results store', () => {
     bundle.trace.reward = -0;
     bundle.trace.text = 'x'.repeat(5 * 1024 * 1024 - 3) + 'end';
     bundle.trace.logprobs = bundle.trace.completion.map((_, i) => (i === 0 ? -Infinity : i === 1 ? NaN : -0));
-    bundle.estimates = specials.map((v, i) => ({ segment: i, method: 'rredcot', value: v, credit: -v, sigma: i % 2 ? null : v }));
+    bundle.estimates = specials.map((v, i) => ({ exitPoint: i + 1, method: 'rredcot', value: v, credit: -v, sigma: i % 2 ? null : v }));
     run.writeTraceBundle(bundle);
     run.finish();
     store.close();
@@ -80,6 +81,29 @@ describe('results store', () => {
     again.close();
   });
 
+  it('round-trips MC continuations in (exit point, sample) order and replaces them with their trace', () => {
+    const { file, store } = fresh('continuations');
+    const run = store.startRun({ experiment: 'e', config: {}, backend, context: FIXED_CONTEXT });
+    const bundle = sampleBundle('t', 2);
+    bundle.continuations = [
+      { exitPoint: 2, sample: 0, offset: 4, limit: -1, length: 0, truncated: true, utility: 0 },
+      { exitPoint: 0, sample: 1, offset: 0, limit: 3, length: 3, truncated: true, utility: -0 },
+      { exitPoint: 0, sample: 0, offset: 0, limit: 3, length: 2, truncated: false, utility: 1 },
+    ];
+    run.writeTraceBundle(bundle);
+    run.fail('interrupted');
+    store.close();
+    const again = openStore(file);
+    const [t] = again.traces(run.id);
+    expect(t.continuations).toEqual([bundle.continuations[2], bundle.continuations[1], bundle.continuations[0]]);
+    expect(Object.is(t.continuations[1].utility, -0)).toBe(true);
+    const r2 = again.resumeRun(run.id);
+    r2.writeTraceBundle({ ...bundle, continuations: [bundle.continuations[2]] });
+    expect(again.traces(run.id)[0].continuations).toEqual([bundle.continuations[2]]);
+    expect(count(again, 'continuations')).toBe(1);
+    again.close();
+  });
+
   it('overwrites a re-written (run, key, step) metric and a re-written trace key instead of duplicating', () => {
     const { store } = fresh('upsert');
     const run = store.startRun({ experiment: 'e', config: {}, backend, context: FIXED_CONTEXT });
@@ -96,10 +120,10 @@ describe('results store', () => {
     expect(count(store, 'estimates')).toBe(2);
     expect(count(store, 'estimator_costs')).toBe(1);
     expect(run.traceKeys()).toEqual(new Set(['t']));
-    run.writeTraceBundle({ ...sampleBundle('u', 2, 'rredcot'), estimates: [{ segment: -1, method: 'rredcot', value: 0.25 }, { segment: 1, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 }] });
+    run.writeTraceBundle({ ...sampleBundle('u', 2, 'rredcot'), estimates: [{ exitPoint: 0, method: 'rredcot', value: 0.25 }, { exitPoint: 2, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 }] });
     expect(store.estimateRows(run.id, 'rredcot')).toEqual([
-      { traceKey: 'u', problemId: 'p-u', reward: 1, segment: -1, start: null, end: null, method: 'rredcot', value: 0.25, credit: null, sigma: null },
-      { traceKey: 'u', problemId: 'p-u', reward: 1, segment: 1, start: 2, end: 4, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 },
+      { traceKey: 'u', problemId: 'p-u', reward: 1, exitPoint: 0, start: null, end: null, method: 'rredcot', value: 0.25, credit: null, sigma: null },
+      { traceKey: 'u', problemId: 'p-u', reward: 1, exitPoint: 2, start: 2, end: 4, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 },
     ]);
     expect(store.estimateRows(run.id).map((r) => r.method)).toEqual(['mc', 'mc', 'rredcot', 'rredcot']);
     expect(store.costRows(run.id).map((c) => [c.traceKey, c.method])).toEqual([['t', 'mc'], ['u', 'rredcot']]);
@@ -119,6 +143,16 @@ describe('results store', () => {
     const badTokens = sampleBundle('tokens');
     badTokens.trace.completion[0] = 0.5;
     expect(() => run.writeTraceBundle(badTokens)).toThrow(/completion must be an array of integer/);
+    const pastK = sampleBundle('pastK', 2);
+    pastK.estimates = [{ exitPoint: 3, method: 'rredcot', value: 1 }];
+    expect(() => run.writeTraceBundle(pastK)).toThrow(/exit point 3, expected 0\.\.2/);
+    pastK.estimates = [{ exitPoint: -1, method: 'rredcot', value: 1 }];
+    expect(() => run.writeTraceBundle(pastK)).toThrow(/exit point -1, expected 0\.\.2/);
+    const offBy = sampleBundle('offset', 2);
+    offBy.continuations = [{ exitPoint: 1, sample: 0, offset: 3, limit: 5, length: 1, truncated: false, utility: 1 }];
+    expect(() => run.writeTraceBundle(offBy)).toThrow(/offset 3, but the segments put exit point 1 at 2/);
+    offBy.continuations = [0, 0].map(() => ({ exitPoint: 1, sample: 0, offset: 2, limit: 5, length: 1, truncated: false, utility: 1 }));
+    expect(() => run.writeTraceBundle(offBy)).toThrow(/\(exit point 1, sample 0\) given twice/);
     // Passes validation, then fails half-way through the transaction (after bundle 'ok' and the 'late'
     // trace row are written): a segment whose second read throws, standing in for an I/O error.
     const late = sampleBundle('late');
@@ -126,7 +160,7 @@ describe('results store', () => {
     let reads = 0;
     Object.defineProperty(late.segments, 2, { get: () => (reads++ < 1 ? { start: 4, end: 6 } : exploding) });
     expect(() => run.writeTraceBundles([sampleBundle('ok'), late])).toThrow('disk on fire');
-    for (const t of ['traces', 'segments', 'estimates', 'estimator_costs']) expect(count(store, t)).toBe(0);
+    for (const t of ['traces', 'segments', 'estimates', 'continuations', 'estimator_costs']) expect(count(store, t)).toBe(0);
     store.close();
   });
 
@@ -135,9 +169,9 @@ describe('results store', () => {
     const run = store.startRun({ experiment: 'e', config: { a: 1 }, backend, context: FIXED_CONTEXT });
     run.writeTraceBundle(sampleBundle('t1'));
     run.detach(); // simulate the process vanishing: status stays RUNNING
-    store.db.prepare('UPDATE runs SET pid = ?, heartbeat_time = heartbeat_time - 120000 WHERE id = ?').run(deadPid(), run.id);
+    rawSql(file, 'UPDATE runs SET pid = ?, heartbeat_time = heartbeat_time - 120000 WHERE id = ?', deadPid(), run.id);
     const live = store.startRun({ experiment: 'e', config: { a: 2 }, backend, context: FIXED_CONTEXT });
-    store.db.prepare('UPDATE runs SET heartbeat_time = heartbeat_time - 120000 WHERE id = ?').run(live.id); // stale but alive (our pid)
+    rawSql(file, 'UPDATE runs SET heartbeat_time = heartbeat_time - 120000 WHERE id = ?', live.id); // stale but alive (our pid)
     store.close();
 
     // Dead pid but a heartbeat younger than staleAfterMs: not (yet) failed.

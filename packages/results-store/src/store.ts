@@ -87,31 +87,36 @@ const RUN_SELECT = 'SELECT runs.*, experiments.name AS experiment FROM runs JOIN
  * The results store: one SQLite file (WAL mode) shared safely by concurrent processes.
  * Open it with `openStore()`; close it when done (open runs stop their heartbeat, status unchanged).
  */
-export class Store implements RunHost {
+export class Store {
   readonly repoRoot: string | null;
-  readonly heartbeatMs: number;
   /** Ids of runs this open marked FAILED because their process had died. */
   readonly reaped: string[];
   private writer: BundleWriter | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly openRuns = new Set<Run>();
+  /** What the runs opened here may use: the connection itself never leaves the package. */
+  private readonly host: RunHost;
 
+  /** Use `openStore`: it opens, checks and migrates the file first. */
   constructor(
-    readonly db: Database.Database,
+    private readonly db: Database.Database,
     readonly file: string,
     private readonly opts: Required<Omit<OpenStoreOptions, 'targetVersion'>>,
   ) {
     this.repoRoot = findRepoRoot();
-    this.heartbeatMs = opts.heartbeatMs;
+    this.host = {
+      file,
+      repoRoot: this.repoRoot,
+      heartbeatMs: opts.heartbeatMs,
+      bundleWriter: () => (this.writer ??= new BundleWriter(this.db)),
+      stmt: (sql) => this.stmt(sql),
+      write: (fn) => this.write(fn),
+      forget: (run) => this.openRuns.delete(run),
+    };
     this.reaped = this.reapStaleRuns();
   }
 
-  bundleWriter(): BundleWriter {
-    this.writer ??= new BundleWriter(this.db);
-    return this.writer;
-  }
-
-  stmt(sql: string): Database.Statement {
+  private stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql);
     if (!s) {
       s = this.db.prepare(sql);
@@ -120,16 +125,12 @@ export class Store implements RunHost {
     return s;
   }
 
-  write<T>(fn: () => T): T {
+  private write<T>(fn: () => T): T {
     try {
       return this.db.transaction(fn).immediate();
     } catch (err) {
       throw storeFileError(this.file, err);
     }
-  }
-
-  forget(run: Run): void {
-    this.openRuns.delete(run);
   }
 
   get schemaVersion(): number {
@@ -179,7 +180,7 @@ export class Store implements RunHost {
       const putTag = this.db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)');
       for (const [k, v] of Object.entries(opts.tags ?? {})) putTag.run(id, k, v);
     });
-    return this.track(new Run(this, id, opts.experiment));
+    return this.track(new Run(this.host, id, opts.experiment));
   }
 
   /**
@@ -202,7 +203,7 @@ export class Store implements RunHost {
         .run(now, process.pid, host, id);
       return r;
     });
-    return this.track(new Run(this, id, row.experiment));
+    return this.track(new Run(this.host, id, row.experiment));
   }
 
   /** The FINISHED run of `experiment` with this config hash, if any: a sweep skips such configs. */
@@ -282,6 +283,11 @@ export class Store implements RunHost {
   /** The run's traces with segments, estimates and costs, in the order they were first written. */
   traces(idOrPrefix: string, opts?: ReadTracesOptions): StoredTrace[] {
     return readTraces(this.db, this.resolveRunId(idOrPrefix), opts);
+  }
+
+  /** Number of traces stored for the run. */
+  traceCount(idOrPrefix: string): number {
+    return this.stmt('SELECT COUNT(*) FROM traces WHERE run_id = ?').pluck().get(this.resolveRunId(idOrPrefix)) as number;
   }
 
   /** Every estimate of the run joined with its trace and segment (optionally one method only). */

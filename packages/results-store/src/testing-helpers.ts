@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -7,6 +8,16 @@ import type { TraceBundle } from './types';
 /** A fresh temporary directory for one test's store file. */
 export function tempDir(label: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `rred-store-${label}-`));
+}
+
+/** Runs one statement on the file through a connection of its own (tests that tamper with a store). */
+export function rawSql(file: string, sql: string, ...args: unknown[]): void {
+  const db = new Database(file);
+  try {
+    db.prepare(sql).run(...args);
+  } finally {
+    db.close();
+  }
 }
 
 /** A fixed context so unit tests do not spend time in git. */
@@ -44,7 +55,7 @@ export function sampleBundle(key: string, k = 3, method = 'rredcot'): TraceBundl
     },
     checkpointHash: 'abc',
     segments: Array.from({ length: k }, (_, i) => ({ start: 2 * i, end: 2 * i + 2 })),
-    estimates: Array.from({ length: k }, (_, i) => ({ segment: i, method, value: 0.1 * (i + 1), credit: 0.1, sigma: 1 / k })),
+    estimates: Array.from({ length: k }, (_, i) => ({ exitPoint: i + 1, method, value: 0.1 * (i + 1), credit: 0.1, sigma: 1 / k })),
     costs: [{ method, tokensForwarded: 100, tokensGenerated: 0, forwardPasses: 1, wallMs: 1.5 }],
   };
 }

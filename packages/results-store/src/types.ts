@@ -67,16 +67,34 @@ export interface SegmentRecord {
 }
 
 /**
- * One estimator output for one segment: `value` = v̂ at the exit point after the segment,
- * `credit` = r_k (Eq. 5–8), `sigma` = σ_k (Eq. 11). `segment` indexes the trace's segments;
- * -1 denotes exit point 0 (the prompt alone), which has a value but no credit.
+ * One estimator output at one exit point, in the estimators' convention: exit point k = 0..K is the
+ * state s_k after the first k segments (s_0 = the prompt alone, s_K = the whole thinking). `value` =
+ * v̂(s_k); `credit` = r_k (Eq. 5–8) and `sigma` = σ_k (Eq. 11) of segment k, the segment that ends at
+ * exit point k (so exit point 0 has a value but no credit). `segments[k − 1]` is that segment's span.
  */
 export interface EstimateRecord {
-  segment: number;
+  exitPoint: number;
   method: string;
   value?: number | null;
   credit?: number | null;
   sigma?: number | null;
+}
+
+/**
+ * One Monte-Carlo continuation sampled from exit point `exitPoint` (0..K), the `sample`-th (0-based)
+ * of that exit point. `utility` = ζ used in V_MC (the reward of a finished continuation, 0 for a
+ * truncated one); `length` = tokens generated (incl. `<eos>`); `truncated` = cut by its limit;
+ * `offset` = completion tokens before the exit point (|u_1..u_k|, must match the segments);
+ * `limit` = the token limit it was sampled under (≤ 0 when the thinking already used the horizon).
+ */
+export interface ContinuationRow {
+  exitPoint: number;
+  sample: number;
+  offset: number;
+  limit: number;
+  length: number;
+  truncated: boolean;
+  utility: number;
 }
 
 export interface CostRecord {
@@ -96,6 +114,8 @@ export interface TraceBundle {
   checkpointHash?: string | null;
   segments: SegmentRecord[];
   estimates?: EstimateRecord[];
+  /** MC continuations behind the trace's MC values (mc-variance keeps them for its analyses). */
+  continuations?: ContinuationRow[];
   costs?: CostRecord[];
 }
 
@@ -104,6 +124,10 @@ export interface StoredTrace {
   trace: Required<Omit<TraceData, 'logprobs' | 'entropies'>> & { logprobs: number[] | null; entropies: number[] | null };
   checkpointHash: string | null;
   segments: SegmentRecord[];
+  /** Ordered by method, then exit point. */
   estimates: Required<EstimateRecord>[];
+  /** Ordered by exit point, then sample. */
+  continuations: ContinuationRow[];
+  /** Ordered by method. */
   costs: CostRecord[];
 }

@@ -37,8 +37,7 @@ export const runsShow: Command = {
       section('tags', ['key', 'value'], Object.entries(run.tags));
       section('context', ['key', 'value'], Object.entries(flatten(run.context)));
       section('artifacts', ['path', 'bytes', 'sha256'], run.artifacts.map((a) => [a.path, String(a.bytes), a.sha256]));
-      const traces = store.db.prepare('SELECT COUNT(*) FROM traces WHERE run_id = ?').pluck().get(run.id) as number;
-      lines.push('', `traces: ${traces}`);
+      lines.push('', `traces: ${store.traceCount(run.id)}`);
       ctx.out(`${lines.join('\n')}\n`);
     }),
 };
