@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import * as path from 'path';
-import { UserError } from '@rred/core';
 import { openStore } from './store';
 import { tempDir } from '../testing';
+import { expectUserError } from './testing-helpers';
 import type { CostRecord, EstimateRecord, StoredTrace } from './types';
 import { writeV2Store, type V2Continuation, type V2Run, type V2Trace } from './v2-fixture';
 
@@ -131,18 +131,6 @@ function userVersion(file: string): number {
   } finally {
     db.close();
   }
-}
-
-function expectUserError(fn: () => unknown, pattern: RegExp): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(UserError);
-  expect((err as Error).message).toMatch(pattern);
-  expect((err as Error).message).not.toContain('\n');
 }
 
 describe('migration 3 (exit points 0..K, continuations table) of a version-2 store', () => {

@@ -1,20 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { UserError } from '@rred/core';
 import { openStore } from './store';
 import { resolveStorePath } from './paths';
 import { tempDir } from '../testing';
-
-function expectUserError(fn: () => unknown, pattern: RegExp): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(UserError);
-  expect((err as Error).message).toMatch(pattern);
-}
+import { expectUserError } from './testing-helpers';
 
 describe('opening the store', () => {
   it('refuses a file that is not a SQLite database, naming it and leaving it untouched', () => {

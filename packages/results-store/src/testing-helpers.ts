@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { UserError } from '@rred/core';
 import type { RunContext } from './context';
 import type { TraceBundle } from './types';
 
@@ -18,6 +19,19 @@ export function rawSql(file: string, sql: string, ...args: unknown[]): void {
   } finally {
     db.close();
   }
+}
+
+/** `fn` throws a one-line UserError matching `pattern` (jest only). */
+export function expectUserError(fn: () => unknown, pattern: RegExp): void {
+  let err: unknown;
+  try {
+    fn();
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(UserError);
+  expect((err as Error).message).toMatch(pattern);
+  expect((err as Error).message).not.toContain('\n');
 }
 
 /** A fixed context so unit tests do not spend time in git. */

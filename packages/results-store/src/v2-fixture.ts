@@ -12,17 +12,10 @@
 import Database from 'better-sqlite3';
 import { encodeFloat, floatsToBlob } from './floats';
 import { MIGRATIONS } from './migrations';
-import type { CostRecord, EstimateRecord, SegmentRecord, TraceData } from './types';
+import type { ContinuationRow, CostRecord, EstimateRecord, SegmentRecord, TraceData } from './types';
 
 /** An MC continuation as truncatedMc reports it (its order within an exit point is its sample index). */
-export interface V2Continuation {
-  exitPoint: number;
-  offset: number;
-  limit: number;
-  length: number;
-  truncated: boolean;
-  utility: number;
-}
+export type V2Continuation = Omit<ContinuationRow, 'sample'>;
 
 export interface V2Trace {
   key: string;
