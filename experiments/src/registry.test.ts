@@ -7,7 +7,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseConfig } from '@rred/core';
+import { readJsonFile } from './common/load-config';
 import { EXPERIMENTS, sweepableExperiments } from './registry';
+import { expandGrid, gridSpecSchema } from './sweep/grid';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -74,5 +76,13 @@ describe('experiment registry', () => {
   it('a sweepable experiment lists the metrics its sweep report shows', () => {
     expect(sweepableExperiments().map((e) => e.name).sort()).toEqual(['correlation', 'finetune', 'mc-variance']);
     for (const def of sweepableExperiments()) expect(def.sweep!.reportMetrics.length).toBeGreaterThan(0);
+  });
+
+  it.each(fs.readdirSync(path.join(ROOT, 'experiments', 'sweeps')).filter((f) => f.endsWith('.json')))('grid %s names a sweepable experiment and every point is a valid config', (file) => {
+    const spec = parseConfig(gridSpecSchema, readJsonFile(path.join(ROOT, 'experiments', 'sweeps', file), 'grid file'), file);
+    const def = sweepableExperiments().find((e) => e.name === spec.experiment);
+    expect([file, def?.name]).toEqual([file, spec.experiment]);
+    const defaults = readJsonFile(path.join(ROOT, 'experiments', 'configs', `${spec.experiment}.json`), 'config file') as Record<string, unknown>;
+    expect(expandGrid(def!, spec, defaults, file).length).toBeGreaterThan(1);
   });
 });

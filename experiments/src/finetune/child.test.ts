@@ -3,17 +3,12 @@
  * ones load.ts reads, validation runs at 0, every N and the last step, and the eval splits get final
  * and best numbers (identical when the best checkpoint is the final one).
  */
-import { Rng } from '@rred/core';
 import { initEngine } from '@rred/engine';
-import { createTransformer, Tokenizer, TransformerLM } from '@rred/lm';
-import { TASK_ALPHABET, type TaskRecord } from '@rred/tasks';
 import { trainChild } from './child';
 import { finetuneConfigSchema } from './config';
 import { KEYS } from './keys';
 import { planChildren } from './plan';
-
-const record = (i: number): TaskRecord =>
-  ({ id: `p${i}`, problem: `a=${i % 10}+1;?a`, answer: String((i + 1) % 10), solution: `a=${i % 10}+1=${(i + 1) % 10}`, split: 'train', meta: {} }) as TaskRecord;
+import { tinyChildData } from './tiny-data';
 
 describe('trainChild', () => {
   beforeAll(async () => {
@@ -21,9 +16,6 @@ describe('trainChild', () => {
   });
 
   it.each(['grpo', 'rredcot'] as const)('%s: writes the validation curve, the eval table cells and the best step', async (method) => {
-    const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
-    const loadModel = () =>
-      new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 40, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 }, new Rng(0)), tokenizer);
     const config = finetuneConfigSchema.parse({
       methods: [method],
       seeds: [4],
@@ -35,8 +27,7 @@ describe('trainChild', () => {
     const child = planChildren(config, 'hash')[0].config;
     const metrics: { key: string; step: number; value: number }[] = [];
     const sink = { logMetrics: (values: Record<string, number>, step: number) => Object.entries(values).forEach(([key, value]) => metrics.push({ key, step, value })) };
-    const records = Array.from({ length: 6 }, (_, i) => record(i));
-    await trainChild(sink, child, { loadModel, train: records, validation: records.slice(0, 2), evalSplits: { 'eval-easy': records.slice(2, 4), 'eval-hard': records.slice(4, 6) } }, 'test');
+    await trainChild(sink, child, tinyChildData(), 'test');
 
     const at = (key: string) => metrics.filter((m) => m.key === key);
     expect(at(KEYS.validationAvg).map((m) => m.step)).toEqual([0, 2, 3]);
