@@ -6,6 +6,7 @@
  * experiments/configs/<name>.json; registry.test.ts fails when the three disagree.
  */
 import { UserError } from '@rred/core';
+import { benchExperiment } from './bench/definition';
 import type { ExperimentDefinition } from './common/experiment';
 import { correlationExperiment } from './correlation/definition';
 import { finetuneExperiment } from './finetune/definition';
@@ -18,6 +19,7 @@ export const EXPERIMENTS: readonly ExperimentDefinition[] = [
   correlationExperiment as unknown as ExperimentDefinition,
   finetuneExperiment as unknown as ExperimentDefinition,
   lmQualityExperiment as unknown as ExperimentDefinition,
+  benchExperiment as unknown as ExperimentDefinition,
 ];
 
 export function experimentNames(): string[] {

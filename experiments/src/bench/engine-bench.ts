@@ -3,7 +3,7 @@ import { engineInfo, initEngine, setNativeKernelsEnabled, sgemmGflops, tf } from
 import { createTransformer, parseModelConfig, tokenLogprobs, type ModelConfig } from '@rred/lm';
 import { z } from 'zod';
 import { round, timeRuns, type Timing } from './timing';
-import { formatTable, writeBenchResult } from './write-result';
+import { formatTable } from './console-table';
 
 const BENCH_BACKENDS = ['wasm+native', 'wasm', 'cpu'] as const;
 type BenchBackend = (typeof BENCH_BACKENDS)[number];
@@ -135,7 +135,6 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
     config,
     measuredAt: new Date().toISOString(),
   };
-  const file = writeBenchResult('engine', out);
   const rows = BENCH_BACKENDS.filter((b) => results[b]).map((b) => [
     b,
     results[b]!.trainStep.medianMs.toFixed(1),
@@ -146,7 +145,7 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
   process.stdout.write(
     `sgemm ${out.sgemmGflops ?? '-'} GFLOP/s (n=${config.sgemmN}, OpenBLAS ${info.openblasThreads ?? '-'} thread(s)); ` +
       `model ${paramCount} params, ${out.trainStepModelGflop} GFLOP/step; achieved ${out.achievedTrainGflops ?? '-'} GFLOP/s; ` +
-      `speedupVsWasm ${speedupVsWasm ?? '-'}; mfu ${mfu ?? '-'}\nwrote ${file}\n`,
+      `speedupVsWasm ${speedupVsWasm ?? '-'}; mfu ${mfu ?? '-'}\n`,
   );
   return out;
 }

@@ -6,7 +6,7 @@ import { DEFAULT_EVAL_SPLIT, promptTokens, verify, type TaskRecord } from '@rred
 import { z } from 'zod';
 import { benchRng, datasetReferences, heldOutRecords, loadBenchModel, median, referencesFit, sum, timed } from './bench-data';
 import { round } from './timing';
-import { formatTable, writeBenchResult } from './write-result';
+import { formatTable } from './console-table';
 
 const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
 /** Also timed: RREDCoT with one scoring call per exit point (no prefix sharing), to show what sharing saves. */
@@ -243,7 +243,6 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
       config,
       measuredAt: new Date().toISOString(),
     };
-    const file = writeBenchResult('estimators', out);
     const rows = MEASURED.map((m) => {
       const p = perMethod[m];
       return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
@@ -255,7 +254,7 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
         `rredcot tokens = T + Σ suffix on every trace: ${out.rredcotTokensMatchEveryTrace}\n` +
         `rredcot ${out.rredcotWallVsSampling.rredcotMsPerTrace} ms/trace vs sampling ${sampleMsPerTrace} ms/trace alone ` +
         `(${out.rredcotWallVsSampling.batchedSampleMsPerTrace} ms/trace amortised in one batch of ${items.length}) ` +
-        `(${out.rredcotWallVsSampling.tracesWithinSampleTime}/${items.length} traces within their sampling time)\nwrote ${file}\n`,
+        `(${out.rredcotWallVsSampling.tracesWithinSampleTime}/${items.length} traces within their sampling time)\n`,
     );
     return out;
   } finally {

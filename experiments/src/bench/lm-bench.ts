@@ -5,7 +5,7 @@ import { DEFAULT_EVAL_SPLIT, promptTokens } from '@rred/tasks';
 import { z } from 'zod';
 import { benchRng, heldOutRecords, loadBenchModel, median, sampleTraces, sum, timed } from './bench-data';
 import { round } from './timing';
-import { formatTable, writeBenchResult } from './write-result';
+import { formatTable } from './console-table';
 
 export const LmBenchConfigSchema = z
   .object({
@@ -179,7 +179,6 @@ export async function runLmBench(rawConfig: unknown = {}): Promise<Record<string
     };
 
     const out = { sampling, scoring, checkpoint: model.checkpoint, engine: model.engine, split: DEFAULT_EVAL_SPLIT, config, measuredAt: new Date().toISOString() };
-    const file = writeBenchResult('lm', out);
     process.stdout.write(
       `\n${formatTable(
         ['sampling', 'wall ms', 'tokens/s', 'tokens forwarded', 'passes'],
@@ -198,7 +197,7 @@ export async function runLmBench(rawConfig: unknown = {}): Promise<Record<string
           ],
         )}\n` +
         `prefix-sharing forwarded ${scoring.tokensForwarded.sharedPrefix} tokens = T + Σ|suffix| = ${scoring.tokensForwarded.expectedTPlusSuffixes} (exact: ${scoring.tokensMatchExactly}); ` +
-        `speedup vs naive ${scoring.speedup}× (bar ≥ 3: ${scoring.meetsBar ? 'met' : 'MISSED'}), vs naive batched ${scoring.speedupVsNaiveBatched}×\nwrote ${file}\n`,
+        `speedup vs naive ${scoring.speedup}× (bar ≥ 3: ${scoring.meetsBar ? 'met' : 'MISSED'}), vs naive batched ${scoring.speedupVsNaiveBatched}×\n`,
     );
     return out;
   } finally {

@@ -1,70 +1,26 @@
 /**
- * `npx nx run experiments:bench` — performance benchmarks, one section per subsystem, each writing
- * results/bench/<section>.json: engine (backends, MFU), lm (KV cache, prefix-sharing scorer),
- * estimators (per-trace cost of rredcot / mc / loo / gradient), training (GRPO vs RREDCoT-GRPO step).
- * Flags: `--only a,b` runs the named sections; `--quick` uses fewer repetitions and skips the slow cpu
- * backend (a smoke run; its numbers are not the acceptance numbers). See README.md here.
+ * `npx nx run experiments:bench` — performance benchmarks, one section per subsystem: engine (backends,
+ * MFU), lm (KV cache, prefix-sharing scorer), estimators (per-trace cost of rredcot / mc / loo /
+ * gradient), training (GRPO vs RREDCoT-GRPO step). One store run per invocation; results/bench/<section>.json
+ * are rendered from it. Flags: `--only a,b` runs the named sections; `--quick` uses fewer repetitions
+ * and skips the slow cpu backend (a smoke run: its numbers are not the acceptance numbers, so its
+ * files go to a temporary directory unless `--out` is given); `--store FILE`; any config path as
+ * `--lm.samplingPrompts 4` (defaults: experiments/configs/bench.json). See README.md here.
  */
-import { UserError, runMain } from '@rred/core';
-import { runEngineBench } from './engine-bench';
-import { runLmBench } from './lm-bench';
-import { runEstimatorsBench } from './estimators-bench';
-import { runTrainingBench } from './training-bench';
+import * as os from 'os';
+import * as path from 'path';
+import { canonicalJson } from '@rred/core';
+import { experimentMain } from '../common/run-command';
+import { QUICK_OVERRIDES } from './config';
+import { benchExperiment } from './definition';
 
-interface Section {
-  name: string;
-  run(options: { quick: boolean }): Promise<unknown>;
+/** `--quick` → the quick preset as config overrides (before the user's own, which win). */
+function expandQuick(argv: readonly string[]): string[] {
+  if (!argv.includes('--quick')) return [...argv];
+  const rest = argv.filter((a) => a !== '--quick');
+  const preset = Object.entries(QUICK_OVERRIDES).flatMap(([k, v]) => [`--${k}`, typeof v === 'string' ? v : canonicalJson(v)]);
+  const out = rest.some((a) => a === '--out' || a.startsWith('--out=')) ? [] : ['--out', path.join(os.tmpdir(), 'rred-bench-quick')];
+  return [...preset, ...out, ...rest];
 }
 
-const SECTIONS: Section[] = [
-  {
-    name: 'engine',
-    run: ({ quick }) =>
-      runEngineBench(
-        quick
-          ? { backends: ['wasm+native', 'wasm'], warmup: { 'wasm+native': 1, wasm: 0, cpu: 0 }, reps: { 'wasm+native': 3, wasm: 1, cpu: 1 } }
-          : {},
-      ),
-  },
-  {
-    name: 'lm',
-    run: ({ quick }) => runLmBench(quick ? { samplingPrompts: 4, scoringTraces: 2, scoringReps: 1, maxNewTokens: 100 } : {}),
-  },
-  {
-    name: 'estimators',
-    run: ({ quick }) => runEstimatorsBench(quick ? { traces: 2, mc: { samplesPerExitPoint: 4 } } : {}),
-  },
-  {
-    name: 'training',
-    run: ({ quick }) => runTrainingBench(quick ? { reps: 1 } : {}),
-  },
-];
-
-function parseArgs(argv: string[]): { only: string[] | null; quick: boolean } {
-  let only: string[] | null = null;
-  let quick = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--quick') quick = true;
-    else if (arg === '--only' || arg.startsWith('--only=')) {
-      const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      if (!value) throw new UserError('--only: expected a comma-separated list of sections');
-      only = value.split(',').map((s) => s.trim()).filter(Boolean);
-    } else {
-      throw new UserError(`unknown argument ${JSON.stringify(arg)}; expected --only <sections> or --quick`);
-    }
-  }
-  const known = SECTIONS.map((s) => s.name);
-  const unknown = (only ?? []).filter((s) => !known.includes(s));
-  if (unknown.length) throw new UserError(`--only: unknown section(s) ${unknown.join(', ')}; available: ${known.join(', ')}`);
-  return { only, quick };
-}
-
-runMain(async () => {
-  const { only, quick } = parseArgs(process.argv.slice(2));
-  for (const section of SECTIONS) {
-    if (only && !only.includes(section.name)) continue;
-    process.stderr.write(`bench: ${section.name}\n`);
-    await section.run({ quick });
-  }
-});
+experimentMain(benchExperiment, expandQuick(process.argv.slice(2)));

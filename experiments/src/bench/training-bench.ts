@@ -8,7 +8,7 @@ import { estimatorRedistribution, taskGrpoSetup, taskReferences } from '@rred/re
 import { z } from 'zod';
 import { loadBenchModel, median, sum } from './bench-data';
 import { round } from './timing';
-import { formatTable, writeBenchResult } from './write-result';
+import { formatTable } from './console-table';
 
 const TERMS = ['immediate', 'value', 'both'] as const;
 type Terms = (typeof TERMS)[number];
@@ -222,7 +222,6 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     config,
     measuredAt: new Date().toISOString(),
   };
-  const file = writeBenchResult('training', out);
   const rows = VARIANTS.map((v) => [
     v === 'grpo' ? 'GRPO' : `RREDCoT-GRPO (${v.replace(/AllTraces$/, ', all traces')})`,
     summary[v].stepMsMin.toFixed(0),
@@ -239,7 +238,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
       `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${sameBatch}\n` +
       `rredcotStepOverGrpoStep immediate ${out.rredcotStepOverGrpoStep.immediate} (bar ≤ 1.5: ${out.meetsBars.immediate ? 'met' : 'MISSED'}), ` +
       `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'}; ` +
-      `aim ≤ 1.5: ${out.meetsBars.bothAim ? 'met' : 'missed'}); fastest: ${JSON.stringify(out.rredcotStepOverGrpoStepFastest)}; every trace estimated: ${JSON.stringify(out.rredcotStepOverGrpoStepAllTracesEstimated)}\nwrote ${file}\n`,
+      `aim ≤ 1.5: ${out.meetsBars.bothAim ? 'met' : 'missed'}); fastest: ${JSON.stringify(out.rredcotStepOverGrpoStepFastest)}; every trace estimated: ${JSON.stringify(out.rredcotStepOverGrpoStepAllTracesEstimated)}\n`,
   );
   return out;
 }

@@ -45,9 +45,9 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
 }
 
 /** The main of an experiment's main.ts: runExperiment on the process's argv, one line of outcome. */
-export function experimentMain(def: ExperimentDefinition): void {
+export function experimentMain(def: ExperimentDefinition, argv: readonly string[] = process.argv.slice(2)): void {
   runMain(async () => {
-    const { runId, files } = await runExperiment(def, process.argv.slice(2));
+    const { runId, files } = await runExperiment(def, argv);
     process.stderr.write(`run ${runId} FINISHED; wrote ${files.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
   });
 }

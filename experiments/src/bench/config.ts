@@ -1,0 +1,51 @@
+/**
+ * The bench's config: which sections run, whether it is a smoke run, and each section's own config
+ * (schemas beside the sections). Defaults: experiments/configs/bench.json. One store run records one
+ * bench invocation; results/bench/<section>.json are rendered from it.
+ */
+import { z } from 'zod';
+import { EngineBenchConfigSchema } from './engine-bench';
+import { EstimatorsBenchConfigSchema } from './estimators-bench';
+import { LmBenchConfigSchema } from './lm-bench';
+import { TrainingBenchConfigSchema } from './training-bench';
+
+export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training'] as const;
+export type BenchSection = (typeof BENCH_SECTIONS)[number];
+
+const sectionList = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  z.array(z.enum(BENCH_SECTIONS)).min(1),
+);
+
+export const benchConfigSchema = z
+  .object({
+    sections: sectionList
+      .default([...BENCH_SECTIONS])
+      .describe(`Sections to run, in this order (\`--only a,b\`). Default all of ${BENCH_SECTIONS.join(', ')}.`),
+    quick: z
+      .boolean()
+      .default(false)
+      .describe('Smoke run (`--quick`: the QUICK_OVERRIDES below): fewer repetitions, no cpu backend. Its numbers are not the acceptance numbers, so results/bench/ is never rendered from it. Default false.'),
+    engine: EngineBenchConfigSchema.default({}).describe('Engine section: train / forward step per backend, sgemm peak, MFU (engine-bench.ts).'),
+    lm: LmBenchConfigSchema.default({}).describe('lm section: KV-cache sampling, prefix-sharing scorer (lm-bench.ts).'),
+    estimators: EstimatorsBenchConfigSchema.default({}).describe('Estimators section: per-trace cost of rredcot / mc / loo / gradient (estimators-bench.ts).'),
+    training: TrainingBenchConfigSchema.default({}).describe('Training section: GRPO vs RREDCoT-GRPO step (training-bench.ts).'),
+  })
+  .strict();
+
+export type BenchConfig = z.infer<typeof benchConfigSchema>;
+
+/** What `--quick` sets (dotted config paths), on top of the defaults file. */
+export const QUICK_OVERRIDES: Record<string, unknown> = {
+  quick: true,
+  'engine.backends': ['wasm+native', 'wasm'],
+  'engine.warmup': { 'wasm+native': 1, wasm: 0, cpu: 0 },
+  'engine.reps': { 'wasm+native': 3, wasm: 1, cpu: 1 },
+  'lm.samplingPrompts': 4,
+  'lm.scoringTraces': 2,
+  'lm.scoringReps': 1,
+  'lm.maxNewTokens': 100,
+  'estimators.traces': 2,
+  'estimators.mc.samplesPerExitPoint': 4,
+  'training.reps': 1,
+};

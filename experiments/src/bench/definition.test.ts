@@ -1,0 +1,81 @@
+/**
+ * The bench through the store: the committed results/bench/*.json documents, recorded as a bench run
+ * (numbers as metrics, layout as tags), render back to the same bytes except `measuredAt`, which the
+ * store takes from the run's end time. Quick runs never feed results/bench/; the newest full run of
+ * each section does.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { openStore, type Store } from '@rred/results-store';
+import { repoRoot } from '@rred/core';
+import { BENCH_SECTIONS, benchConfigSchema, type BenchSection } from './config';
+import { benchRunsToRender, renderBench } from './definition';
+import { readDocument, recordDocument } from './document';
+
+const backend = { backend: 'wasm+native', openblasThreads: 1 };
+const committed = (section: string) => fs.readFileSync(path.join(repoRoot(), 'results', 'bench', `${section}.json`), 'utf8');
+
+describe('bench runs in the store', () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-bench-'));
+    store = openStore(path.join(dir, 'store.sqlite'));
+  });
+  afterEach(() => {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A FINISHED bench run holding `sections`, each with the committed document's measurements. */
+  const record = (sections: BenchSection[], quick = false): string => {
+    const before = Date.now();
+    while (Date.now() <= before); // end times are milliseconds: keep each run's distinct, so "newest" is defined
+    const raw: Record<string, unknown> = { sections, quick };
+    for (const s of BENCH_SECTIONS) raw[s] = (JSON.parse(committed(s)) as { config: unknown }).config;
+    const run = store.startRun({ experiment: 'bench', config: benchConfigSchema.parse(raw), backend });
+    for (const s of sections) {
+      const { config: _config, measuredAt: _at, ...measured } = JSON.parse(committed(s)) as Record<string, unknown>;
+      recordDocument(run, s, measured);
+    }
+    run.finish();
+    return run.id;
+  };
+
+  it('renders the committed documents back byte for byte (measuredAt = the run end)', () => {
+    const id = record([...BENCH_SECTIONS]);
+    const files = renderBench(store, id, path.join(dir, 'out'));
+    expect(files.map((f) => path.basename(f))).toEqual(BENCH_SECTIONS.map((s) => `${s}.json`));
+    const end = new Date(store.getRun(id).endTime!).toISOString();
+    for (const [i, s] of BENCH_SECTIONS.entries()) {
+      const expected = committed(s).replace(/"measuredAt": "[^"]*"/, `"measuredAt": "${end}"`);
+      expect([s, fs.readFileSync(files[i], 'utf8') === expected]).toEqual([s, true]);
+    }
+    // the numbers are run metrics, queryable like any other experiment's
+    const metrics = store.getRun(id).metrics;
+    expect(metrics['estimators.costRatioMcOverRredcot']).toBe((JSON.parse(committed('estimators')) as { costRatioMcOverRredcot: number }).costRatioMcOverRredcot);
+    expect(metrics['engine.details.wasm+native.trainStep.allMs.0']).toBe(514.1);
+  });
+
+  it('keeps NaN, null, booleans, text and key order apart from the numbers', () => {
+    const run = store.startRun({ experiment: 'bench', config: benchConfigSchema.parse({ sections: ['lm'] }), backend });
+    const doc = { b: 1.5, a: { nan: NaN, none: null, yes: true, text: 'x', list: [3, { z: -0, y: 'q' }], empty: [] } };
+    recordDocument(run, 'lm', doc);
+    run.finish();
+    const back = readDocument(store.getRun(run.id), 'lm');
+    expect(JSON.stringify(back)).toBe(JSON.stringify(doc));
+    expect(Number.isNaN((back.a as { nan: number }).nan)).toBe(true);
+    expect(() => recordDocument(store.startRun({ experiment: 'bench', config: {}, backend }), 'lm', { 'a.b': 1 })).toThrow(/key 'a.b' contains '.'/);
+  });
+
+  it('results/bench/ shows the newest full run of each section; quick runs never', () => {
+    const all = record([...BENCH_SECTIONS]);
+    expect(benchRunsToRender(store)).toEqual([all]);
+    const lm = record(['lm']);
+    record(['engine'], true);
+    expect(benchRunsToRender(store)).toEqual([all, lm]);
+    const everything = record([...BENCH_SECTIONS]);
+    expect(benchRunsToRender(store)).toEqual([everything]);
+  });
+});
