@@ -6,12 +6,11 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Rng } from '@rred/core';
+import { pearson, Rng } from '@rred/core';
 import type { ContinuationRecord } from '@rred/estimators';
 import { openStore, type EstimateRecord, type Store, type TraceBundle } from '@rred/results-store';
 import { continuationRows } from '../experiments/src/common/mc-records';
 import { correlationConfigSchema } from '../experiments/src/correlation/config';
-import { pearson } from '../experiments/src/correlation/stats';
 import { mcVarianceConfigSchema } from '../experiments/src/mc-variance/config';
 import { renderExperiment, runToRender } from '../experiments/src/render/registry';
 

@@ -93,17 +93,6 @@ export function benchRng(seed: number, section: string): Rng {
   return new Rng(seed).fork(`bench-${section}`);
 }
 
-export function sum(xs: readonly number[]): number {
-  return xs.reduce((a, b) => a + b, 0);
-}
-
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
 /** Wall time of an async call. */
 export async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   const t0 = performance.now();

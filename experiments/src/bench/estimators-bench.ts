@@ -1,10 +1,10 @@
-import { parseConfig, ProgressBar, type Rng } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar, sum, type Rng } from '@rred/core';
 import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, promptTokens, verify, type TaskRecord } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, datasetReferences, heldOutRecords, loadBenchModel, median, referencesFit, sum, timed } from './bench-data';
+import { benchRng, datasetReferences, heldOutRecords, loadBenchModel, referencesFit, timed } from './bench-data';
 import { round } from './timing';
 import { formatTable } from './console-table';
 
@@ -192,17 +192,17 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
     const perMethod = {} as Record<Method, MethodSummary>;
     for (const m of MEASURED) {
       perMethod[m] = {
-        tokensForwardedPerTrace: round(sum(field(m, 'tokensForwarded')) / items.length),
-        tokensGeneratedPerTrace: round(sum(field(m, 'tokensGenerated')) / items.length),
-        forwardPassesPerTrace: round(sum(field(m, 'forwardPasses')) / items.length, 2),
-        tokensBackpropagatedPerTrace: round(sum(field(m, 'tokensBackpropagated')) / items.length),
-        wallMsPerTrace: round(sum(field(m, 'wallMs')) / items.length, 2),
+        tokensForwardedPerTrace: round(mean(field(m, 'tokensForwarded'))),
+        tokensGeneratedPerTrace: round(mean(field(m, 'tokensGenerated'))),
+        forwardPassesPerTrace: round(mean(field(m, 'forwardPasses')), 2),
+        tokensBackpropagatedPerTrace: round(mean(field(m, 'tokensBackpropagated'))),
+        wallMsPerTrace: round(mean(field(m, 'wallMs')), 2),
         wallMsMedian: round(median(field(m, 'wallMs')), 2),
       };
     }
     const wallRatio = (m: Method) => round(sum(field(m, 'wallMs')) / sum(field('rredcot', 'wallMs')), 2);
     const tokenRatio = (m: Method) => round(sum(field(m, 'tokensForwarded')) / sum(field('rredcot', 'tokensForwarded')), 2);
-    const sampleMsPerTrace = round(sum(items.map((i) => i.sampleMs)) / items.length, 2);
+    const sampleMsPerTrace = round(mean(items.map((i) => i.sampleMs)), 2);
     // For comparison: the same prompts sampled together in one batched call (different draws), per trace.
     const [, batchedMs] = await timed(() =>
       lm.sample(
@@ -234,8 +234,8 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
       },
       traces: items.length,
       tracesSampled: sampled,
-      meanK: round(sum(items.map((i) => i.segments.length)) / items.length, 2),
-      meanCompletionTokens: round(sum(items.map((i) => i.trace.completion.length)) / items.length, 1),
+      meanK: round(mean(items.map((i) => i.segments.length)), 2),
+      meanCompletionTokens: round(mean(items.map((i) => i.trace.completion.length)), 1),
       perTrace,
       checkpoint: model.checkpoint,
       engine: model.engine,

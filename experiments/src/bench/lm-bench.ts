@@ -1,9 +1,9 @@
-import { parseConfig, ProgressBar } from '@rred/core';
+import { median, parseConfig, ProgressBar, sum } from '@rred/core';
 import { tf } from '@rred/engine';
 import { EMBEDDED_CHECKPOINT, tokenLogprobs, type SuffixRequest, type TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, heldOutRecords, loadBenchModel, median, sampleTraces, sum, timed } from './bench-data';
+import { benchRng, heldOutRecords, loadBenchModel, sampleTraces, timed } from './bench-data';
 import { round } from './timing';
 import { formatTable } from './console-table';
 

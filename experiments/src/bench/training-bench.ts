@@ -1,4 +1,4 @@
-import { parseConfig, ProgressBar } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar } from '@rred/core';
 import { rredcotPresets } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
@@ -6,7 +6,7 @@ import { buildDatasets, DEFAULT_DATASET_SEED, type TaskRecord } from '@rred/task
 import { captureWeights, GrpoTrainer, parseGrpoConfig, restoreWeights, type RedistributionHook } from '@rred/training';
 import { estimatorRedistribution, taskGrpoSetup, taskReferences } from '@rred/recipes';
 import { z } from 'zod';
-import { loadBenchModel, median, sum } from './bench-data';
+import { loadBenchModel } from './bench-data';
 import { round } from './timing';
 import { formatTable } from './console-table';
 
@@ -159,8 +159,8 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
           batchFingerprint = fp;
           batchInfo = {
             traces: batch.traces.length,
-            meanCompletionTokens: round(sum(batch.traces.map((t) => t.completion.length)) / batch.traces.length, 1),
-            rewardMean: round(sum(batch.rewards) / batch.rewards.length, 3),
+            meanCompletionTokens: round(mean(batch.traces.map((t) => t.completion.length)), 1),
+            rewardMean: round(mean(batch.rewards), 3),
             tracesWithNonZeroAdvantage: batch.advantages.filter((a) => a !== 0).length,
           };
         } else if (fp !== batchFingerprint) sameBatch = false;

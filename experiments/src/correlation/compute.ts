@@ -1,4 +1,4 @@
-import { ProgressBar, repoRoot, UserError } from '@rred/core';
+import { mean, ProgressBar, repoRoot, UserError } from '@rred/core';
 import { gradientAttribution, leaveOneOut, rredcot, toStoreRows, type EstimatorResult, type Reference } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
@@ -122,6 +122,6 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
   run.setTags({ skippedTraces: allSkipped.join(',') });
   run.logMetrics({ skipped_traces: allSkipped.length });
   // distinct references actually used (problems with fewer valid orders than asked get fewer)
-  if (referenceCounts.length) run.logMetrics({ mean_references: referenceCounts.reduce((a, b) => a + b, 0) / referenceCounts.length });
+  if (referenceCounts.length) run.logMetrics({ mean_references: mean(referenceCounts) });
   logCorrelationSummary(store, run);
 }

@@ -2,7 +2,7 @@
  * MC proxy values at a trace's exit points, reusing stored continuations where an exit point (by its
  * token offset) was already sampled with the same MC config, and sampling only the missing ones.
  */
-import type { Rng } from '@rred/core';
+import { mean, type Rng } from '@rred/core';
 import { truncatedMc, type ContinuationRecord, type McConfig } from '@rred/estimators';
 import type { Trace, TransformerLM } from '@rred/lm';
 import type { CostRecord } from '@rred/results-store';
@@ -81,9 +81,6 @@ export async function mcValuesWithReuse(
       wallMs: cost.wallMs + stored.cost.wallMs * share,
     };
   }
-  const values = offsets.map((o) => {
-    const g = utilities.get(o)!;
-    return g.reduce((a, b) => a + b, 0) / g.length;
-  });
+  const values = offsets.map((o) => mean(utilities.get(o)!));
   return { values, sampled: missing.length, cost };
 }

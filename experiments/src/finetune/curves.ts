@@ -1,4 +1,5 @@
 /** Learning-curve math on stored validation points: seed means, and when a curve first reaches a target. */
+import { mean } from '@rred/core';
 
 export interface CurvePoint {
   step: number;
@@ -20,8 +21,8 @@ export function meanCurve(curves: readonly (readonly CurvePoint[])[]): CurvePoin
       const pts = curves.map((c) => c.find((p) => p.step === step)!);
       return {
         step,
-        avg: pts.reduce((s, p) => s + p.avg, 0) / pts.length,
-        trainSeconds: pts.reduce((s, p) => s + p.trainSeconds, 0) / pts.length,
+        avg: mean(pts.map((p) => p.avg)),
+        trainSeconds: mean(pts.map((p) => p.trainSeconds)),
       };
     });
 }

@@ -1,6 +1,6 @@
 /** A finetune parent run and its children, read from the store alone (no model). */
 import type { RunDetail, Store } from '@rred/results-store';
-import { UserError } from '@rred/core';
+import { mean, sum, UserError } from '@rred/core';
 import { CHILD_TAG_PREFIX } from './children';
 import { finetuneConfigSchema, type FinetuneConfig } from './config';
 import type { CurvePoint } from './curves';
@@ -58,8 +58,8 @@ export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData
       const curve = [...avg.keys()].sort((a, b) => a - b).map((step) => ({ step, avg: avg.get(step)!, trainSeconds: seconds.get(step) ?? NaN }));
       const childConfig = run.config as ChildConfig;
       const stepMs = [...history(store, id, 'grpo.stepMs').values()];
-      const fallback = [...history(store, id, KEYS.fallback).values()].reduce((a, b) => a + b, 0);
-      const estimated = [...history(store, id, KEYS.estimated).values()].reduce((a, b) => a + b, 0);
+      const fallback = sum([...history(store, id, KEYS.fallback).values()]);
+      const estimated = sum([...history(store, id, KEYS.estimated).values()]);
       children.push({
         key,
         method,
@@ -71,7 +71,7 @@ export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData
         best: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('best', s))])),
         bestStep: lastMetric(run, KEYS.bestStep),
         trainSeconds: lastMetric(run, KEYS.trainSeconds),
-        stepMs: stepMs.length ? stepMs.reduce((a, b) => a + b, 0) / stepMs.length : NaN,
+        stepMs: mean(stepMs),
         fallbackFraction: fallback + estimated > 0 ? fallback / (fallback + estimated) : NaN,
       });
     }

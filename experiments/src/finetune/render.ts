@@ -1,11 +1,11 @@
 /** results/finetune/: table.md, eval.csv, curves.csv and the learning-curve plots, from the store alone. */
 import * as path from 'path';
+import type { MeanCi } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { fmt, toCsv, toMarkdown, writeText, type Table } from '../report/table';
 import { loadFinetuneRun, type FinetuneRunData } from './load';
-import type { MeanCi } from './stats';
 import { summarize, type FinetuneSummary } from './summary';
 
 const COMMAND = 'npx nx run experiments:tables';

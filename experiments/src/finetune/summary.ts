@@ -1,7 +1,7 @@
 /** The numbers the finetune tables show, computed from the loaded runs (pure; tested on synthetic data). */
 import { meanCurve, sampleEfficiency, type CurvePoint, type EfficiencyRow } from './curves';
 import type { FinetuneRunData } from './load';
-import { meanCi, type MeanCi } from './stats';
+import { mean, meanCi, type MeanCi } from '@rred/core';
 
 export interface EvalRow {
   method: string;
@@ -30,8 +30,6 @@ export interface FinetuneSummary {
   /** Per method: mean s/step, mean fallback fraction, mean training seconds. */
   cost: { method: string; stepSeconds: number; trainSeconds: number; fallbackFraction: number }[];
 }
-
-const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 export function summarize(data: FinetuneRunData): FinetuneSummary {
   const { config } = data;

@@ -1,4 +1,4 @@
-import { ProgressBar, type Rng } from '@rred/core';
+import { mean, ProgressBar, type Rng } from '@rred/core';
 import type { TransformerLM } from '@rred/lm';
 import { EVAL_SPLITS, promptTokens, verify, type TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
@@ -46,7 +46,7 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     run.logMetrics({
       [`greedy.${split}.accuracy`]: greedy.filter((g) => g.reward > 0).length / greedy.length,
       [`greedy.${split}.problems`]: greedy.length,
-      [`greedy.${split}.meanLength`]: lengths.reduce((a, b) => a + b, 0) / lengths.length,
+      [`greedy.${split}.meanLength`]: mean(lengths),
       [`greedy.${split}.maxLength`]: Math.max(...lengths),
     });
   }

@@ -1,14 +1,8 @@
 import { Rng } from '@rred/core';
 import type { ContinuationRecord } from '@rred/estimators';
-import { bootstrapSdOfMean, sdBySamples, truncationStudy } from './analysis';
+import { sdBySamples, truncationStudy } from './analysis';
 
 describe('mc-variance analysis', () => {
-  it('bootstrap SD of a mean of m draws ≈ plug-in SD / √m', () => {
-    const values = [1, 0, 0, 1, 1, 0, 1, 1, 0, 0]; // p = 0.5, plug-in SD 0.5
-    for (const m of [1, 4, 16]) expect(bootstrapSdOfMean(values, m, 4000, new Rng(m))).toBeCloseTo(0.5 / Math.sqrt(m), 1);
-    expect(bootstrapSdOfMean([1, 1, 1], 3, 100, new Rng(1))).toBe(0);
-  });
-
   it('sdBySamples falls with m and counts exit points under the threshold', () => {
     const rows = sdBySamples([[1, 0, 1, 0], [1, 1, 1, 1]], 4, 500, 0.1, new Rng(2));
     expect(rows.map((r) => r.samples)).toEqual([1, 2, 3, 4]);

@@ -2,9 +2,8 @@
  * The analyses of Sec. 4 / App. 10.1 on stored MC records (no model): how the SD of the MC value
  * estimate falls with the number of samples (Fig. 8), and what a smaller length limit M′ loses (Fig. 4).
  */
-import type { Rng } from '@rred/core';
+import { bootstrapSdOfMean, mean, quantileSorted, type Rng } from '@rred/core';
 import { truncationLoss, type ContinuationRecord } from '@rred/estimators';
-import { quantileSorted } from '@rred/evaluation';
 
 export interface SdRow {
   samples: number;
@@ -33,22 +32,6 @@ export function utilitiesByExitPoint(traces: readonly ContinuationRecord[][]): n
   return out;
 }
 
-/** Population SD of the bootstrap distribution of the mean of `m` draws (with replacement) from `values`. */
-export function bootstrapSdOfMean(values: readonly number[], m: number, resamples: number, rng: Rng): number {
-  if (values.length === 0) return NaN;
-  let sum = 0;
-  let sumSq = 0;
-  for (let b = 0; b < resamples; b++) {
-    let s = 0;
-    for (let i = 0; i < m; i++) s += values[Math.floor(rng.next() * values.length)];
-    const mean = s / m;
-    sum += mean;
-    sumSq += mean * mean;
-  }
-  const mu = sum / resamples;
-  return Math.sqrt(Math.max(0, sumSq / resamples - mu * mu));
-}
-
 export function sdBySamples(groups: readonly number[][], maxSamples: number, resamples: number, threshold: number, rng: Rng): SdRow[] {
   if (groups.length === 0) return [];
   const rows: SdRow[] = [];
@@ -57,7 +40,7 @@ export function sdBySamples(groups: readonly number[][], maxSamples: number, res
     const sorted = Float64Array.from(sds).sort();
     rows.push({
       samples: m,
-      meanSd: sds.reduce((a, b) => a + b, 0) / sds.length,
+      meanSd: mean(sds),
       p10: quantileSorted(sorted, 0.1),
       p50: quantileSorted(sorted, 0.5),
       p90: quantileSorted(sorted, 0.9),

@@ -1,4 +1,4 @@
-import { Rng } from '@rred/core';
+import { mean, Rng } from '@rred/core';
 import type { ContinuationRecord } from '@rred/estimators';
 import type { Run, Store, StoredTrace } from '@rred/results-store';
 import { continuationRecords } from '../common/mc-records';
@@ -44,8 +44,8 @@ export function analyzeMcRun(data: McRunData): McAnalysis {
     samplesForThreshold: hit ? hit.samples : null,
     traces: traces.length,
     exitPoints: groups.length,
-    meanSegments: traces.length ? traces.reduce((s, t) => s + t.segments.length, 0) / traces.length : NaN,
-    rolloutAccuracy: traces.length ? traces.reduce((s, t) => s + t.trace.reward, 0) / traces.length : NaN,
+    meanSegments: mean(traces.map((t) => t.segments.length)),
+    rolloutAccuracy: mean(traces.map((t) => t.trace.reward)),
   };
 }
 

@@ -4,3 +4,24 @@ export { parseConfig, canonicalJson } from './config';
 export { ProgressBar, formatSeconds } from './progress';
 export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';
 export type { GitState } from './repo';
+export {
+  sum,
+  mean,
+  median,
+  sampleStandardDeviation,
+  sampleVariance,
+  standardDeviation,
+  quantileSorted,
+  pearson,
+  spearman,
+  tQuantile,
+  normalQuantile,
+  meanCi,
+  wilsonInterval,
+  clusterBootstrap,
+  percentileInterval,
+  bootstrapMeanInterval,
+  bootstrapSdOfMean,
+  type MeanCi,
+  type Interval,
+} from './stats';

@@ -5,7 +5,7 @@
  * Credit r_k = V_MC(s_k) − V_MC(s_{k−1}). Every continuation's length, truncation and correctness is
  * kept, so the effect of any smaller limit M′ is computable without resampling (see truncation.ts).
  */
-import { parseConfig, ProgressBar, type Rng, UserError } from '@rred/core';
+import { mean, parseConfig, ProgressBar, type Rng, sampleVariance, UserError } from '@rred/core';
 import type { LanguageModel, Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 import { z } from 'zod';
@@ -147,12 +147,9 @@ export async function truncatedMc(
 export function exitPointMeans(records: readonly ContinuationRecord[], exitPointCount: number): { values: number[]; standardErrors: number[] } {
   const groups = Array.from({ length: exitPointCount }, () => [] as number[]);
   for (const r of records) groups[r.exitPoint].push(r.utility);
-  const values = groups.map((g) => (g.length ? g.reduce((a, b) => a + b, 0) / g.length : NaN));
-  const standardErrors = groups.map((g, k) => {
-    if (g.length < 2) return NaN;
-    const ss = g.reduce((a, x) => a + (x - values[k]) ** 2, 0);
-    return Math.sqrt(ss / (g.length - 1) / g.length);
-  });
+  const values = groups.map(mean);
+  // SE = s / √n; NaN below 2 samples (the stats module's convention)
+  const standardErrors = groups.map((g) => Math.sqrt(sampleVariance(g) / g.length));
   return { values, standardErrors };
 }
 

@@ -1,6 +1,5 @@
-import type { Rng } from '@rred/core';
+import { bootstrapMeanInterval, mean, wilsonInterval, type Interval, type Rng } from '@rred/core';
 import { avgAtK, majAtK, passAtK } from './estimators';
-import { bootstrapMeanInterval, wilsonInterval, type Interval } from './intervals';
 
 /** The n sampled completions of one problem after verification. */
 export interface ProblemSamples {
@@ -49,6 +48,7 @@ export function aggregate(samples: readonly ProblemSamples[], options: Aggregate
   const pass = samples.map((s) => passAtK(s.rewards.length, s.rewards.filter((r) => r > 0).length, k));
   const maj = samples.map((s) => majAtK(s.answers, s.rewards, k));
   const metric = (values: number[], trialsPerValue: number, label: string): MetricValue => {
+    if (values.some(Number.isNaN)) throw new RangeError('aggregate: NaN per-problem value');
     const value = mean(values);
     const interval =
       options.interval === 'wilson'
@@ -69,13 +69,4 @@ export function aggregate(samples: readonly ProblemSamples[], options: Aggregate
     passAtK: metric(pass, 1, 'pass'),
     majAtK: metric(maj, 1, 'maj'),
   };
-}
-
-function mean(xs: readonly number[]): number {
-  let s = 0;
-  for (const x of xs) {
-    if (Number.isNaN(x)) throw new RangeError('aggregate: NaN per-problem value');
-    s += x;
-  }
-  return s / xs.length;
 }

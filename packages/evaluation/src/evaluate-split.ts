@@ -1,4 +1,4 @@
-import type { Rng } from '@rred/core';
+import { mean, type Rng } from '@rred/core';
 import { promptTokens, verify, type SequenceTokenizer, type TaskRecord } from '@rred/tasks';
 import { aggregate, type SplitMetrics } from './aggregate';
 
@@ -78,7 +78,7 @@ export async function evaluateSplit(
     problems: records.length,
     samplesPerProblem: options.samplesPerProblem,
     temperature: options.temperature,
-    accuracy: rewards.reduce((a, b) => a + b, 0) / rewards.length,
+    accuracy: mean(rewards),
     mixedFraction: mixed / records.length,
     reasons,
     metrics: aggregate(

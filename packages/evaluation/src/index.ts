@@ -1,4 +1,3 @@
-export { quantileSorted } from './intervals';
 export { evaluateSplit } from './evaluate-split';
 export type { AccuracyReport } from './evaluate-split';
 export { completerFromModel } from './completer';

@@ -1,3 +1,5 @@
+import { mean, sampleStandardDeviation } from '@rred/core';
+
 /** How group-relative advantages are scaled (TRL `scale_rewards`). */
 export type ScaleRewards = 'group' | 'batch' | 'none';
 
@@ -18,19 +20,17 @@ export function groupAdvantages(rewards: readonly number[], groupSize: number, s
   const batchStd = sampleStd(rewards);
   for (let g = 0; g < rewards.length; g += groupSize) {
     const group = rewards.slice(g, g + groupSize);
-    const mean = group.reduce((a, b) => a + b, 0) / groupSize;
+    const groupMean = mean(group);
     const std = scale === 'group' ? sampleStd(group) : scale === 'batch' ? batchStd : 1;
     const denom = scale === 'none' ? 1 : std + 1e-4;
-    for (let i = 0; i < groupSize; i++) out[g + i] = (group[i] - mean) / denom;
+    for (let i = 0; i < groupSize; i++) out[g + i] = (group[i] - groupMean) / denom;
   }
   return out;
 }
 
+/** Sample SD (n − 1), except that a single reward has no spread: 0 (so its advantage is 0, not NaN). */
 export function sampleStd(xs: readonly number[]): number {
-  if (xs.length < 2) return 0;
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const ss = xs.reduce((a, x) => a + (x - mean) * (x - mean), 0);
-  return Math.sqrt(ss / (xs.length - 1));
+  return xs.length < 2 ? 0 : sampleStandardDeviation(xs);
 }
 
 /** Fraction of groups whose rewards all coincide (zero std: no learning signal). */

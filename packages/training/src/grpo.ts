@@ -1,5 +1,5 @@
 import { tf } from '@rred/engine';
-import { Rng, UserError } from '@rred/core';
+import { mean, Rng, UserError } from '@rred/core';
 import type { LanguageModel, SampleResult, Trace } from '@rred/lm';
 import type { TrainablePolicy } from './policy';
 import type { GrpoConfig } from './configs/grpo';
@@ -388,8 +388,4 @@ function weightEntropy(sigma: number[]): number {
     if (p > 0) h -= p * Math.log(p);
   }
   return h;
-}
-
-function mean(xs: readonly number[]): number {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }

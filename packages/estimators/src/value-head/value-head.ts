@@ -5,7 +5,7 @@
  * Credits are r_k = v(s_k) − v(s_{k−1}), like MC. It needs training data and can be badly calibrated:
  * that trade-off against RREDCoT (no training) and MC (no bias, much sampling) is what it is here to show.
  */
-import { parseConfig, UserError } from '@rred/core';
+import { mean, parseConfig, standardDeviation, UserError } from '@rred/core';
 import type { Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 import { z } from 'zod';
@@ -42,12 +42,10 @@ export function fitValueHead(features: number[][], targets: number[], config: Va
   const bad = targets.findIndex((t) => !(t >= 0 && t <= 1));
   if (bad >= 0) throw new UserError(`fitValueHead: target ${bad} is ${targets[bad]}; expected a value in [0, 1]`);
   const C = features[0].length;
-  const mean = new Array<number>(C).fill(0);
-  const scale = new Array<number>(C).fill(0);
-  for (const f of features) for (let c = 0; c < C; c++) mean[c] += f[c] / N;
-  for (const f of features) for (let c = 0; c < C; c++) scale[c] += (f[c] - mean[c]) ** 2 / N;
-  for (let c = 0; c < C; c++) scale[c] = Math.sqrt(scale[c]) || 1; // constant feature: leave it unscaled
-  const X = features.map((f) => f.map((x, c) => (x - mean[c]) / scale[c]));
+  const columns = Array.from({ length: C }, (_, c) => features.map((f) => f[c]));
+  const centre = columns.map(mean);
+  const scale = columns.map((col) => standardDeviation(col) || 1); // constant feature: leave it unscaled
+  const X = features.map((f) => f.map((x, c) => (x - centre[c]) / scale[c]));
   const w = new Array<number>(C).fill(0);
   let b = 0;
   for (let step = 0; step < cfg.steps; step++) {
@@ -61,7 +59,7 @@ export function fitValueHead(features: number[][], targets: number[], config: Va
     for (let c = 0; c < C; c++) w[c] -= cfg.learningRate * gw[c];
     b -= cfg.learningRate * gb;
   }
-  return { weights: w, bias: b, mean, scale };
+  return { weights: w, bias: b, mean: centre, scale };
 }
 
 export function predictValue(head: ValueHead, feature: readonly number[]): number {

@@ -1,0 +1,7 @@
+/** The two jstat functions this repo uses (jstat ships no types). */
+declare module 'jstat' {
+  export const jStat: {
+    studentt: { inv(p: number, dof: number): number; cdf(x: number, dof: number): number };
+    normal: { inv(p: number, mean: number, sd: number): number; cdf(x: number, mean: number, sd: number): number };
+  };
+}
