@@ -5,6 +5,8 @@
  * `<eos>`). Everything else (variable names, copied operands, operators, `wait`) is neither.
  * Segmentation relies on this contrast: high-entropy tokens mark where reasoning happens.
  */
+import { mean } from '@rred/core';
+
 export type TokenRole = 'result' | 'format' | 'other';
 
 export function tokenRoles(tokenTexts: readonly string[]): TokenRole[] {
@@ -35,16 +37,12 @@ export function tokenRoles(tokenTexts: readonly string[]): TokenRole[] {
 
 /** Mean entropy per role over many completions; NaN for a role that never occurs (reported, not hidden). */
 export function meanEntropyByRole(completions: readonly { texts: readonly string[]; entropies: readonly number[] }[]): Record<TokenRole, { mean: number; count: number }> {
-  const sums: Record<TokenRole, number> = { result: 0, format: 0, other: 0 };
-  const counts: Record<TokenRole, number> = { result: 0, format: 0, other: 0 };
+  const byRole: Record<TokenRole, number[]> = { result: [], format: [], other: [] };
   for (const c of completions) {
     if (c.texts.length !== c.entropies.length) throw new Error(`meanEntropyByRole: ${c.texts.length} tokens but ${c.entropies.length} entropies`);
-    tokenRoles(c.texts).forEach((role, i) => {
-      sums[role] += c.entropies[i];
-      counts[role]++;
-    });
+    tokenRoles(c.texts).forEach((role, i) => byRole[role].push(c.entropies[i]));
   }
   const out = {} as Record<TokenRole, { mean: number; count: number }>;
-  for (const role of ['result', 'format', 'other'] as TokenRole[]) out[role] = { mean: counts[role] ? sums[role] / counts[role] : NaN, count: counts[role] };
+  for (const role of ['result', 'format', 'other'] as TokenRole[]) out[role] = { mean: mean(byRole[role]), count: byRole[role].length };
   return out;
 }

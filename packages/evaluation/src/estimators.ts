@@ -3,13 +3,12 @@
  * per-sample verifier rewards (1 correct, 0 not) and returns a value in [0, 1]; a dataset score is the
  * mean over problems (see `aggregate.ts`).
  */
+import { mean } from '@rred/core';
 
 /** avg@k: mean correctness of the first k samples (the expected accuracy of a single sample). */
 export function avgAtK(correct: readonly number[], k: number): number {
   checkK(correct.length, k, 'avg@k');
-  let sum = 0;
-  for (let i = 0; i < k; i++) sum += correct[i];
-  return sum / k;
+  return mean(correct.slice(0, k));
 }
 
 /**
