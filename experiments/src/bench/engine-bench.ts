@@ -1,9 +1,8 @@
-import { ProgressBar, Rng, parseConfig } from '@rred/core';
+import { parseConfig, ProgressBar, Rng, textTable } from '@rred/core';
 import { engineInfo, initEngine, setNativeKernelsEnabled, sgemmGflops, tf } from '@rred/engine';
 import { createTransformer, parseModelConfig, tokenLogprobs, type ModelConfig } from '@rred/lm';
 import { z } from 'zod';
 import { round, timeRuns, type Timing } from './timing';
-import { formatTable } from './console-table';
 
 const BENCH_BACKENDS = ['wasm+native', 'wasm', 'cpu'] as const;
 type BenchBackend = (typeof BENCH_BACKENDS)[number];
@@ -141,7 +140,7 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
     results[b]!.forward.medianMs.toFixed(1),
     trainStepMs.wasm && results[b] ? (trainStepMs.wasm / results[b]!.trainStep.medianMs).toFixed(2) : '-',
   ]);
-  process.stdout.write(`\n${formatTable(['backend', 'train step ms', 'forward ms', 'speedup vs wasm'], rows)}\n`);
+  process.stdout.write(`\n${textTable({ columns: ['backend', 'train step ms', 'forward ms', 'speedup vs wasm'], rows }, 'numbers')}\n`);
   process.stdout.write(
     `sgemm ${out.sgemmGflops ?? '-'} GFLOP/s (n=${config.sgemmN}, OpenBLAS ${info.openblasThreads ?? '-'} thread(s)); ` +
       `model ${paramCount} params, ${out.trainStepModelGflop} GFLOP/step; achieved ${out.achievedTrainGflops ?? '-'} GFLOP/s; ` +

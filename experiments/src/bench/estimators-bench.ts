@@ -1,4 +1,4 @@
-import { mean, median, parseConfig, ProgressBar, sum, type Rng } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar, type Rng, sum, textTable } from '@rred/core';
 import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
@@ -6,7 +6,6 @@ import { DEFAULT_EVAL_SPLIT, promptTokens, verify, type TaskRecord } from '@rred
 import { z } from 'zod';
 import { benchRng, datasetReferences, heldOutRecords, loadBenchModel, referencesFit, timed } from './bench-data';
 import { round } from './timing';
-import { formatTable } from './console-table';
 
 const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
 /** Also timed: RREDCoT with one scoring call per exit point (no prefix sharing), to show what sharing saves. */
@@ -248,7 +247,7 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
       return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
     });
     process.stdout.write(
-      `\n${formatTable(['per trace', 'tokens fwd', 'tokens gen', 'passes', 'wall ms', '× rredcot'], rows)}\n` +
+      `\n${textTable({ columns: ['per trace', 'tokens fwd', 'tokens gen', 'passes', 'wall ms', '× rredcot'], rows }, 'numbers')}\n` +
         `${items.length} traces (${out.meanCompletionTokens} completion tokens, K = ${out.meanK} on average), MC n = ${config.mc.samplesPerExitPoint}, M = ${config.mc.maxNewTokens}\n` +
         `costRatioMcOverRredcot ${out.costRatioMcOverRredcot} (bar ≥ 20: ${out.meetsMcBar ? 'met' : 'MISSED'}), costRatioLooOverRredcot ${out.costRatioLooOverRredcot}; ` +
         `rredcot tokens = T + Σ suffix on every trace: ${out.rredcotTokensMatchEveryTrace}\n` +

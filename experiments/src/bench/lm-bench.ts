@@ -1,11 +1,10 @@
-import { median, parseConfig, ProgressBar, sum } from '@rred/core';
+import { median, parseConfig, ProgressBar, sum, textTable } from '@rred/core';
 import { tf } from '@rred/engine';
 import { EMBEDDED_CHECKPOINT, tokenLogprobs, type SuffixRequest, type TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens } from '@rred/tasks';
 import { z } from 'zod';
 import { benchRng, heldOutRecords, loadBenchModel, sampleTraces, timed } from './bench-data';
 import { round } from './timing';
-import { formatTable } from './console-table';
 
 export const LmBenchConfigSchema = z
   .object({
@@ -180,22 +179,22 @@ export async function runLmBench(rawConfig: unknown = {}): Promise<Record<string
 
     const out = { sampling, scoring, checkpoint: model.checkpoint, engine: model.engine, split: DEFAULT_EVAL_SPLIT, config, measuredAt: new Date().toISOString() };
     process.stdout.write(
-      `\n${formatTable(
-        ['sampling', 'wall ms', 'tokens/s', 'tokens forwarded', 'passes'],
-        [
+      `\n${textTable({
+        columns: ['sampling', 'wall ms', 'tokens/s', 'tokens forwarded', 'passes'],
+        rows: [
           ['KV cache', sampling.kvCache.wallMs.toFixed(0), sampling.kvCache.tokensPerSecond.toFixed(0), sampling.kvCache.tokensForwarded, sampling.kvCache.forwardPasses],
           ['no cache', sampling.noCache.wallMs.toFixed(0), sampling.noCache.tokensPerSecond.toFixed(0), sampling.noCache.tokensForwarded, sampling.noCache.forwardPasses],
         ],
-      )}\n` +
+      }, 'numbers')}\n` +
         `${prompts.length} prompts, ${generated} tokens generated, identical samples: ${identicalSamples}; KV-cache speedup ${sampling.speedup}×\n\n` +
-        `${formatTable(
-          ['scoring (' + scoring.traces + ' traces × ' + config.exitPoints + ' exit points)', 'wall ms', 'tokens forwarded'],
-          [
+        `${textTable({
+          columns: ['scoring (' + scoring.traces + ' traces × ' + config.exitPoints + ' exit points)', 'wall ms', 'tokens forwarded'],
+          rows: [
             ['prefix-sharing (batched)', scoring.wallMs.sharedPrefix.toFixed(1), scoring.tokensForwarded.sharedPrefix],
             ['naive (one pass per suffix)', scoring.wallMs.naive.toFixed(1), scoring.tokensForwarded.naive],
             ['naive batched (padded rows)', scoring.wallMs.naiveBatched.toFixed(1), scoring.tokensForwarded.naiveBatchedPositions],
           ],
-        )}\n` +
+        }, 'numbers')}\n` +
         `prefix-sharing forwarded ${scoring.tokensForwarded.sharedPrefix} tokens = T + Σ|suffix| = ${scoring.tokensForwarded.expectedTPlusSuffixes} (exact: ${scoring.tokensMatchExactly}); ` +
         `speedup vs naive ${scoring.speedup}× (bar ≥ 3: ${scoring.meetsBar ? 'met' : 'MISSED'}), vs naive batched ${scoring.speedupVsNaiveBatched}×\n`,
     );

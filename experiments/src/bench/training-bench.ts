@@ -1,4 +1,4 @@
-import { mean, median, parseConfig, ProgressBar } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar, textTable } from '@rred/core';
 import { rredcotPresets } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
@@ -8,7 +8,6 @@ import { estimatorRedistribution, taskGrpoSetup, taskReferences } from '@rred/re
 import { z } from 'zod';
 import { loadBenchModel } from './bench-data';
 import { round } from './timing';
-import { formatTable } from './console-table';
 
 const TERMS = ['immediate', 'value', 'both'] as const;
 type Terms = (typeof TERMS)[number];
@@ -233,7 +232,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     fastestRatio(v).toFixed(2),
   ]);
   process.stdout.write(
-    `\n${formatTable(['step', 'fastest ms', 'median ms', 'sample ms (med)', 'redistribution ms (med)', 'update ms (med)', '× GRPO (median of paired reps)', '× GRPO (fastest)'], rows)}\n` +
+    `\n${textTable({ columns: ['step', 'fastest ms', 'median ms', 'sample ms (med)', 'redistribution ms (med)', 'update ms (med)', '× GRPO (median of paired reps)', '× GRPO (fastest)'], rows }, 'numbers')}\n` +
       `batch: ${batchInfo.traces} traces (${config.promptsPerStep} prompts × G = ${config.groupSize}), ${batchInfo.meanCompletionTokens} completion tokens on average, ` +
       `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${sameBatch}\n` +
       `rredcotStepOverGrpoStep immediate ${out.rredcotStepOverGrpoStep.immediate} (bar ≤ 1.5: ${out.meetsBars.immediate ? 'met' : 'MISSED'}), ` +

@@ -1,8 +1,9 @@
 import * as path from 'path';
+import { fmt, type Table, toCsv, toMarkdown, withFixedDigits } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { fmt, toCsv, toMarkdown, withFixedDigits, writeText, type Table } from '../report/table';
+import { writeText } from '../report/write-text';
 import { CORRELATION_METHODS } from './config';
 import { analyzeCorrelationRun, BINS, type CorrelationAnalysis, type PairRow } from './load';
 

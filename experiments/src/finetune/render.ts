@@ -1,10 +1,10 @@
 /** results/finetune/: table.md, eval.csv, curves.csv and the learning-curve plots, from the store alone. */
 import * as path from 'path';
-import type { MeanCi } from '@rred/core';
+import { fmt, type MeanCi, type Table, toCsv, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { fmt, toCsv, toMarkdown, writeText, type Table } from '../report/table';
+import { writeText } from '../report/write-text';
 import { loadFinetuneRun, type FinetuneRunData } from './load';
 import { summarize, type FinetuneSummary } from './summary';
 

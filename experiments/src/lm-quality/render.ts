@@ -1,9 +1,10 @@
 import * as path from 'path';
+import { fmt, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { EVAL_SPLITS } from '@rred/tasks';
 import { markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { fmt, toMarkdown, writeText } from '../report/table';
+import { writeText } from '../report/write-text';
 import type { LmQualityConfig } from './config';
 
 /** The acceptance ranges of the embedded model (issue 3), checked in the report. */

@@ -1,9 +1,9 @@
 import * as path from 'path';
-import { canonicalJson, UserError } from '@rred/core';
+import { canonicalJson, type Cell, type Table, toCsv, toMarkdown, UserError, withFixedDigits } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
-import { toCsv, toMarkdown, withFixedDigits, writeText, type Cell, type Table } from '../report/table';
+import { writeText } from '../report/write-text';
 import { SWEEP_EXPERIMENT } from './run-sweep';
 
 interface SweepParentConfig {

@@ -1,12 +1,5 @@
 import { formatFloat } from '@rred/results-store';
 
-/** Renders rows as a left-aligned text table with a header rule. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, c) => (c === cells.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
-
 export function isoTime(ms: number | null): string {
   if (ms === null) return '';
   return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');

@@ -25,3 +25,4 @@ export {
   type MeanCi,
   type Interval,
 } from './stats';
+export { fmt, toCsv, toMarkdown, withFixedDigits, textTable, type Cell, type Table } from './table';

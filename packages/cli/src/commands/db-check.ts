@@ -1,7 +1,6 @@
-import { UserError } from '@rred/core';
+import { textTable, UserError } from '@rred/core';
 import { inspectStoreFile, resolveStorePath } from '@rred/results-store';
 import { STORE_FLAG, expectPositionals, type Command } from '../command';
-import { table } from '../format';
 
 export const dbCheck: Command = {
   name: 'db check',
@@ -18,7 +17,7 @@ export const dbCheck: Command = {
       `store      ${report.file}\n` +
         `schema     version ${version} (latest ${report.latestVersion})${upgrade}\n` +
         `integrity  ${problems.slice(0, 20).join('\n           ')}${problems.length > 20 ? `\n           ... ${problems.length - 20} more` : ''}\n` +
-        (report.tableCounts ? `\n${table(['table', 'rows'], Object.entries(report.tableCounts).map(([t, n]) => [t, String(n)]))}\n` : '\nrow counts unavailable (file too damaged)\n'),
+        (report.tableCounts ? `\n${textTable({ columns: ['table', 'rows'], rows: Object.entries(report.tableCounts) })}\n` : '\nrow counts unavailable (file too damaged)\n'),
     );
     if (!ok) throw new UserError(`db check: ${report.file} failed the integrity check`, 1);
     if (report.schemaVersion !== null && report.schemaVersion > report.latestVersion) {

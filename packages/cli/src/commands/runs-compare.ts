@@ -1,6 +1,6 @@
+import { textTable } from '@rred/core';
 import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
 import { compareRuns } from '../compare';
-import { table } from '../format';
 
 export const runsCompare: Command = {
   name: 'runs compare',
@@ -23,6 +23,6 @@ export const runsCompare: Command = {
       }
       const body = shown.map((r) => [`${args.flags.all && r.differs ? '* ' : ''}${r.field}`, ...r.values.map((v) => (v === null ? '(missing)' : v))]);
       const same = rows.length - rows.filter((r) => r.differs).length;
-      ctx.out(`${table(header, body)}\n${args.flags.all ? '* = differs; ' : ''}${rows.length - same} field(s) differ, ${same} identical${args.flags.all ? '' : ' (hidden; --all shows them)'}\n`);
+      ctx.out(`${textTable({ columns: header, rows: body })}\n${args.flags.all ? '* = differs; ' : ''}${rows.length - same} field(s) differ, ${same} identical${args.flags.all ? '' : ' (hidden; --all shows them)'}\n`);
     }),
 };

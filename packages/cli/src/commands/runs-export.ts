@@ -1,11 +1,7 @@
 import * as fs from 'fs';
-import { UserError } from '@rred/core';
+import { toCsv, UserError } from '@rred/core';
 import { formatFloat, type MetricPoint, type RunDetail } from '@rred/results-store';
 import { STORE_FLAG, withStore, type Command } from '../command';
-
-function csvCell(text: string): string {
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 /** One row per run: run fields, then params.*, metrics.* (last value), tags.* (union over runs). */
 export function runsToCsv(runs: RunDetail[]): string {
@@ -25,7 +21,7 @@ export function runsToCsv(runs: RunDetail[]): string {
       return bag[key] ?? '';
     }),
   ]);
-  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\n') + '\n';
+  return toCsv({ columns: header, rows });
 }
 
 /** JSON cannot hold NaN, ±Infinity or -0: they are written as the strings "NaN", "Infinity", "-Infinity", "-0". */

@@ -1,7 +1,7 @@
-import { UserError } from '@rred/core';
+import { textTable, UserError } from '@rred/core';
 import { RUN_STATUSES, type RunStatus, type RunSummary } from '@rred/results-store';
 import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
-import { duration, isoTime, metricText, table } from '../format';
+import { duration, isoTime, metricText } from '../format';
 
 function column(run: RunSummary, field: string): string {
   if (field.startsWith('params.')) return run.params[field.slice(7)] ?? '';
@@ -42,6 +42,6 @@ export const runsList: Command = {
       }
       const header = ['id', 'experiment', 'name', 'status', 'started (UTC)', 'duration', ...extra];
       const rows = runs.map((r) => [r.id, r.experiment, r.name, r.status, isoTime(r.startTime), duration(r.startTime, r.endTime), ...extra.map((c) => column(r, c))]);
-      ctx.out(`${table(header, rows)}\n${runs.length} run${runs.length === 1 ? '' : 's'}\n`);
+      ctx.out(`${textTable({ columns: header, rows })}\n${runs.length} run${runs.length === 1 ? '' : 's'}\n`);
     }),
 };

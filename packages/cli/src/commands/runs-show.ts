@@ -1,6 +1,7 @@
+import { textTable } from '@rred/core';
 import { flatten } from '@rred/results-store';
 import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
-import { duration, isoTime, metricText, table } from '../format';
+import { duration, isoTime, metricText } from '../format';
 
 export const runsShow: Command = {
   name: 'runs show',
@@ -25,7 +26,7 @@ export const runsShow: Command = {
         `process      pid ${run.pid} on ${run.hostname}`,
       ];
       const section = (title: string, header: string[], rows: string[][]) => {
-        lines.push('', `${title}:`, rows.length ? table(header, rows) : '  (none)');
+        lines.push('', `${title}:`, rows.length ? textTable({ columns: header, rows }) : '  (none)');
       };
       section('params', ['key', 'value'], Object.entries(run.params));
       const metricRows = store.metricKeys(run.id).map((key) => {
