@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Rng } from '@rred/core';
+import { mean, Rng } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
 import { BigramPolicy } from '../testing';
 import { GrpoTrainer, type GrpoPrompt, type GrpoSetup, type RolloutBatch } from './grpo';
@@ -39,8 +39,8 @@ describe('GrpoTrainer', () => {
     const trainer = new GrpoTrainer(setup(policy), config({ steps: 30, groupSize: 6, optimizer: { lr: 0.15, warmupSteps: 0 } }));
     const rewards: number[] = [];
     for (let i = 0; i < 30; i++) rewards.push((await trainer.trainStep()).rewardMean);
-    const first = rewards.slice(0, 5).reduce((a, b) => a + b, 0) / 5;
-    const last = rewards.slice(-5).reduce((a, b) => a + b, 0) / 5;
+    const first = mean(rewards.slice(0, 5));
+    const last = mean(rewards.slice(-5));
     // p(a | <think>) starts near 1/8; the last five steps must average well above the first five
     expect(last).toBeGreaterThan(first + 0.3);
     expect(last).toBeGreaterThan(0.7);
