@@ -7,7 +7,7 @@ import * as path from 'path';
 import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, engineBackend } from '../common/model';
-import { writeText } from '../report/table';
+import { writeText } from '../report/write-text';
 import { benchConfigSchema, type BenchConfig, type BenchSection } from './config';
 import { readDocument, recordDocument } from './document';
 import { runEngineBench } from './engine-bench';
