@@ -7,4 +7,5 @@ export { tokenLogprobs } from './logprobs';
 export { saveCheckpoint, readCheckpointHeader } from './checkpoint';
 export { TransformerLM } from './transformer-lm';
 export { buildTrace } from './trace';
+export type { TraceTokenizer } from './trace';
 export { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from './embedded';

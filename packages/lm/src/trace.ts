@@ -30,8 +30,17 @@ export interface TraceInput {
   reward: number;
 }
 
-/** Assembles a Trace from a prompt and one sampled completion; answer and reward come from the verifier. */
-export function buildTrace(tokenizer: Tokenizer, input: TraceInput): Trace {
+/** What buildTrace needs of a tokenizer (the lm Tokenizer has it): the `</think>` id and a decoder. */
+export interface TraceTokenizer {
+  readonly endThink: number;
+  decode(ids: readonly number[]): string;
+}
+
+/**
+ * Assembles a Trace from a prompt and one sampled completion; answer and reward come from the verifier.
+ * The only Trace constructor: samplers, the GRPO trainer and the experiments all build theirs here.
+ */
+export function buildTrace(tokenizer: TraceTokenizer, input: TraceInput): Trace {
   const { sample } = input;
   return {
     problemId: input.problemId,

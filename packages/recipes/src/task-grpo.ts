@@ -21,11 +21,10 @@ export function taskGrpoSetup(options: {
     sampler: model,
     prompts,
     reward: (prompt, completion, stopped) => {
-      const text = tokenizer.decode(completion);
-      const v = verify(text, prompt.answer ?? '', stopped);
-      return { reward: v.reward, answer: v.answer, text };
+      const v = verify(tokenizer.decode(completion), prompt.answer ?? '', stopped);
+      return { reward: v.reward, answer: v.answer };
     },
-    tokens: { eos: tokenizer.eos, endThink: tokenizer.endThink, pad: tokenizer.pad },
+    tokenizer,
     contextLength: model.maxLength,
     reference: options.reference ? transformerPolicy(options.reference.transformer) : undefined,
     redistribute: options.redistribute,

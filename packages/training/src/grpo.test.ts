@@ -11,16 +11,15 @@ import { parseGrpoConfig, type GrpoConfig } from './configs/grpo';
 // `<bos> x <think>`; reward 1 when the completion starts with token 5 ('a'). A bigram policy controls
 // p(first token | <think>) directly, so GRPO should push it up within a few steps.
 const V = 8;
-const TOKENS = { eos: 2, endThink: 4, pad: 0 };
+const TOKENIZER = { eos: 2, endThink: 4, pad: 0, decode: (ids: readonly number[]) => ids.join(' ') };
 const prompts: GrpoPrompt[] = [5, 6, 7].map((x, i) => ({ id: `p${i}`, tokens: [1, x, 3] }));
 const reward: GrpoSetup['reward'] = (_p, completion) => ({
   reward: completion[0] === 5 ? 1 : 0,
   answer: null,
-  text: completion.join(' '),
 });
 
 function setup(policy: BigramPolicy, extra: Partial<GrpoSetup> = {}): GrpoSetup {
-  return { policy, sampler: policy, prompts, reward, tokens: TOKENS, contextLength: 16, ...extra };
+  return { policy, sampler: policy, prompts, reward, tokenizer: TOKENIZER, contextLength: 16, ...extra };
 }
 
 function config(overrides: Record<string, unknown> = {}): GrpoConfig {

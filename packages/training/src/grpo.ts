@@ -1,6 +1,6 @@
 import { tf } from '@rred/engine';
 import { mean, Rng, UserError } from '@rred/core';
-import type { LanguageModel, SampleResult, Trace } from '@rred/lm';
+import { buildTrace, type LanguageModel, type SampleResult, type Trace, type TraceTokenizer } from '@rred/lm';
 import type { TrainablePolicy } from './policy';
 import type { GrpoConfig } from './configs/grpo';
 import { AdamW, clipGradNorm } from './optimizer';
@@ -19,11 +19,10 @@ export interface GrpoPrompt {
   answer?: string;
 }
 
-/** Verifier outcome of one completion: ζ and what the trace records. */
+/** Verifier outcome of one completion: ζ and the parsed answer the trace records. */
 export interface RewardResult {
   reward: number;
   answer: string | null;
-  text: string;
 }
 
 export type RewardFn = (prompt: GrpoPrompt, completion: number[], stopped: boolean) => RewardResult;
@@ -49,7 +48,8 @@ export interface GrpoSetup {
   sampler: Pick<LanguageModel, 'sample'>;
   prompts: GrpoPrompt[];
   reward: RewardFn;
-  tokens: { eos: number; endThink: number; pad: number };
+  /** Special-token ids and the decoder the traces need (the lm Tokenizer fits). */
+  tokenizer: TraceTokenizer & { eos: number; pad: number };
   contextLength: number;
   /** Frozen reference policy for the KL term (needed when beta > 0). */
   reference?: TrainablePolicy;
@@ -133,7 +133,7 @@ export class GrpoTrainer {
     const t0 = Date.now();
     const { results } = await setup.sampler.sample(
       rows.map((r) => r.tokens),
-      { temperature: config.temperature, topP: config.topP, maxNewTokens, stopToken: setup.tokens.eos },
+      { temperature: config.temperature, topP: config.topP, maxNewTokens, stopToken: setup.tokenizer.eos },
       this.rng.fork(`sample-${this.stepIndex}`),
     );
     const sampleMs = Date.now() - t0;
@@ -296,7 +296,7 @@ export class GrpoTrainer {
         idx.map((i) => batch.traces[i]),
         idx.map((i) => batch.coefficients[i]),
         this.setup.contextLength,
-        this.setup.tokens.pad,
+        this.setup.tokenizer.pad,
       );
     });
   }
@@ -324,21 +324,9 @@ export class GrpoTrainer {
   }
 
   private toTrace(prompt: GrpoPrompt, res: SampleResult): Trace {
-    const completion = res.tokens;
-    const close = completion.indexOf(this.setup.tokens.endThink);
-    const r = this.setup.reward(prompt, completion, !res.truncated);
+    const r = this.setup.reward(prompt, res.tokens, !res.truncated);
     if (!Number.isFinite(r.reward)) throw new Error(`reward for prompt ${prompt.id} is ${r.reward}`);
-    return {
-      problemId: prompt.id,
-      prompt: prompt.tokens,
-      completion,
-      logprobs: res.logprobs,
-      entropies: res.entropies,
-      thinkEnd: close < 0 ? completion.length : close,
-      answer: r.answer,
-      reward: r.reward,
-      text: r.text,
-    };
+    return buildTrace(this.setup.tokenizer, { problemId: prompt.id, prompt: prompt.tokens, sample: res, answer: r.answer, reward: r.reward });
   }
 }
 
