@@ -4,7 +4,7 @@ import { repoRoot, Rng, UserError } from '@rred/core';
 import { initEngine, engineInfo } from '@rred/engine';
 import type { Reference } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, readCheckpointHeader, TransformerLM, type Trace } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT, promptTokens, problemFromRecord, readJsonl, referenceSolutions, verify, type TaskRecord } from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, promptTokens, readJsonl, verify, type TaskRecord } from '@rred/tasks';
 
 /**
  * What the lm / estimators / training sections share: the embedded checkpoint, problems of the default
@@ -74,12 +74,6 @@ export async function sampleTraces(lm: TransformerLM, records: TaskRecord[], max
     return buildTrace(tok, { problemId: records[i].id, prompt: prompts[i], sample, answer: v.answer, reward: v.reward });
   });
   return { traces, records, wallMs, tokensGenerated: results.reduce((n, r) => n + r.tokens.length, 0) };
-}
-
-/** Dataset references (Eq. 9): the canonical solution plus up to count − 1 other valid orders, as tokens. */
-export function datasetReferences(lm: TransformerLM, record: TaskRecord, count: number): Reference[] {
-  const tok = lm.tokenizer;
-  return referenceSolutions(problemFromRecord(record), count).map((r) => ({ solution: tok.encode(r.solution), answer: tok.encode(r.answer) }));
 }
 
 /** Whether every value suffix u* `</think>` y* `<eos>` fits after the trace's whole thinking in the context. */

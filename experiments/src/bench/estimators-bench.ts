@@ -2,9 +2,9 @@ import { mean, median, parseConfig, ProgressBar, type Rng, sum, textTable } from
 import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
-import { DEFAULT_EVAL_SPLIT, promptTokens, verify, type TaskRecord } from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, promptTokens, referenceTokens, type TaskRecord, verify } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, datasetReferences, heldOutRecords, loadBenchModel, referencesFit, timed } from './bench-data';
+import { benchRng, heldOutRecords, loadBenchModel, referencesFit, timed } from './bench-data';
 import { round } from './timing';
 
 const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
@@ -103,7 +103,7 @@ async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng
     sampled++;
     const v = verify(tok.decode(results[0].tokens), record.answer, !results[0].truncated);
     const trace = buildTrace(tok, { problemId: record.id, prompt, sample: results[0], answer: v.answer, reward: v.reward });
-    const refs = datasetReferences(lm, record, config.references);
+    const refs = referenceTokens(record, tok, config.references);
     if (trace.thinkEnd === 0 || !referencesFit(trace, refs, lm.maxLength)) continue;
     // Re-time the identical call (same rng stream → the same trace).
     const sampleRuns = [firstMs];

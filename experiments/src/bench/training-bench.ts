@@ -2,9 +2,9 @@ import { mean, median, parseConfig, ProgressBar, textTable } from '@rred/core';
 import { rredcotPresets } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
-import { buildDatasets, DEFAULT_DATASET_SEED, type TaskRecord } from '@rred/tasks';
+import { buildDatasets, DEFAULT_DATASET_SEED, referencesById, type TaskRecord } from '@rred/tasks';
 import { captureWeights, GrpoTrainer, parseGrpoConfig, restoreWeights, type RedistributionHook } from '@rred/training';
-import { estimatorRedistribution, taskGrpoSetup, taskReferences } from '@rred/recipes';
+import { estimatorRedistribution, taskGrpoSetup } from '@rred/recipes';
 import { z } from 'zod';
 import { loadBenchModel } from './bench-data';
 import { round } from './timing';
@@ -58,7 +58,7 @@ export type TrainingBenchConfig = z.infer<typeof TrainingBenchConfigSchema>;
 
 /**
  * The first train-split problems (committed dataset seed) with at most `maxSteps` steps: GRPO's prompts.
- * referenceSolutions order = record.solution then meta.alternativeSolutions, as the GRPO CLI uses them.
+ * Their references: `referencesById` of @rred/tasks, as the finetune experiment uses them.
  */
 function trainRecords(count: number, maxSteps: number): TaskRecord[] {
   const { train } = buildDatasets(DEFAULT_DATASET_SEED, { train: count * 12, validation: 0, 'eval-easy': 0, 'eval-medium': 0, 'eval-hard': 0 });
@@ -98,7 +98,7 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
   const { lm } = model;
   const tok = lm.tokenizer;
   const records = trainRecords(config.promptsPerStep, config.maxSteps);
-  const references = taskReferences(records, tok, config.references);
+  const references = referencesById(records, tok, config.references);
   const estimatedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const skippedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
   const hookFor = (variant: Exclude<Variant, 'grpo'>): RedistributionHook => {

@@ -2,7 +2,7 @@ import { mean, ProgressBar, repoRoot, UserError } from '@rred/core';
 import { gradientAttribution, leaveOneOut, rredcot, toStoreRows, type EstimatorResult, type Reference } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
-import { problemFromRecord, readJsonl, referenceSolutions, type TaskRecord } from '@rred/tasks';
+import { readJsonl, referenceTokens, type TaskRecord } from '@rred/tasks';
 import * as path from 'path';
 import type { ComputeContext } from '../common/experiment';
 import { yieldToEventLoop } from '../common/yield';
@@ -13,12 +13,6 @@ import type { CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
 import { findSourceRun, loadSource, type SourceItem } from './source';
-
-/** Dataset references (Eq. 9) of a problem: canonical solution + up to count − 1 alternative orders, as tokens. */
-export function datasetReferences(model: LoadedModel, record: TaskRecord, count: number): Reference[] {
-  const tok = model.lm.tokenizer;
-  return referenceSolutions(problemFromRecord(record), count).map((r) => ({ solution: tok.encode(r.solution), answer: tok.encode(r.answer) }));
-}
 
 /** Whether every reference suffix (u* </think> y* <eos>) fits after the trace's last exit point. */
 export function referencesFit(trace: Trace, refs: readonly Reference[], maxLength: number): boolean {
@@ -80,7 +74,7 @@ export async function computeCorrelation({ store, run, config, rng }: ComputeCon
     const record = records.get(trace.problemId);
     if (!record) throw new Error(`problem ${trace.problemId} of the source traces is not in its split file`);
     const segments = reuseSegments ? item.segments : segmentTrace(model.lm, trace, config.segmentation);
-    const refs = datasetReferences(model, record, config.references.count);
+    const refs = referenceTokens(record, model.lm.tokenizer, config.references.count);
     if (!referencesFit(trace, refs, model.lm.maxLength)) {
       // RREDCoT cannot score a reference after this trace's last exit point within the context: the
       // trace is left out of every method (so all methods see the same segments) and counted.

@@ -9,8 +9,8 @@ import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/ev
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
 import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
-import { estimatorRedistribution, taskGrpoSetup, taskReferences, type EstimatorHook } from '@rred/recipes';
-import type { TaskRecord } from '@rred/tasks';
+import { estimatorRedistribution, taskGrpoSetup, type EstimatorHook } from '@rred/recipes';
+import { referencesById, type TaskRecord } from '@rred/tasks';
 import { KEYS } from './keys';
 import { trainerConfig, type ChildConfig } from './plan';
 
@@ -39,7 +39,7 @@ export function methodHook(config: ChildConfig, model: TransformerLM, train: rea
     tokenText: (id) => tokenizer.tokenText(id),
     estimatorConfig: config.estimator,
     tokens: { endThink: tokenizer.endThink, eos: tokenizer.eos },
-    datasetReferences: taskReferences(train, tokenizer),
+    datasetReferences: referencesById(train, tokenizer),
   });
 }
 

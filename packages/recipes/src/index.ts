@@ -1,4 +1,3 @@
 export { estimatorRedistribution } from './estimator-hook';
 export type { EstimatorHook } from './estimator-hook';
 export { taskGrpoSetup } from './task-grpo';
-export { taskReferences } from './task-references';

@@ -11,7 +11,8 @@ export {
   SPLITS,
   buildDatasets,
   problemFromRecord,
-  referenceSolutions,
 } from './build';
 export { promptTokens } from './prompt';
 export type { SequenceTokenizer } from './prompt';
+export { LISTED_REFERENCES, referencesById, referenceTokens } from './references';
+export type { ReferenceTokens } from './references';
