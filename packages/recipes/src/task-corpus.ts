@@ -1,7 +1,6 @@
 import type { Rng } from '@rred/core';
-import { sftConfig, sftExamples, type Problem } from '@rred/tasks';
+import { sftConfig, sftExamples, tokenizeExample, type Problem, type SequenceTokenizer } from '@rred/tasks';
 import type { SftCorpus, SftExample } from '@rred/training';
-import { tokenizeExample, type SequenceTokenizer } from './task-examples';
 
 /**
  * The task SFT corpus as token examples. With `refreshEachEpoch`, epoch e draws its solutions

@@ -12,7 +12,7 @@ export {
   buildDatasets,
   problemFromRecord,
 } from './build';
-export { promptTokens } from './prompt';
+export { promptTokens, tokenizeExample } from './prompt';
 export type { SequenceTokenizer } from './prompt';
 export { LISTED_REFERENCES, referencesById, referenceTokens } from './references';
 export type { ReferenceTokens } from './references';

@@ -10,14 +10,13 @@ import * as path from 'path';
 import { ProgressBar, Rng, UserError, canonicalJson, gitState, parseConfig, repoRoot, runMain, type GitState } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import { openStore, withRun, type Run } from '@rred/results-store';
 import { SftTrainer, initSinusoidalPositions, initTokenEmbeddings, transformerPolicy, type SftStepMetrics } from '@rred/training';
 import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
 import { parseCliArgs } from './args';
 import { taskCorpus } from '../task-corpus';
-import { tokenizeExample } from '../task-examples';
 
 interface RunRecord {
   kind: 'pretrain';

@@ -4,9 +4,8 @@ import * as path from 'path';
 import { Rng, parseConfig } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, createTransformer } from '@rred/lm';
-import { TASK_ALPHABET, buildDatasets } from '@rred/tasks';
+import { TASK_ALPHABET, buildDatasets, tokenizeExample } from '@rred/tasks';
 import { SftTrainer, sftConfigSchema, transformerPolicy } from '@rred/training';
-import { tokenizeExample } from './task-examples';
 
 beforeAll(async () => {
   await initEngine({ quiet: true });
