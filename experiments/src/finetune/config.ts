@@ -1,7 +1,7 @@
 import { rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_DATASET_SEED, EVAL_SPLITS } from '@rred/tasks';
-import { grpoConfigSchema, optimizerConfigSchema } from '@rred/training';
+import { grpoConfigFields, optimizerConfigSchema, refineGrpoConfig } from '@rred/training';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
@@ -11,8 +11,10 @@ export type Method = (typeof METHODS)[number];
 
 const lr = (dflt: number, what: string) => z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Default ${dflt}; (0, 1].`);
 
-/** GRPO hyperparameters shared by every method: the trainer's schema minus what the experiment sets per child. */
-const sharedGrpoSchema = grpoConfigSchema.omit({ seed: true, steps: true, redistribution: true, optimizer: true, checkpointEvery: true });
+/** GRPO hyperparameters shared by every method: the trainer's schema (and its cross-field checks) minus what the experiment sets per child. */
+const sharedGrpoSchema = grpoConfigFields
+  .omit({ seed: true, steps: true, redistribution: true, optimizer: true, checkpointEvery: true })
+  .superRefine(refineGrpoConfig);
 
 export const finetuneConfigSchema = z
   .object({
@@ -102,16 +104,12 @@ export const finetuneConfigSchema = z
 
 export type FinetuneConfig = z.infer<typeof finetuneConfigSchema>;
 
-/** Cross-field checks, each message naming the values involved. */
+/** Cross-field checks of the experiment's own fields (the GRPO ones run inside the `grpo` schema), each message naming the values involved. */
 export function finetuneConfigIssues(c: FinetuneConfig): string[] {
   const issues: string[] = [];
   if (new Set(c.seeds).size !== c.seeds.length) issues.push(`seeds: ${JSON.stringify(c.seeds)} has repeats; each seed must be distinct`);
   if (new Set(c.methods).size !== c.methods.length) issues.push(`methods: ${JSON.stringify(c.methods)} has repeats`);
   if (new Set(c.evaluation.splits).size !== c.evaluation.splits.length) issues.push(`evaluation.splits: ${JSON.stringify(c.evaluation.splits)} has repeats`);
-  if (c.grpo.promptsPerStep % c.grpo.gradientAccumulationSteps !== 0)
-    issues.push(`grpo.promptsPerStep (${c.grpo.promptsPerStep}) must be a multiple of grpo.gradientAccumulationSteps (${c.grpo.gradientAccumulationSteps})`);
-  if (c.grpo.epsilonHigh !== undefined && c.grpo.epsilonHigh < c.grpo.epsilon)
-    issues.push(`grpo.epsilonHigh (${c.grpo.epsilonHigh}) must be ≥ grpo.epsilon (${c.grpo.epsilon})`);
   return issues;
 }
 

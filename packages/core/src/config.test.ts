@@ -34,6 +34,28 @@ describe('parseConfig', () => {
   });
 });
 
+describe('parseConfig with cross-field checks', () => {
+  const pair = z
+    .object({ lo: z.number(), hi: z.number() })
+    .strict()
+    .superRefine((c, ctx) => {
+      if (c.hi < c.lo) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `hi (${c.hi}) must be ≥ lo (${c.lo})` });
+    });
+  const outer = z.object({ range: pair }).strict();
+
+  it('reports a cross-field message as written, at the object it checks', () => {
+    expect(() => parseConfig(pair, { lo: 2, hi: 1 }, 'p.json')).toThrow(/^invalid config \(p\.json\):\n  hi \(1\) must be ≥ lo \(2\)$/);
+    expect(() => parseConfig(outer, { range: { lo: 2, hi: 1 } }, 'o.json')).toThrow(/\n  range: hi \(1\) must be ≥ lo \(2\)$/);
+  });
+
+  it("keeps 'got <value>' for a refinement that says what it expected of one field", () => {
+    const one = z.object({ n: z.number() }).superRefine((c, ctx) => {
+      if (c.n % 2) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['n'], message: 'expected an even number' });
+    });
+    expect(() => parseConfig(one, { n: 3 }, 'c')).toThrow(/n: got 3, expected an even number/);
+  });
+});
+
 describe('canonicalJson', () => {
   it('is independent of key order', () => {
     expect(canonicalJson({ b: 1, a: { d: 2, c: [1, { f: 1, e: 2 }] } })).toBe(canonicalJson({ a: { c: [1, { e: 2, f: 1 }], d: 2 }, b: 1 }));

@@ -4,7 +4,9 @@ import { UserError } from './errors';
 /**
  * Validates a config against its zod schema before any compute starts. Schemas are declared with
  * `.strict()` so unknown keys are rejected; every issue is reported with its key path, the value
- * given and what was expected, e.g. `segmentation.k: got -3, expected a number >= 1`.
+ * given and what was expected, e.g. `segmentation.k: got -3, expected a number >= 1`. A cross-field
+ * check (a `superRefine` issue whose message does not start with "expected") names its values itself
+ * and is reported at the object it checks, e.g. `grpo: epsilonHigh (0.1) must be ≥ epsilon (0.2)`.
  */
 export function parseConfig<S extends z.ZodTypeAny>(schema: S, input: unknown, source: string): z.infer<S> {
   const result = schema.safeParse(input);
@@ -19,6 +21,7 @@ function describeIssue(issue: z.ZodIssue, input: unknown): string {
     const where = issue.path.length ? `${path}.` : '';
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${where}${k}'`).join(', ')}: not an option here`;
   }
+  if (issue.code === 'custom' && !issue.message.startsWith('expected')) return issue.path.length ? `${path}: ${issue.message}` : issue.message;
   const given = valueAt(input, issue.path);
   return `${path}: got ${formatValue(given)}, ${issue.message.replace(/^Expected/, 'expected')}`;
 }

@@ -9,7 +9,7 @@ export { transformerPolicy } from './lm-policy';
 export { initSinusoidalPositions, initTokenEmbeddings } from './position-init';
 export { GrpoTrainer } from './grpo';
 export type { GrpoPrompt, GrpoSetup, RedistributionHook } from './grpo';
-export { grpoConfigSchema, parseGrpoConfig } from './configs/grpo';
+export { grpoConfigFields, parseGrpoConfig, refineGrpoConfig } from './configs/grpo';
 export type { GrpoConfig } from './configs/grpo';
 export { runGrpo } from './grpo-loop';
 export type { MetricSink } from './grpo-loop';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UserError, parseConfig } from '@rred/core';
+import { parseConfig } from '@rred/core';
 import { optimizerConfigSchema } from './optimizer';
 
 export const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
@@ -7,9 +7,10 @@ export type Redistribution = (typeof REDISTRIBUTIONS)[number];
 
 /**
  * GRPO with optional token-level reward redistribution (paper Eq. 11). Field names follow TRL's
- * GRPOConfig where one exists. Cross-field checks live in `checkGrpoConfig`.
+ * GRPOConfig where one exists. The fields alone (for `omit`/`pick`); `grpoConfigSchema` adds the
+ * cross-field checks.
  */
-export const grpoConfigSchema = z
+export const grpoConfigFields = z
   .object({
     seed: z.number().int().default(1).describe('Seed of prompt order and sampling. Default 1; integer.'),
     steps: z.number().int().min(1).default(100).describe('Optimizer steps (one batch of prompts each when numIterations = 1). Default 100.'),
@@ -73,27 +74,34 @@ export const grpoConfigSchema = z
   })
   .strict();
 
-export type GrpoConfig = z.infer<typeof grpoConfigSchema>;
+type GrpoFields = z.infer<typeof grpoConfigFields>;
+type CheckedFields = 'promptsPerStep' | 'gradientAccumulationSteps' | 'epsilon' | 'epsilonHigh' | 'importanceSampling' | 'redistribution';
 
-/** Cross-field checks, each message naming both values. */
-export function grpoCrossFieldIssues(c: GrpoConfig): string[] {
-  const issues: string[] = [];
-  if (c.promptsPerStep % c.gradientAccumulationSteps !== 0)
-    issues.push(`promptsPerStep (${c.promptsPerStep}) must be a multiple of gradientAccumulationSteps (${c.gradientAccumulationSteps})`);
-  if (c.epsilonHigh !== undefined && c.epsilonHigh < c.epsilon)
-    issues.push(`epsilonHigh (${c.epsilonHigh}) must be ≥ epsilon (${c.epsilon})`);
-  if (c.redistribution !== 'none' && c.importanceSampling === 'sequence')
-    issues.push(
+/**
+ * The cross-field checks, all here, each message naming both values (a `superRefine`). A derived
+ * schema (`grpoConfigFields.omit(...)`, e.g. without what an experiment sets per run) refines with it
+ * too; a check whose fields it leaves out is skipped, and whoever sets them later parses the full schema.
+ */
+export function refineGrpoConfig(c: Partial<Pick<GrpoFields, CheckedFields>>, ctx: z.RefinementCtx): void {
+  const issue = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+  if (c.promptsPerStep !== undefined && c.gradientAccumulationSteps !== undefined && c.promptsPerStep % c.gradientAccumulationSteps !== 0)
+    issue(`promptsPerStep (${c.promptsPerStep}) must be a multiple of gradientAccumulationSteps (${c.gradientAccumulationSteps})`);
+  if (c.epsilon !== undefined && c.epsilonHigh !== undefined && c.epsilonHigh < c.epsilon)
+    issue(`epsilonHigh (${c.epsilonHigh}) must be ≥ epsilon (${c.epsilon})`);
+  if (c.redistribution !== undefined && c.redistribution !== 'none' && c.importanceSampling === 'sequence')
+    issue(
       `importanceSampling 'sequence' with redistribution '${c.redistribution}': every token of a completion shares the sequence ratio's gradient, ` +
         "so the token weights σ would only rescale each completion's advantage by Σσ_t (and do nothing when Σσ_t = 1); use 'sequenceToken' (GSPO-token) or 'token'",
     );
-  return issues;
 }
 
-/** Parses a GRPO config (defaults applied) and runs the cross-field checks; UserError on any issue. */
+/** The GRPO config: every field with its default, and the cross-field checks (superRefine). */
+export const grpoConfigSchema = grpoConfigFields.superRefine(refineGrpoConfig);
+
+
+export type GrpoConfig = z.infer<typeof grpoConfigSchema>;
+
+/** Parses a GRPO config (defaults applied, cross-field checks run); UserError naming the source on any issue. */
 export function parseGrpoConfig(input: unknown, source = 'grpo config'): GrpoConfig {
-  const config = parseConfig(grpoConfigSchema, input, source);
-  const issues = grpoCrossFieldIssues(config);
-  if (issues.length) throw new UserError(`invalid config (${source}):\n  ${issues.join('\n  ')}`);
-  return config;
+  return parseConfig(grpoConfigSchema, input, source);
 }
