@@ -1,4 +1,7 @@
 /** One jest run covers every package; `npx jest packages/<name>` runs one of them. */
+// The results store opens read-only stores through SQLite `file:` URIs (immutable=1), which must be
+// enabled before better-sqlite3 loads; test files see a copy of process.env, so the workers get it here.
+process.env.SQLITE_USE_URI = '1';
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/experiments', '<rootDir>/test'],

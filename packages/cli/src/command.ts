@@ -1,6 +1,5 @@
-import * as fs from 'fs';
 import { UserError } from '@rred/core';
-import { openStore, resolveStorePath, type Store } from '@rred/results-store';
+import { openStoreForReading, resolveStorePath, type Store } from '@rred/results-store';
 import type { FlagSpec, ParsedArgs } from './args';
 
 /** Where a command writes and what environment it sees (tests pass their own). */
@@ -24,11 +23,9 @@ export interface Command {
 
 export const STORE_FLAG: FlagSpec = { type: 'string', value: 'PATH', help: 'results store file (default: $RRED_STORE, else results/store.sqlite at the repo root)' };
 
-/** Opens an existing store for a command; a missing file is an error rather than a new empty store. */
+/** Opens an existing store for a command (read-only when it may not be written); a missing file is an error rather than a new empty store. */
 export function openExistingStore(args: ParsedArgs, ctx: CliContext): Store {
-  const file = resolveStorePath(args.flags.store as string | undefined, ctx.env);
-  if (!fs.existsSync(file)) throw new UserError(`no results store at ${file} (pass --store PATH or set RRED_STORE)`);
-  return openStore(file);
+  return openStoreForReading(resolveStorePath(args.flags.store as string | undefined, ctx.env));
 }
 
 /** Runs `fn` with an open store and always closes it. */

@@ -1,5 +1,6 @@
 export { Rng } from './rng';
 export { UserError, runMain } from './errors';
+export { writeFileAtomic } from './atomic-write';
 export { parseConfig, canonicalJson } from './config';
 export { ProgressBar, formatSeconds } from './progress';
 export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';

@@ -12,13 +12,14 @@
  * Resume: `store.resumeRun(id)` (or `withRun(store, { resume: id }, ...)`); skip `run.traceKeys()`.
  * Sweeps: `store.findFinishedRunByConfigHash(experiment, configHash(config))` → skip when found.
  */
-export { openStore, configHash, Store } from './store';
+export { openStore, openStoreForReading, configHash, Store } from './store';
 export { Run } from './run';
 export { withRun } from './with-run';
 export { inspectStoreFile } from './inspect';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';
 export { resolveStorePath } from './paths';
+export { checkOutputFile } from './output-guard';
 export { formatFloat } from './floats';
 export { flatten } from './flatten';
 export { RUN_STATUSES } from './types';

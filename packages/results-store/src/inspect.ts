@@ -1,14 +1,15 @@
-import Database from 'better-sqlite3';
-import * as fs from 'fs';
-import { UserError } from '@rred/core';
+import type Database from 'better-sqlite3';
 import { LATEST_VERSION } from './migrations';
-import { storeFileError } from './open';
+import { rawReadOnlyConnection, storeFileError } from './open';
+import { schemaProblem } from './schema-check';
 
 export interface StoreFileReport {
   file: string;
   /** PRAGMA user_version (null when unreadable). */
   schemaVersion: number | null;
   latestVersion: number;
+  /** What is wrong with the tables for that version (a foreign database, a hand-edited version), or null. */
+  schemaProblem: string | null;
   /** PRAGMA integrity_check lines: ['ok'] when healthy, else the problems (or the error that stopped the check). */
   integrity: string[];
   /** Rows per table (null when the file is too damaged to count). */
@@ -16,15 +17,15 @@ export interface StoreFileReport {
 }
 
 /**
- * Examines a store file read-only, without migrating or reaping anything, so it also works on a
- * file too damaged for `openStore` (that is when you need it). A missing file or one that is not
- * SQLite at all is a UserError; damage inside a SQLite file is reported, not thrown.
+ * Examines a store file read-only, without migrating or reaping anything and creating nothing, so it
+ * also works on a file too damaged for `openStore` (that is when you need it) and on one it may not
+ * write. A missing file, a directory, or a file that is not SQLite at all is a UserError; damage
+ * inside a SQLite file is reported, not thrown.
  */
 export function inspectStoreFile(file: string): StoreFileReport {
-  if (!fs.existsSync(file)) throw new UserError(`no results store at ${file}`);
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = rawReadOnlyConnection(file);
   } catch (err) {
     throw storeFileError(file, err);
   }
@@ -42,6 +43,12 @@ export function inspectStoreFile(file: string): StoreFileReport {
     } catch (err) {
       integrity = [`integrity check stopped: ${(err as Error).message}`];
     }
+    let problem: string | null = null;
+    try {
+      problem = schemaVersion === null ? null : schemaProblem(db, schemaVersion);
+    } catch (err) {
+      problem = `tables unreadable: ${(err as Error).message}`;
+    }
     let tableCounts: Record<string, number> | null = null;
     try {
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
@@ -50,7 +57,7 @@ export function inspectStoreFile(file: string): StoreFileReport {
     } catch {
       tableCounts = null;
     }
-    return { file, schemaVersion, latestVersion: LATEST_VERSION, integrity, tableCounts };
+    return { file, schemaVersion, latestVersion: LATEST_VERSION, schemaProblem: problem, integrity, tableCounts };
   } finally {
     db.close();
   }

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import Database from 'better-sqlite3';
 import { LATEST_VERSION, MIGRATIONS } from './migrations';
+import { expectedShape, schemaProblem } from './schema-check';
 import { openStore } from './store';
 import { FIXED_CONTEXT, sampleBundle, tempDir } from '../testing';
 
@@ -28,6 +29,23 @@ describe('schema migrations', () => {
     expect(current.traces(resumedLater.id)).toHaveLength(1);
     expect(current.integrityCheck()).toEqual(['ok']);
     current.close();
+  });
+
+  it('declare the tables and columns their SQL really creates (the shapes opening checks files against)', () => {
+    const db = new Database(':memory:');
+    const tables = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+    expect(schemaProblem(db, 0)).toBeNull(); // an empty database is a new store
+    for (const m of MIGRATIONS) {
+      db.exec(m.sql);
+      m.data?.(db);
+      const shape = expectedShape(m.version);
+      expect(tables()).toEqual([...shape.keys()].sort());
+      for (const [t, cols] of shape) expect(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t)).toEqual(expect.arrayContaining([...cols]));
+      expect(schemaProblem(db, m.version)).toBeNull();
+      if (m.version > 1) expect(schemaProblem(db, m.version - 1)).toMatch(/tables disagree/);
+    }
+    expect(schemaProblem(db, 0)).toMatch(/not a results store/);
+    db.close();
   });
 
   it('refuse a file written by a newer schema', () => {

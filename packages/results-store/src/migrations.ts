@@ -15,6 +15,12 @@ export interface Migration {
   version: number;
   description: string;
   sql: string;
+  /**
+   * The tables this migration creates or rebuilds, each with columns that tell its version apart.
+   * Opening checks a file's tables against the shapes of its `user_version` (schema-check.ts), and
+   * a test checks these against what `sql` really creates.
+   */
+  shape: Record<string, readonly string[]>;
   /** Data step run after `sql`, in the same transaction (moves rows stored the old way). */
   data?: (db: Database.Database) => void;
 }
@@ -23,6 +29,14 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'tracking schema: experiments, runs, params, metrics, tags, artifacts',
+    shape: {
+      experiments: ['id', 'name'],
+      runs: ['id', 'experiment_id', 'status', 'config_hash'],
+      params: ['run_id', 'key', 'value'],
+      metrics: ['run_id', 'key', 'step', 'value_special'],
+      tags: ['run_id', 'key', 'value'],
+      artifacts: ['run_id', 'path', 'sha256'],
+    },
     sql: `
       CREATE TABLE experiments (
         id INTEGER PRIMARY KEY,
@@ -84,6 +98,12 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     description: 'domain tables: traces, segments, estimates, estimator_costs',
+    shape: {
+      traces: ['id', 'run_id', 'trace_key'],
+      segments: ['trace_id', 'idx', 'start_pos', 'end_pos'],
+      estimates: ['trace_id', 'segment_idx', 'method'],
+      estimator_costs: ['trace_id', 'method', 'wall_ms'],
+    },
     sql: `
       CREATE TABLE traces (
         id INTEGER PRIMARY KEY,
@@ -138,6 +158,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: 'exit points 0..K in estimates (was segment -1..K-1); MC continuations in their own table',
     sql: CONTINUATIONS_V3_SQL,
+    shape: {
+      estimates: ['trace_id', 'exit_point', 'method'],
+      continuations: ['trace_id', 'exit_point', 'sample_idx', 'token_limit', 'utility_special'],
+    },
     data: moveRowsToV3,
   },
 ];

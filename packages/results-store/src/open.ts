@@ -3,9 +3,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { UserError } from '@rred/core';
 import { MigrationError, SchemaTooNewError } from './errors';
-import { migrate } from './migrations';
+import { LATEST_VERSION, migrate, schemaVersion } from './migrations';
+import { schemaProblem } from './schema-check';
+import { hasSqliteHeader } from './sqlite-file';
 
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+// `file:` URIs (for `immutable=1` below) must be enabled before better-sqlite3 loads its addon, which
+// it does at the first `new Database`; this module is what constructs databases in this project.
+process.env.SQLITE_USE_URI ??= '1';
 
 /**
  * Turns what SQLite or the file system says about an unusable store file into a UserError that
@@ -42,17 +46,8 @@ function checkPath(file: string): void {
   }
   if (stat) {
     if (!stat.isFile()) throw new UserError(`results store ${file} is not a regular file`);
-    if (stat.size > 0) {
-      const fd = fs.openSync(file, 'r');
-      const head = Buffer.alloc(SQLITE_HEADER.length);
-      try {
-        fs.readSync(fd, head, 0, head.length, 0);
-      } finally {
-        fs.closeSync(fd);
-      }
-      if (!head.equals(SQLITE_HEADER)) {
-        throw new UserError(`results store ${file} is not a SQLite database (its first bytes are not the SQLite header); move it away or point RRED_STORE elsewhere`);
-      }
+    if (stat.size > 0 && !hasSqliteHeader(file)) {
+      throw new UserError(`results store ${file} is not a SQLite database (its first bytes are not the SQLite header); move it away or point RRED_STORE elsewhere`);
     }
     try {
       fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
@@ -75,22 +70,94 @@ export interface ConnectionOptions {
   busyTimeoutMs: number;
   /** Migrate to this version instead of the latest (tests of the upgrade path use it). */
   targetVersion?: number;
+  /** Open for reading only: nothing is created, migrated or written (see openReadOnly). */
+  readOnly?: boolean;
+}
+
+/** Refuses a file whose tables are not what its schema version says (a foreign or damaged database). */
+function checkSchema(db: Database.Database, file: string): number {
+  // Reading the schema first makes a damaged file fail here, before anything writes.
+  db.pragma('schema_version');
+  const version = schemaVersion(db);
+  const problem = schemaProblem(db, version);
+  if (problem) throw new UserError(`results store ${file} ${problem}; the file was not changed`);
+  return version;
 }
 
 /** Opens (creating if needed) and migrates the SQLite file; any failure is a UserError naming it. */
 export function openConnection(file: string, opts: ConnectionOptions): Database.Database {
+  if (opts.readOnly) return openReadOnly(file, opts.busyTimeoutMs);
   checkPath(file);
   let db: Database.Database | null = null;
   try {
     db = new Database(file, { timeout: opts.busyTimeoutMs });
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
-    // Reading the schema first makes a damaged file fail here, before the pragmas below write.
-    db.pragma('schema_version');
+    checkSchema(db, file); // before the first write: journal_mode = WAL changes the file for good
     db.pragma('journal_mode = WAL');
     // WAL + NORMAL: a killed process never corrupts the file or loses a committed transaction.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db, file, opts.targetVersion);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw storeFileError(file, err);
+  }
+}
+
+
+/** Checks that an existing store file can be read: a regular, readable SQLite file. */
+function checkReadable(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`no results store at ${file}`);
+    throw new UserError(`results store ${file} cannot be read: ${(err as Error).message}`);
+  }
+  if (!stat.isFile()) throw new UserError(`results store ${file} is not a regular file${stat.isDirectory() ? ' (it is a directory)' : ''}`);
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    throw new UserError(`results store ${file} cannot be read: permission denied`);
+  }
+  if (!hasSqliteHeader(file)) throw new UserError(`results store ${file} is not a SQLite database (its first bytes are not the SQLite header)`);
+}
+
+/**
+ * A read-only connection that creates nothing. A WAL database normally needs its -shm file even to
+ * be read, and SQLite creates -wal/-shm beside it (or fails in a read-only directory). When no -wal
+ * file exists every committed row is in the main file, so it is opened `immutable`: no side files, no
+ * locks. (That is only safe while nobody writes the file, which is why only stores this process may
+ * not write are opened this way.) With a -wal present (a writer is active, or died) it is read
+ * through the normal read-only path, which uses the existing side files.
+ */
+export function rawReadOnlyConnection(file: string, busyTimeoutMs = 10000): Database.Database {
+  checkReadable(file);
+  if (!fs.existsSync(`${file}-wal`)) {
+    const uri = `file:${path.resolve(file).split('/').map(encodeURIComponent).join('/')}?immutable=1`;
+    try {
+      return new Database(uri, { readonly: true, fileMustExist: true });
+    } catch {
+      // URIs not enabled in this process (another module loaded SQLite first): the normal way below
+    }
+  }
+  return new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+}
+
+/**
+ * Opens an existing store for reading only: no reaping, no migration, nothing created. A store older
+ * than this code cannot be upgraded this way and is refused with the way out.
+ */
+function openReadOnly(file: string, busyTimeoutMs: number): Database.Database {
+  let db: Database.Database | null = null;
+  try {
+    db = rawReadOnlyConnection(file, busyTimeoutMs);
+    const version = checkSchema(db, file);
+    if (version > LATEST_VERSION) throw new UserError(`${file}: schema version ${version} is newer than this code understands (${LATEST_VERSION}); update the project`);
+    if (version < LATEST_VERSION) {
+      throw new UserError(`results store ${file} is at schema version ${version}, older than this code (${LATEST_VERSION}), and can only be read here, so it cannot be upgraded; run any rred command once with write access to it`);
+    }
     return db;
   } catch (err) {
     db?.close();

@@ -1,4 +1,6 @@
 import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { canonicalJson, findRepoRoot, parseConfig, UserError } from '@rred/core';
@@ -23,6 +25,11 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Schema version to migrate to (default latest); only tests of the upgrade path need this. */
   targetVersion?: number;
+  /**
+   * Read only: nothing is created, migrated, reaped or written (writes fail with a UserError). For a
+   * store this process may not write; `openStoreForReading` picks it by itself.
+   */
+  readOnly?: boolean;
 }
 
 export interface StartRunOptions {
@@ -113,7 +120,7 @@ export class Store {
       write: (fn) => this.write(fn),
       forget: (run) => this.openRuns.delete(run),
     };
-    this.reaped = this.reapStaleRuns();
+    this.reaped = opts.readOnly ? [] : this.reapStaleRuns();
   }
 
   private stmt(sql: string): Database.Statement {
@@ -125,6 +132,15 @@ export class Store {
     return s;
   }
 
+  /** Runs a read; what SQLite says about a damaged or unreadable file becomes a UserError naming it. */
+  private read<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw storeFileError(this.file, err);
+    }
+  }
+
   private write<T>(fn: () => T): T {
     try {
       return this.db.transaction(fn).immediate();
@@ -134,7 +150,9 @@ export class Store {
   }
 
   get schemaVersion(): number {
-    return schemaVersion(this.db);
+    return this.read(() => {
+      return schemaVersion(this.db);
+    });
   }
 
   /**
@@ -208,96 +226,118 @@ export class Store {
 
   /** The FINISHED run of `experiment` with this config hash, if any: a sweep skips such configs. */
   findFinishedRunByConfigHash(experiment: string, hash: string): RunSummary | null {
-    const id = this.db
-      .prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id
-        WHERE experiments.name = ? AND runs.config_hash = ? AND runs.status = 'FINISHED' ORDER BY runs.end_time DESC LIMIT 1`)
-      .pluck()
-      .get(experiment, hash) as string | undefined;
-    return id === undefined ? null : this.summaries([id])[0];
+    return this.read(() => {
+      const id = this.db
+        .prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id
+          WHERE experiments.name = ? AND runs.config_hash = ? AND runs.status = 'FINISHED' ORDER BY runs.end_time DESC LIMIT 1`)
+        .pluck()
+        .get(experiment, hash) as string | undefined;
+      return id === undefined ? null : this.summaries([id])[0];
+    });
   }
 
   /** Full id from a full id or a unique prefix (like git); a UserError otherwise. */
   resolveRunId(idOrPrefix: string): string {
-    if (!/^[0-9a-f]{1,64}$/i.test(idOrPrefix)) throw new UserError(`'${idOrPrefix}' is not a run id (run ids are hexadecimal, e.g. 3f9a1c2b7d01)`);
-    const ids = this.db.prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2').pluck().all(idOrPrefix.toLowerCase(), `${idOrPrefix.toLowerCase()}g`) as string[];
-    if (ids.length === 0) throw new UserError(`no run with id '${idOrPrefix}' in ${this.file}`);
-    if (ids.length > 1 && ids[0] !== idOrPrefix) throw new UserError(`run id prefix '${idOrPrefix}' is ambiguous (${ids.join(', ')}, ...); give more characters`);
-    return ids[0];
+    return this.read(() => {
+      if (!/^[0-9a-f]{1,64}$/i.test(idOrPrefix)) throw new UserError(`'${idOrPrefix}' is not a run id (run ids are hexadecimal, e.g. 3f9a1c2b7d01)`);
+      const ids = this.db.prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2').pluck().all(idOrPrefix.toLowerCase(), `${idOrPrefix.toLowerCase()}g`) as string[];
+      if (ids.length === 0) throw new UserError(`no run with id '${idOrPrefix}' in ${this.file}`);
+      if (ids.length > 1 && ids[0] !== idOrPrefix) throw new UserError(`run id prefix '${idOrPrefix}' is ambiguous (${ids.join(', ')}, ...); give more characters`);
+      return ids[0];
+    });
   }
 
   experiments(): { name: string; runs: number }[] {
-    return this.db
-      .prepare('SELECT experiments.name AS name, COUNT(runs.id) AS runs FROM experiments LEFT JOIN runs ON runs.experiment_id = experiments.id GROUP BY experiments.id ORDER BY experiments.name')
-      .all() as { name: string; runs: number }[];
+    return this.read(() => {
+      return this.db
+        .prepare('SELECT experiments.name AS name, COUNT(runs.id) AS runs FROM experiments LEFT JOIN runs ON runs.experiment_id = experiments.id GROUP BY experiments.id ORDER BY experiments.name')
+        .all() as { name: string; runs: number }[];
+    });
   }
 
   listRuns(opts: ListRunsOptions = {}): RunSummary[] {
-    if (opts.status !== undefined && !RUN_STATUSES.includes(opts.status)) {
-      throw new UserError(`status: got '${opts.status}', expected one of ${RUN_STATUSES.join(', ')}`);
-    }
-    const clauses: string[] = [];
-    const args: unknown[] = [];
-    if (opts.experiment !== undefined) {
-      clauses.push('experiments.name = ?');
-      args.push(opts.experiment);
-    }
-    if (opts.status !== undefined) {
-      clauses.push('runs.status = ?');
-      args.push(opts.status);
-    }
-    if (opts.parentRunId !== undefined) {
-      clauses.push('runs.parent_run_id = ?');
-      args.push(opts.parentRunId);
-    }
-    const where = clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
-    const ids = this.db.prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.rowid`).pluck().all(...args) as string[];
-    const runs = this.summaries(ids);
-    if (opts.where === undefined) return runs;
-    const filter = typeof opts.where === 'string' ? parseFilter(opts.where) : opts.where;
-    return runs.filter((r) => evaluateFilter(filter, r));
+    return this.read(() => {
+      if (opts.status !== undefined && !RUN_STATUSES.includes(opts.status)) {
+        throw new UserError(`status: got '${opts.status}', expected one of ${RUN_STATUSES.join(', ')}`);
+      }
+      const clauses: string[] = [];
+      const args: unknown[] = [];
+      if (opts.experiment !== undefined) {
+        clauses.push('experiments.name = ?');
+        args.push(opts.experiment);
+      }
+      if (opts.status !== undefined) {
+        clauses.push('runs.status = ?');
+        args.push(opts.status);
+      }
+      if (opts.parentRunId !== undefined) {
+        clauses.push('runs.parent_run_id = ?');
+        args.push(opts.parentRunId);
+      }
+      const where = clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
+      const ids = this.db.prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.rowid`).pluck().all(...args) as string[];
+      const runs = this.summaries(ids);
+      if (opts.where === undefined) return runs;
+      const filter = typeof opts.where === 'string' ? parseFilter(opts.where) : opts.where;
+      return runs.filter((r) => evaluateFilter(filter, r));
+    });
   }
 
   getRun(idOrPrefix: string): RunDetail {
-    const id = this.resolveRunId(idOrPrefix);
-    const [summary] = this.summaries([id]);
-    const row = this.db.prepare('SELECT config_json, context_json FROM runs WHERE id = ?').get(id) as { config_json: string; context_json: string };
-    const artifacts = (this.db.prepare('SELECT path, sha256, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY path').all(id) as
-      { path: string; sha256: string; bytes: number; created_at: number }[]).map((a) => ({ path: a.path, sha256: a.sha256, bytes: a.bytes, createdAt: a.created_at }));
-    return { ...summary, config: JSON.parse(row.config_json), context: JSON.parse(row.context_json) as RunContext, artifacts };
+    return this.read(() => {
+      const id = this.resolveRunId(idOrPrefix);
+      const [summary] = this.summaries([id]);
+      const row = this.db.prepare('SELECT config_json, context_json FROM runs WHERE id = ?').get(id) as { config_json: string; context_json: string };
+      const artifacts = (this.db.prepare('SELECT path, sha256, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY path').all(id) as
+        { path: string; sha256: string; bytes: number; created_at: number }[]).map((a) => ({ path: a.path, sha256: a.sha256, bytes: a.bytes, createdAt: a.created_at }));
+      return { ...summary, config: JSON.parse(row.config_json), context: JSON.parse(row.context_json) as RunContext, artifacts };
+    });
   }
 
   metricHistory(idOrPrefix: string, key: string): MetricPoint[] {
-    const id = this.resolveRunId(idOrPrefix);
-    return (this.db.prepare('SELECT step, value, value_special, wall_time FROM metrics WHERE run_id = ? AND key = ? ORDER BY step').all(id, key) as
-      { step: number; value: number | null; value_special: string | null; wall_time: number }[]).map((m) => ({
-      step: m.step,
-      value: decodeFloat(m.value, m.value_special),
-      wallTime: m.wall_time,
-    }));
+    return this.read(() => {
+      const id = this.resolveRunId(idOrPrefix);
+      return (this.db.prepare('SELECT step, value, value_special, wall_time FROM metrics WHERE run_id = ? AND key = ? ORDER BY step').all(id, key) as
+        { step: number; value: number | null; value_special: string | null; wall_time: number }[]).map((m) => ({
+        step: m.step,
+        value: decodeFloat(m.value, m.value_special),
+        wallTime: m.wall_time,
+      }));
+    });
   }
 
   metricKeys(idOrPrefix: string): string[] {
-    return this.db.prepare('SELECT DISTINCT key FROM metrics WHERE run_id = ? ORDER BY key').pluck().all(this.resolveRunId(idOrPrefix)) as string[];
+    return this.read(() => {
+      return this.db.prepare('SELECT DISTINCT key FROM metrics WHERE run_id = ? ORDER BY key').pluck().all(this.resolveRunId(idOrPrefix)) as string[];
+    });
   }
 
   /** The run's traces with segments, estimates and costs, in the order they were first written. */
   traces(idOrPrefix: string, opts?: ReadTracesOptions): StoredTrace[] {
-    return readTraces(this.db, this.resolveRunId(idOrPrefix), opts);
+    return this.read(() => {
+      return readTraces(this.db, this.resolveRunId(idOrPrefix), opts);
+    });
   }
 
   /** Number of traces stored for the run. */
   traceCount(idOrPrefix: string): number {
-    return this.stmt('SELECT COUNT(*) FROM traces WHERE run_id = ?').pluck().get(this.resolveRunId(idOrPrefix)) as number;
+    return this.read(() => {
+      return this.stmt('SELECT COUNT(*) FROM traces WHERE run_id = ?').pluck().get(this.resolveRunId(idOrPrefix)) as number;
+    });
   }
 
   /** Every estimate of the run joined with its trace and segment (optionally one method only). */
   estimateRows(idOrPrefix: string, method?: string): EstimateRow[] {
-    return readEstimateRows(this.db, this.resolveRunId(idOrPrefix), method);
+    return this.read(() => {
+      return readEstimateRows(this.db, this.resolveRunId(idOrPrefix), method);
+    });
   }
 
   /** Every estimator cost record of the run, with its trace key. */
   costRows(idOrPrefix: string): ReturnType<typeof readCostRows> {
-    return readCostRows(this.db, this.resolveRunId(idOrPrefix));
+    return this.read(() => {
+      return readCostRows(this.db, this.resolveRunId(idOrPrefix));
+    });
   }
 
   /** `PRAGMA integrity_check` lines: ['ok'] for a healthy file. */
@@ -310,9 +350,11 @@ export class Store {
   }
 
   tableCounts(): Record<string, number> {
-    const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-    // Table names come from sqlite_master, never from user input.
-    return Object.fromEntries(tables.map((t) => [t, this.db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number]));
+    return this.read(() => {
+      const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+      // Table names come from sqlite_master, never from user input.
+      return Object.fromEntries(tables.map((t) => [t, this.db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number]));
+    });
   }
 
   /** Stops the heartbeats of runs still open here (their status is left as is) and closes the file. */
@@ -382,8 +424,9 @@ export function openStore(file?: string | null, opts: OpenStoreOptions = {}): St
     staleAfterMs: opts.staleAfterMs ?? 60000,
     heartbeatMs: opts.heartbeatMs ?? 10000,
     busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
+    readOnly: opts.readOnly ?? false,
   };
-  const db = openConnection(resolved, { busyTimeoutMs: full.busyTimeoutMs, targetVersion: opts.targetVersion });
+  const db = openConnection(resolved, { busyTimeoutMs: full.busyTimeoutMs, targetVersion: opts.targetVersion, readOnly: full.readOnly });
   try {
     return new Store(db, resolved, full);
   } catch (err) {
@@ -393,3 +436,26 @@ export function openStore(file?: string | null, opts: OpenStoreOptions = {}): St
 }
 
 export { LATEST_VERSION };
+
+/** Whether this process may write the store file and create its -wal/-shm files beside it. */
+function canWrite(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+    fs.accessSync(path.dirname(file), fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens an EXISTING store for a command that only reads (`rred runs list`, `show`, ...): a missing
+ * file is a UserError (no empty store is created). A store this process may write is opened as
+ * usual (dead runs reaped, an older schema upgraded in place); one it may not write is opened
+ * read-only, creating nothing.
+ */
+export function openStoreForReading(file?: string | null, opts: Omit<OpenStoreOptions, 'readOnly' | 'targetVersion'> = {}): Store {
+  const resolved = resolveStorePath(file);
+  if (!fs.existsSync(resolved)) throw new UserError(`no results store at ${resolved} (pass --store PATH or set RRED_STORE)`);
+  return openStore(resolved, { ...opts, readOnly: !canWrite(resolved) });
+}

@@ -1,6 +1,5 @@
-import * as fs from 'fs';
-import { toCsv, UserError } from '@rred/core';
-import { formatFloat, type MetricPoint, type RunDetail } from '@rred/results-store';
+import { toCsv, UserError, writeFileAtomic } from '@rred/core';
+import { checkOutputFile, formatFloat, resolveStorePath, type MetricPoint, type RunDetail } from '@rred/results-store';
 import { STORE_FLAG, withStore, type Command } from '../command';
 
 /** One row per run: run fields, then params.*, metrics.* (last value), tags.* (union over runs). */
@@ -38,11 +37,14 @@ export const runsExport: Command = {
   flags: {
     experiment: { type: 'string', value: 'NAME', help: 'export every run of this experiment' },
     format: { type: 'string', value: 'csv|json', help: 'output format (required)' },
-    out: { type: 'string', value: 'FILE', help: 'write to FILE instead of stdout' },
+    out: { type: 'string', value: 'FILE', help: 'write to FILE instead of stdout (atomically; never the store, its -wal/-shm, or any SQLite file)' },
     store: STORE_FLAG,
   },
-  run: (args, ctx) =>
-    withStore(args, ctx, (store) => {
+  run: (args, ctx) => {
+    // checked before the store is opened: a bad --out writes nothing anywhere
+    const outFlag = args.flags.out as string | undefined;
+    const out = outFlag === undefined ? undefined : checkOutputFile(outFlag, resolveStorePath(args.flags.store as string | undefined, ctx.env), 'runs export: --out');
+    return withStore(args, ctx, (store) => {
       const format = args.flags.format;
       if (format !== 'csv' && format !== 'json') throw new UserError(`runs export: --format must be csv or json, got ${format === undefined ? 'nothing' : `'${String(format)}'`}`);
       const experiment = args.flags.experiment as string | undefined;
@@ -60,16 +62,16 @@ export const runsExport: Command = {
         }));
         text = `${JSON.stringify(full, jsonNumber, 2)}\n`;
       }
-      const out = args.flags.out as string | undefined;
       if (out === undefined) {
         ctx.out(text);
         return;
       }
       try {
-        fs.writeFileSync(out, text);
+        writeFileAtomic(out, text);
       } catch (err) {
-        throw new UserError(`runs export: cannot write ${out}: ${(err as Error).message}`);
+        throw new UserError(`runs export: cannot write ${outFlag}: ${(err as Error).message}`);
       }
-      ctx.out(`wrote ${runs.length} run${runs.length === 1 ? '' : 's'} to ${out}\n`);
-    }),
+      ctx.out(`wrote ${runs.length} run${runs.length === 1 ? '' : 's'} to ${outFlag}\n`);
+    });
+  },
 };
