@@ -4,7 +4,7 @@
 process.env.SQLITE_USE_URI = '1';
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/experiments', '<rootDir>/test'],
+  roots: ['<rootDir>/packages', '<rootDir>/experiments', '<rootDir>/notebooks', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type checking happens in `npm run typecheck`; tests only transpile, which keeps them fast.

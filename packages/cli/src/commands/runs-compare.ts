@@ -1,6 +1,6 @@
 import { textTable } from '@rred/core';
+import { compareRuns } from '@rred/results-store';
 import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
-import { compareRuns } from '../compare';
 
 export const runsCompare: Command = {
   name: 'runs compare',

@@ -1,7 +1,13 @@
-import { flatten, formatFloat, type RunDetail } from '@rred/results-store';
+/**
+ * "Show only what differs" when comparing runs: `rred runs compare` and the report page's compare
+ * view both use these rows, so they always agree on what differs.
+ */
+import { flatten } from './flatten';
+import { formatFloat } from './floats';
+import type { RunDetail } from './types';
 
 /** Everything about a run that comparing runs looks at, as flat `section.key` → text. */
-export function comparableFields(run: RunDetail): Record<string, string> {
+function comparableFields(run: RunDetail): Record<string, string> {
   const out: Record<string, string> = {
     'run.experiment': run.experiment,
     'run.name': run.name,

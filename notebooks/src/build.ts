@@ -1,0 +1,30 @@
+/**
+ * `npx nx run notebooks:build [-- --store FILE] [--out DIR] [--results DIR]`: writes the static report
+ * site over the results store and the committed results/ (default notebooks/dist, git-ignored).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { repoRoot, runMain, UserError } from '@rred/core';
+import { openStore, resolveStorePath } from '@rred/results-store';
+import { parseFlags } from './flags';
+import { buildSite } from './site';
+
+runMain(async () => {
+  // --store FILE (default $RRED_STORE, else results/store.sqlite), --out DIR (notebooks/dist), --results DIR (results/)
+  const flags = parseFlags(process.argv.slice(2), ['store', 'out', 'results'], 'notebooks:build');
+  const root = repoRoot();
+  const storeFile = resolveStorePath(flags.store);
+  if (!fs.existsSync(storeFile)) {
+    throw new UserError(`notebooks:build: no results store at ${storeFile}; run an experiment first (npx nx run experiments:mc-variance) or pass --store FILE`);
+  }
+  const out = path.resolve(flags.out ?? path.join(root, 'notebooks', 'dist'));
+  const results = path.resolve(flags.results ?? path.join(root, 'results'));
+  const store = openStore(storeFile);
+  try {
+    const started = Date.now();
+    const s = await buildSite({ store, resultsDir: results, outDir: out, repoRoot: root });
+    process.stderr.write(`notebooks: wrote ${out}/ (${s.runs} runs, ${s.figures} figures, ${s.tables} tables, ${s.files} files) in ${((Date.now() - started) / 1000).toFixed(1)} s; serve it with npx nx run notebooks:serve\n`);
+  } finally {
+    store.close();
+  }
+});

@@ -1,0 +1,9 @@
+/** Embeds every committed spec the build listed (div.chart[data-spec]), one after the other. */
+export async function figuresPage(): Promise<void> {
+  for (const div of document.querySelectorAll<HTMLElement>('div.chart[data-spec]')) {
+    const url = div.dataset.spec as string;
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+    await vegaEmbed(div, (await res.json()) as object, { renderer: 'svg', actions: false });
+  }
+}

@@ -1,0 +1,81 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Store } from '@rred/results-store';
+import { bundleClient } from './bundle';
+import { stringifyWithFloats } from './json-floats';
+import { renderMarkdown } from './markdown';
+import { figuresBody, pageHtml, STYLE, tablesBody, VENDOR_SCRIPTS } from './pages';
+import { findResultFiles } from './results-files';
+import { collectSiteData } from './site-data';
+
+export interface BuildSiteOptions {
+  store: Store;
+  /** The committed results/ folder (figures and tables). */
+  resultsDir: string;
+  /** Output folder; replaced as a whole. */
+  outDir: string;
+  repoRoot: string;
+  /** Build time shown on the pages (default now). */
+  now?: Date;
+}
+
+export interface SiteSummary {
+  runs: number;
+  figures: number;
+  tables: number;
+  files: number;
+}
+
+/** node_modules paths of the vendor scripts, resolved from their packages (no CDN, no network). */
+function vendorSource(script: string): string {
+  const name = path.basename(script); // vega.min.js, vega-lite.min.js, vega-embed.min.js
+  const pkg = name.replace(/\.min\.js$/, '');
+  // vega-embed's exports map hides build/*.min.js; its main file sits in build/, next to it.
+  return path.join(path.dirname(require.resolve(pkg)), name);
+}
+
+/**
+ * Writes the static report site: pages, the bundled page script, the vendor scripts, data/runs.json,
+ * data/runs/<id>.json, figures/** (the committed specs) and the rendered tables. The store is only
+ * read. The site is written to a fresh temporary folder next to `outDir` and renamed over it, so a
+ * server meanwhile never serves a half-written site (at worst, for a moment, none).
+ */
+export async function buildSite(opts: BuildSiteOptions): Promise<SiteSummary> {
+  const now = opts.now ?? new Date();
+  const { index, documents } = collectSiteData(opts.store, now);
+  const { figures, tables } = findResultFiles(opts.resultsDir);
+  const script = await bundleClient(opts.repoRoot);
+
+  const parent = path.dirname(path.resolve(opts.outDir));
+  fs.mkdirSync(parent, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(parent, `.${path.basename(opts.outDir)}-`));
+  let files = 0;
+  const write = (rel: string, content: string | Buffer) => {
+    const file = path.join(tmp, rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+    files++;
+  };
+  try {
+    const storeRel = path.relative(opts.repoRoot, opts.store.file);
+    const subtitle = `${index.runs.length} run${index.runs.length === 1 ? '' : 's'} from ${storeRel.startsWith('..') ? opts.store.file : storeRel}, built ${index.builtAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`;
+    write('index.html', pageHtml('runs', '<p class="muted">Loading runs…</p>', subtitle));
+    write('run.html', pageHtml('run', '<p class="muted">Loading the run…</p>', subtitle));
+    write('compare.html', pageHtml('compare', '<p class="muted">Loading…</p>', subtitle));
+    write('figures.html', pageHtml('figures', figuresBody(figures), subtitle));
+    const rendered = tables.map((t) => ({ rel: t.rel, html: renderMarkdown(fs.readFileSync(t.file, 'utf8')) }));
+    write('tables.html', pageHtml('tables', tablesBody(rendered), subtitle));
+    write('style.css', STYLE);
+    write('app.js', script);
+    for (const v of VENDOR_SCRIPTS) write(v, fs.readFileSync(vendorSource(v)));
+    write('data/runs.json', stringifyWithFloats(index));
+    for (const doc of documents) write(`data/runs/${doc.run.id}.json`, stringifyWithFloats(doc));
+    for (const f of figures) write(`figures/${f.rel}`, fs.readFileSync(f.file));
+    fs.rmSync(opts.outDir, { recursive: true, force: true });
+    fs.renameSync(tmp, opts.outDir);
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  return { runs: index.runs.length, figures: figures.length, tables: tables.length, files };
+}
