@@ -2,14 +2,14 @@ import { escapeHtml } from './markdown';
 import type { ResultFile } from './results-files';
 
 /** The site's pages and the nav that links them. */
-export const PAGES = [
+const PAGES = [
   { file: 'index.html', page: 'runs', title: 'Runs' },
   { file: 'run.html', page: 'run', title: 'Run' },
   { file: 'compare.html', page: 'compare', title: 'Compare' },
   { file: 'figures.html', page: 'figures', title: 'Figures' },
   { file: 'tables.html', page: 'tables', title: 'Tables' },
 ] as const;
-export type PageName = (typeof PAGES)[number]['page'];
+type PageName = (typeof PAGES)[number]['page'];
 
 /** Scripts every page loads, copied from node_modules at build time: nothing comes from a CDN. */
 export const VENDOR_SCRIPTS = ['vendor/vega.min.js', 'vendor/vega-lite.min.js', 'vendor/vega-embed.min.js'];

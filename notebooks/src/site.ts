@@ -8,7 +8,7 @@ import { figuresBody, pageHtml, STYLE, tablesBody, VENDOR_SCRIPTS } from './page
 import { findResultFiles } from './results-files';
 import { collectSiteData } from './site-data';
 
-export interface BuildSiteOptions {
+interface BuildSiteOptions {
   store: Store;
   /** The committed results/ folder (figures and tables). */
   resultsDir: string;
@@ -19,19 +19,24 @@ export interface BuildSiteOptions {
   now?: Date;
 }
 
-export interface SiteSummary {
+interface SiteSummary {
   runs: number;
   figures: number;
   tables: number;
   files: number;
 }
 
-/** node_modules paths of the vendor scripts, resolved from their packages (no CDN, no network). */
-function vendorSource(script: string): string {
-  const name = path.basename(script); // vega.min.js, vega-lite.min.js, vega-embed.min.js
-  const pkg = name.replace(/\.min\.js$/, '');
-  // vega-embed's exports map hides build/*.min.js; its main file sits in build/, next to it.
-  return path.join(path.dirname(require.resolve(pkg)), name);
+/**
+ * The vendor scripts, from their packages in node_modules (no CDN, no network). vega-embed's exports
+ * map hides build/*.min.js, but its main file sits in build/, next to it; so do the others'.
+ */
+function vendorSources(): Record<string, string> {
+  const beside = (main: string, file: string) => path.join(path.dirname(main), file);
+  return {
+    'vendor/vega.min.js': beside(require.resolve('vega'), 'vega.min.js'),
+    'vendor/vega-lite.min.js': beside(require.resolve('vega-lite'), 'vega-lite.min.js'),
+    'vendor/vega-embed.min.js': beside(require.resolve('vega-embed'), 'vega-embed.min.js'),
+  };
 }
 
 /**
@@ -67,7 +72,8 @@ export async function buildSite(opts: BuildSiteOptions): Promise<SiteSummary> {
     write('tables.html', pageHtml('tables', tablesBody(rendered), subtitle));
     write('style.css', STYLE);
     write('app.js', script);
-    for (const v of VENDOR_SCRIPTS) write(v, fs.readFileSync(vendorSource(v)));
+    const vendor = vendorSources();
+    for (const v of VENDOR_SCRIPTS) write(v, fs.readFileSync(vendor[v]));
     write('data/runs.json', stringifyWithFloats(index));
     for (const doc of documents) write(`data/runs/${doc.run.id}.json`, stringifyWithFloats(doc));
     for (const f of figures) write(`figures/${f.rel}`, fs.readFileSync(f.file));

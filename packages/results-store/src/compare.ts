@@ -23,7 +23,7 @@ function comparableFields(run: RunDetail): Record<string, string> {
   return out;
 }
 
-export interface CompareRow {
+interface CompareRow {
   field: string;
   /** One value per run; null when that run does not have the field. */
   values: (string | null)[];

@@ -22,7 +22,6 @@ export { resolveStorePath } from './paths';
 export { checkOutputFile } from './output-guard';
 export { parseFilter, evaluateFilter } from './filter';
 export { compareRuns } from './compare';
-export type { CompareRow } from './compare';
 export { formatFloat } from './floats';
 export { flatten } from './flatten';
 export { RUN_STATUSES } from './types';
