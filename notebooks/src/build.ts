@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { repoRoot, runMain, UserError } from '@rred/core';
-import { openStore, resolveStorePath } from '@rred/results-store';
+import { openStoreForReading, resolveStorePath } from '@rred/results-store';
 import { parseFlags } from './flags';
 import { buildSite } from './site';
 
@@ -19,7 +19,8 @@ runMain(async () => {
   }
   const out = path.resolve(flags.out ?? path.join(root, 'notebooks', 'dist'));
   const results = path.resolve(flags.results ?? path.join(root, 'results'));
-  const store = openStore(storeFile);
+  // As `rred runs list` opens it: never created; read-only when this process may not write it.
+  const store = openStoreForReading(storeFile);
   try {
     const started = Date.now();
     const s = await buildSite({ store, resultsDir: results, outDir: out, repoRoot: root });
