@@ -11,7 +11,13 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
   },
   // Workspace packages resolve from source, as tsconfig.base.json's `paths` (also before npm links them).
-  moduleNameMapper: { '^@rred/experiments$': '<rootDir>/experiments', '^@rred/(.*)$': '<rootDir>/packages/$1' },
+  // arquero 7 ships its source as ES modules only, which jest's CommonJS runtime cannot load; its
+  // self-contained UMD build (same version, same code, in the package's dist/) can.
+  moduleNameMapper: {
+    '^@rred/experiments$': '<rootDir>/experiments',
+    '^@rred/(.*)$': '<rootDir>/packages/$1',
+    '^arquero$': '<rootDir>/node_modules/arquero/dist/arquero.js',
+  },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 120000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.js'],

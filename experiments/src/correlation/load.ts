@@ -1,5 +1,7 @@
-import { Rng } from '@rred/core';
+import * as aq from 'arquero';
+import { mean, Rng } from '@rred/core';
 import type { Run, Store } from '@rred/results-store';
+import { groupRows } from '../common/frame';
 import { CORRELATION_METHODS, correlationConfigSchema, type CorrelationConfig, type CorrelationMethod } from './config';
 import { correlate, POSITION_BINS, positionBin, type CorrelationEstimate, type PairedPoint } from './stats';
 
@@ -40,24 +42,42 @@ interface SegmentValues {
   values: Record<CorrelationMethod, number>;
 }
 
+const METHOD_SET: ReadonlySet<string> = new Set(CORRELATION_METHODS);
+const KEYS = ['trace', 'k'];
+const noValues = () => Object.fromEntries(CORRELATION_METHODS.map((m) => [m, NaN])) as Record<CorrelationMethod, number>;
+
+/**
+ * Estimate rows (trace, exit point k, method, value) pivoted to one column per method and left-joined
+ * onto every segment k = 1..K of every trace (s_0 has a value, no credit): a segment a method did not
+ * score, or scored null, is NaN (counted as non-finite later), never 0.
+ */
 function segmentValues(store: Store, runId: string, config: CorrelationConfig): SegmentValues[] {
-  const out: SegmentValues[] = [];
+  const segments: { trace: number; k: number; K: number }[] = [];
+  const estimates: { trace: number; k: number; method: string; value: number }[] = [];
   store.traces(runId).forEach((t, ti) => {
     const K = t.segments.length;
-    const table = new Map<string, number>();
+    for (let k = 1; k <= K; k++) segments.push({ trace: ti, k, K });
     for (const e of t.estimates) {
-      if (e.exitPoint === 0) continue; // s_0 has a value, no credit
+      if (e.exitPoint === 0 || !METHOD_SET.has(e.method)) continue;
       const use = e.method === 'rredcot' && config.rredcotQuantity === 'sigma' ? e.sigma : e.credit;
-      // null means "not produced"; keep it visible as NaN so it is counted as non-finite, never as 0
-      table.set(`${e.method}:${e.exitPoint}`, use ?? NaN);
-    }
-    for (let k = 1; k <= K; k++) {
-      const values = {} as Record<CorrelationMethod, number>;
-      for (const m of CORRELATION_METHODS) values[m] = table.get(`${m}:${k}`) ?? NaN;
-      out.push({ trace: ti, k, K, values });
+      estimates.push({ trace: ti, k: e.exitPoint, method: e.method, value: use ?? NaN });
     }
   });
-  return out;
+  if (segments.length === 0) return [];
+  if (estimates.length === 0) return segments.map((s) => ({ ...s, values: noValues() }));
+  const wide = aq.from(estimates).groupby('trace', 'k').pivot('method', 'value');
+  return aq
+    .from(segments)
+    // [[left keys], [right keys]]: a flat ['trace', 'k'] would mean left.trace = right.k
+    .join_left(wide, [KEYS, KEYS])
+    .orderby('trace', 'k')
+    .objects()
+    .map((row) => {
+      const o = row as Record<string, unknown>;
+      const values = noValues();
+      for (const m of CORRELATION_METHODS) if (typeof o[m] === 'number') values[m] = o[m] as number;
+      return { trace: o.trace as number, k: o.k as number, K: o.K as number, values };
+    });
 }
 
 /** Deterministic from the store: bootstrap seeded by the run's seed, one stream per (bin, pair). */
@@ -81,26 +101,15 @@ export function analyzeCorrelationRun(store: Store, runId: string): CorrelationA
 
 /** Mean per-trace cost of each method, and its ratio to RREDCoT's. */
 export function costTable(store: Store, runId: string): CostRow[] {
-  const sums = new Map<string, { n: number; wall: number; fwd: number; gen: number; passes: number }>();
-  for (const t of store.traces(runId)) {
-    for (const c of t.costs) {
-      const s = sums.get(c.method) ?? { n: 0, wall: 0, fwd: 0, gen: 0, passes: 0 };
-      s.n++;
-      s.wall += c.wallMs;
-      s.fwd += c.tokensForwarded;
-      s.gen += c.tokensGenerated;
-      s.passes += c.forwardPasses;
-      sums.set(c.method, s);
-    }
-  }
-  const rows = [...sums.entries()].map(([method, s]) => ({
-    method,
-    traces: s.n,
-    wallMs: s.wall / s.n,
-    tokensForwarded: s.fwd / s.n,
-    tokensGenerated: s.gen / s.n,
-    tokensTotal: (s.fwd + s.gen) / s.n,
-    forwardPasses: s.passes / s.n,
+  const costs = store.traces(runId).flatMap((t) => t.costs);
+  const rows = groupRows(costs, ['method']).map(({ key, rows: cs }) => ({
+    method: key.method,
+    traces: cs.length,
+    wallMs: mean(cs.map((c) => c.wallMs)),
+    tokensForwarded: mean(cs.map((c) => c.tokensForwarded)),
+    tokensGenerated: mean(cs.map((c) => c.tokensGenerated)),
+    tokensTotal: mean(cs.map((c) => c.tokensForwarded + c.tokensGenerated)),
+    forwardPasses: mean(cs.map((c) => c.forwardPasses)),
   }));
   const base = rows.find((r) => r.method === 'rredcot');
   const order = (m: string) => {

@@ -1,5 +1,6 @@
 /** Learning-curve math on stored validation points: seed means, and when a curve first reaches a target. */
 import { mean } from '@rred/core';
+import { groupRows } from '../common/frame';
 
 export interface CurvePoint {
   step: number;
@@ -12,18 +13,13 @@ export interface CurvePoint {
 /** Mean over seeds at every step that all curves share (steps in increasing order). */
 export function meanCurve(curves: readonly (readonly CurvePoint[])[]): CurvePoint[] {
   if (curves.length === 0) return [];
-  const shared = curves
-    .map((c) => new Set(c.map((p) => p.step)))
-    .reduce((a, b) => new Set([...a].filter((s) => b.has(s))));
-  return [...shared]
-    .sort((a, b) => a - b)
-    .map((step) => {
-      const pts = curves.map((c) => c.find((p) => p.step === step)!);
-      return {
-        step,
-        avg: mean(pts.map((p) => p.avg)),
-        trainSeconds: mean(pts.map((p) => p.trainSeconds)),
-      };
+  const rows = curves.flatMap((c, curve) => c.map((p) => ({ curve, ...p })));
+  return groupRows(rows, ['step'], 'keys')
+    .filter((g) => new Set(g.rows.map((r) => r.curve)).size === curves.length)
+    .map((g) => {
+      // one point per curve (the first, if a curve repeats a step), in curve order
+      const pts = curves.map((_, c) => g.rows.find((r) => r.curve === c)!);
+      return { step: g.key.step, avg: mean(pts.map((p) => p.avg)), trainSeconds: mean(pts.map((p) => p.trainSeconds)) };
     });
 }
 

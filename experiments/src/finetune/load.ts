@@ -1,4 +1,5 @@
 /** A finetune parent run and its children, read from the store alone (no model). */
+import * as aq from 'arquero';
 import type { RunDetail, Store } from '@rred/results-store';
 import { mean, sum, UserError } from '@rred/core';
 import { CHILD_TAG_PREFIX } from './children';
@@ -43,6 +44,19 @@ function lastMetric(run: RunDetail, key: string): number {
   return v ?? NaN;
 }
 
+/** Validation avg@k by step, left-joined with the training seconds logged at that step (NaN where none was). */
+function validationCurve(store: Store, runId: string): CurvePoint[] {
+  const avg = [...history(store, runId, KEYS.validationAvg)].map(([step, value]) => ({ step, avg: value }));
+  const seconds = [...history(store, runId, KEYS.validationSeconds)].map(([step, value]) => ({ step, trainSeconds: value }));
+  if (avg.length === 0) return [];
+  const frame = seconds.length ? aq.from(avg).join_left(aq.from(seconds), 'step') : aq.from(avg);
+  return frame
+    .orderby('step')
+    .objects()
+    .map((row) => row as Record<string, unknown>)
+    .map((o) => ({ step: o.step as number, avg: o.avg as number, trainSeconds: typeof o.trainSeconds === 'number' ? o.trainSeconds : NaN }));
+}
+
 export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData {
   const parent = store.getRun(parentId);
   const config = finetuneConfigSchema.parse(parent.config);
@@ -53,9 +67,7 @@ export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData
       const id = parent.tags[`${CHILD_TAG_PREFIX}${key}`];
       if (!id) throw new UserError(`finetune run ${parent.id}: no child run recorded for ${key}`);
       const run = store.getRun(id);
-      const avg = history(store, id, KEYS.validationAvg);
-      const seconds = history(store, id, KEYS.validationSeconds);
-      const curve = [...avg.keys()].sort((a, b) => a - b).map((step) => ({ step, avg: avg.get(step)!, trainSeconds: seconds.get(step) ?? NaN }));
+      const curve = validationCurve(store, id);
       const childConfig = run.config as ChildConfig;
       const stepMs = [...history(store, id, 'grpo.stepMs').values()];
       const fallback = sum([...history(store, id, KEYS.fallback).values()]);

@@ -4,6 +4,7 @@
  */
 import { bootstrapSdOfMean, mean, quantileSorted, type Rng } from '@rred/core';
 import { truncationLoss, type ContinuationRecord } from '@rred/estimators';
+import { groupRows } from '../common/frame';
 
 export interface SdRow {
   samples: number;
@@ -17,19 +18,10 @@ export interface SdRow {
   exitPoints: number;
 }
 
-/** Utilities of each exit point of each trace, in record order. */
+/** Utilities of each exit point of each trace, in record order; traces in order, exit points ascending. */
 export function utilitiesByExitPoint(traces: readonly ContinuationRecord[][]): number[][] {
-  const out: number[][] = [];
-  for (const records of traces) {
-    const groups = new Map<number, number[]>();
-    for (const r of records) {
-      const g = groups.get(r.exitPoint) ?? [];
-      g.push(r.utility);
-      groups.set(r.exitPoint, g);
-    }
-    [...groups.keys()].sort((a, b) => a - b).forEach((k) => out.push(groups.get(k)!));
-  }
-  return out;
+  const rows = traces.flatMap((records, trace) => records.map((r) => ({ trace, exitPoint: r.exitPoint, utility: r.utility })));
+  return groupRows(rows, ['trace', 'exitPoint'], 'keys').map((g) => g.rows.map((r) => r.utility));
 }
 
 export function sdBySamples(groups: readonly number[][], maxSamples: number, resamples: number, threshold: number, rng: Rng): SdRow[] {
