@@ -93,7 +93,11 @@ describe('render from store', () => {
         const values = { rredcot: truth + 0.5 * rng.normal(), loo: rng.normal(), gradient: Math.abs(rng.normal()), mc: truth + 0.3 * rng.normal() };
         credits.rredcot.push(values.rredcot);
         credits.mc.push(values.mc);
-        for (const [method, credit] of Object.entries(values)) estimates.push({ exitPoint: s + 1, method, credit, value: null, sigma: null });
+        for (const [method, credit] of Object.entries(values)) {
+          // two leave-one-out gaps: a row never written (trace 0) and a null credit (trace 1); both must count as non-finite
+          if (method === 'loo' && t === 0 && s === 0) continue;
+          estimates.push({ exitPoint: s + 1, method, credit: method === 'loo' && t === 1 && s === 1 ? null : credit, value: null, sigma: null });
+        }
       }
       const costs = ['rredcot', 'loo', 'gradient', 'mc'].map((method, i) => ({ method, tokensForwarded: 100 * (i + 1), tokensGenerated: i === 3 ? 500 : 0, forwardPasses: i + 1, wallMs: 10 * (i + 1) }));
       corr.writeTraceBundle({ ...syntheticTrace(`q${t}`, K, rng), estimates, costs });
@@ -146,6 +150,10 @@ describe('render from store', () => {
     const row = corr.find((r) => r[0] === 'all' && r[1] === 'rredcot' && r[2] === 'mc')!;
     expect(Number(row[h.indexOf('pearson')])).toBeCloseTo(pearson(credits.rredcot, credits.mc), 12);
     expect(Number(row[h.indexOf('segments')])).toBe(credits.mc.length);
+    const pair = (a: string, b: string) => corr.find((r) => r[0] === 'all' && r[1] === a && r[2] === b)!;
+    expect(Number(row[h.indexOf('non_finite_excluded')])).toBe(0);
+    expect(Number(pair('rredcot', 'loo')[h.indexOf('non_finite_excluded')])).toBe(2);
+    expect(Number(pair('rredcot', 'loo')[h.indexOf('segments')])).toBe(credits.mc.length - 2);
     const costs = rows(path.join(dir, 'a', 'correlation', 'costs.csv'));
     const mcCost = costs.find((r) => r[0] === 'mc')!;
     // mc: (400 + 500) tokens vs rredcot 100 → ratio 9; wall 40 vs 10 → 4
