@@ -31,85 +31,90 @@ function recordsById(split: string): Map<string, TaskRecord> {
   return new Map(all.map((r) => [r.id, r]));
 }
 
-export async function computeCorrelation({ store, run, config, rng }: ComputeContext<CorrelationConfig>): Promise<void> {
-  const model = await sharedModel(config.checkpoint);
+interface TraceSet {
+  items: SourceItem[];
+  records: Map<string, TaskRecord>;
+  /** The source run's segments are this config's segmentation: reuse them instead of re-cutting. */
+  reuseSegments: boolean;
+}
+
+/** The traces to score: those of the newest matching mc-variance run, or fresh rollouts when there is none and the config allows it. */
+async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationConfig>, model: LoadedModel): Promise<TraceSet> {
   const sourceId = findSourceRun(store, config, model.checkpointHash);
-  let items: SourceItem[];
-  let records: Map<string, TaskRecord>;
-  let reuseSegments = false;
   if (sourceId) {
     const source = loadSource(store, sourceId, config);
-    items = source.items;
-    records = recordsById(source.config.split);
-    reuseSegments = source.sameSegmentation;
     run.setTags({ sourceRun: sourceId, reusedSegments: String(source.sameSegmentation), reusedMc: String(source.sameMc) });
-    process.stderr.write(`correlation: reusing ${items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`);
-  } else {
-    if (config.source.onMissing === 'error') {
-      throw new UserError(
-        `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)} (source.mcRun '${config.source.mcRun}', source.onMissing 'error'); ` +
-          'run `npx nx run experiments:mc-variance` first',
-      );
-    }
-    const list = loadSplit(config.generate.split, config.generate.problems);
-    records = new Map(list.map((r) => [r.id, r]));
-    const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));
-    items = traces.map((trace) => ({ trace, segments: [], mcRecords: null, mcCost: null }));
-    run.setTags({ sourceRun: 'none (generated)' });
-    process.stderr.write(`correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${items.length} traces\n`);
+    process.stderr.write(`correlation: reusing ${source.items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`);
+    return { items: source.items, records: recordsById(source.config.split), reuseSegments: source.sameSegmentation };
   }
-  if (config.maxTraces !== null) items = items.slice(0, config.maxTraces);
-  run.setTags({ checkpointHash: model.checkpointHash });
+  if (config.source.onMissing === 'error') {
+    throw new UserError(
+      `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)} (source.mcRun '${config.source.mcRun}', source.onMissing 'error'); ` +
+        'run `npx nx run experiments:mc-variance` first',
+    );
+  }
+  const list = loadSplit(config.generate.split, config.generate.problems);
+  const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));
+  run.setTags({ sourceRun: 'none (generated)' });
+  process.stderr.write(`correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${traces.length} traces\n`);
+  return { items: traces.map((trace) => ({ trace, segments: [], mcRecords: null, mcCost: null })), records: new Map(list.map((r) => [r.id, r])), reuseSegments: false };
+}
+
+/**
+ * Every method's credit for one trace, written as one trace bundle; null (nothing written) when the
+ * trace's last exit point + reference suffix exceed the context: RREDCoT cannot score it, so the trace
+ * is left out of every method (all methods see the same segments). Returns the reference count used.
+ */
+async function scoreTrace(ctx: ComputeContext<CorrelationConfig>, model: LoadedModel, set: TraceSet, item: SourceItem): Promise<{ references: number; label: string } | null> {
+  const { run, config, rng } = ctx;
+  const { trace } = item;
+  const record = set.records.get(trace.problemId);
+  if (!record) throw new Error(`problem ${trace.problemId} of the source traces is not in its split file`);
+  const segments = set.reuseSegments ? item.segments : segmentTrace(model.lm, trace, config.segmentation);
+  const refs = referenceTokens(record, model.lm.tokenizer, config.references.count);
+  if (!referencesFit(trace, refs, model.lm.maxLength)) return null;
   const tokens = specialTokens(model.lm.tokenizer);
+  const reuse = item.mcRecords ? { records: item.mcRecords, cost: item.mcCost } : null;
+  const mc = await mcValuesWithReuse(model.lm, trace, segments, record, config.mc, reuse, rng.fork(`mc-${trace.problemId}`));
+  const rr = await rredcot(model.lm, trace, segments, { tokens, references: { dataset: refs } }, config.rredcot);
+  const baselines: EstimatorResult<unknown>[] = [];
+  if (config.baselines === 'compute') {
+    baselines.push(await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo));
+    baselines.push(await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient));
+  }
+  const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ exitPoint: k, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
+  run.writeTraceBundle({
+    key: trace.problemId,
+    trace,
+    checkpointHash: model.checkpointHash,
+    segments,
+    estimates: [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows],
+    costs: [costOf('rredcot', rr), ...baselines.map((r) => costOf(r.method, r)), mc.cost],
+  });
+  return { references: rr.extra.referenceCount, label: `K=${segments.length}${mc.sampled ? `, MC sampled at ${mc.sampled} exit points` : ''}` };
+}
+
+export async function computeCorrelation(ctx: ComputeContext<CorrelationConfig>): Promise<void> {
+  const { store, run, config } = ctx;
+  const model = await sharedModel(config.checkpoint);
+  const set = await traceSet(ctx, model);
+  const items = config.maxTraces !== null ? set.items.slice(0, config.maxTraces) : set.items;
+  run.setTags({ checkpointHash: model.checkpointHash });
   const done = run.traceKeys();
   const skipped: string[] = [];
   const referenceCounts: number[] = [];
   const bar = new ProgressBar('correlation: estimators per trace', items.length);
   for (const item of items) {
-    const { trace } = item;
-    if (done.has(trace.problemId)) {
-      bar.tick(1, `${trace.problemId} stored earlier`);
+    const id = item.trace.problemId;
+    if (done.has(id)) {
+      bar.tick(1, `${id} stored earlier`);
       continue;
     }
-    const record = records.get(trace.problemId);
-    if (!record) throw new Error(`problem ${trace.problemId} of the source traces is not in its split file`);
-    const segments = reuseSegments ? item.segments : segmentTrace(model.lm, trace, config.segmentation);
-    const refs = referenceTokens(record, model.lm.tokenizer, config.references.count);
-    if (!referencesFit(trace, refs, model.lm.maxLength)) {
-      // RREDCoT cannot score a reference after this trace's last exit point within the context: the
-      // trace is left out of every method (so all methods see the same segments) and counted.
-      skipped.push(trace.problemId);
-      bar.tick(1, `${trace.problemId} skipped: last exit point + reference exceed the context`);
-      continue;
-    }
-    const mc = await mcValuesWithReuse(
-      model.lm,
-      trace,
-      segments,
-      record,
-      config.mc,
-      item.mcRecords ? { records: item.mcRecords, cost: item.mcCost } : null,
-      rng.fork(`mc-${trace.problemId}`),
-    );
-    const rr = await rredcot(model.lm, trace, segments, { tokens, references: { dataset: refs } }, config.rredcot);
-    referenceCounts.push(rr.extra.referenceCount);
-    const baselines: EstimatorResult<unknown>[] = [];
-    if (config.baselines === 'compute') {
-      baselines.push(await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo));
-      baselines.push(await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient));
-    }
-    const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ exitPoint: k, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
-    const estimates: EstimateRecord[] = [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows];
-    run.writeTraceBundle({
-      key: trace.problemId,
-      trace,
-      checkpointHash: model.checkpointHash,
-      segments,
-      estimates,
-      costs: [costOf('rredcot', rr), ...baselines.map((r) => costOf(r.method, r)), mc.cost],
-    });
-    bar.tick(1, `${trace.problemId} K=${segments.length}${mc.sampled ? `, MC sampled at ${mc.sampled} exit points` : ''}`);
-    await yieldToEventLoop();
+    const scored = await scoreTrace(ctx, model, set, item);
+    if (scored) referenceCounts.push(scored.references);
+    else skipped.push(id);
+    bar.tick(1, scored ? `${id} ${scored.label}` : `${id} skipped: last exit point + reference exceed the context`);
+    if (scored) await yieldToEventLoop();
   }
   // a resumed run keeps the skips of its earlier attempt: they were not written either
   const allSkipped = [...new Set([...(store.getRun(run.id).tags.skippedTraces ?? '').split(',').filter(Boolean), ...skipped])].sort();
