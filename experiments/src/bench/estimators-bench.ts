@@ -126,137 +126,165 @@ async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng
   return { items, sampled };
 }
 
+type McConfig = EstimatorsBenchConfig['mc'] & { horizon: 'completion'; temperature: number };
+type Runner = (method: Method, item: Item, index: number) => Promise<EstimatorResult<unknown>>;
+
+/** Untimed warm-up of every method (first calls grow the wasm heap and set up kernels). */
+async function warmUp(lm: TransformerLM, w: Item, mcConfig: McConfig, rng: Rng): Promise<void> {
+  await rredcot(lm, w.trace, w.segments, w.inputs);
+  await rredcot(lm, w.trace, w.segments, w.inputs, { scoring: 'perExitPoint' });
+  await leaveOneOut(lm, w.trace, w.segments, w.inputs);
+  await gradientAttribution(lm, w.trace, w.segments, w.inputs);
+  await truncatedMc(lm, w.trace, w.segments, w.inputs, { ...mcConfig, samplesPerExitPoint: 2 }, rng.fork('warm-up'));
+}
+
+/** One measured method on one trace (MC draws from its own fork per trace). */
+function methodRunner(lm: TransformerLM, mcConfig: McConfig, rng: Rng): Runner {
+  return (method, item, index) => {
+    switch (method) {
+      case 'rredcot':
+        return rredcot(lm, item.trace, item.segments, item.inputs);
+      case 'rredcotPerExitPoint':
+        return rredcot(lm, item.trace, item.segments, item.inputs, { scoring: 'perExitPoint' });
+      case 'mc':
+        return truncatedMc(lm, item.trace, item.segments, item.inputs, mcConfig, rng.fork(`mc-${index}`));
+      case 'loo':
+        return leaveOneOut(lm, item.trace, item.segments, item.inputs);
+      case 'gradient':
+        return gradientAttribution(lm, item.trace, item.segments, item.inputs);
+    }
+  };
+}
+
+/**
+ * One trace's row: every method's cost (median wall over reps; MC once), methods interleaved per rep so
+ * machine load drifts hit all of them alike; checks that rredcot forwarded exactly T + (K+1)·Σ|suffix|.
+ */
+async function benchTrace(run: Runner, item: Item, index: number, config: EstimatorsBenchConfig, tokens: { endThink: number; eos: number }, bar: ProgressBar): Promise<Record<string, unknown>> {
+  const row: Record<string, unknown> = { problemId: item.trace.problemId, completionTokens: item.trace.completion.length, K: item.segments.length, reward: item.trace.reward, sampleMs: round(item.sampleMs, 2) };
+  const runs: Partial<Record<Method, { result: EstimatorResult<unknown>; ms: number[] }>> = {};
+  for (let rep = 0; rep < config.reps; rep++) {
+    for (const method of MEASURED) {
+      if (method === 'mc' && rep > 0) continue;
+      const [result, ms] = await timed(() => run(method, item, index));
+      (runs[method] ??= { result, ms: [] }).ms.push(ms);
+    }
+  }
+  for (const method of MEASURED) {
+    const { result, ms } = runs[method]!;
+    const wallMs = median(ms);
+    const c = result.cost;
+    row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2), runs: ms.length };
+    if (method === 'rredcot') {
+      const { T, suffixTokens } = expectedRredcotTokens(item, tokens, 16);
+      if (c.tokensForwarded !== T + suffixTokens) {
+        throw new Error(`bench estimators: rredcot forwarded ${c.tokensForwarded} tokens on trace ${item.trace.problemId}, expected T + Σ suffix = ${T} + ${suffixTokens}`);
+      }
+      Object.assign(row, { rredcotT: T, rredcotSuffixTokens: suffixTokens, rredcotTokensMatch: true, rredcotWithinSampleTime: wallMs <= item.sampleMs });
+    }
+    bar.tick(1, `trace ${index} ${method}`);
+  }
+  return row;
+}
+
+/** Per-method means over the traces, and wall / token ratios to rredcot. */
+function methodSummaries(perTrace: Record<string, unknown>[]) {
+  const field = (method: Method, key: string) => perTrace.map((r) => (r[method] as Record<string, number>)[key]);
+  const perMethod = {} as Record<Method, MethodSummary>;
+  for (const m of MEASURED) {
+    perMethod[m] = {
+      tokensForwardedPerTrace: round(mean(field(m, 'tokensForwarded'))),
+      tokensGeneratedPerTrace: round(mean(field(m, 'tokensGenerated'))),
+      forwardPassesPerTrace: round(mean(field(m, 'forwardPasses')), 2),
+      tokensBackpropagatedPerTrace: round(mean(field(m, 'tokensBackpropagated'))),
+      wallMsPerTrace: round(mean(field(m, 'wallMs')), 2),
+      wallMsMedian: round(median(field(m, 'wallMs')), 2),
+    };
+  }
+  const wallRatio = (m: Method) => round(sum(field(m, 'wallMs')) / sum(field('rredcot', 'wallMs')), 2);
+  const tokenRatio = (m: Method) => round(sum(field(m, 'tokensForwarded')) / sum(field('rredcot', 'tokensForwarded')), 2);
+  return { perMethod, wallRatio, tokenRatio };
+}
+
+/** For comparison: the same prompts sampled together in one batched call (different draws); its wall time. */
+async function batchedSampleMs(lm: TransformerLM, items: readonly Item[], config: EstimatorsBenchConfig, rng: Rng): Promise<number> {
+  const prompts = items.map((i) => i.trace.prompt);
+  const maxNewTokens = Math.min(config.maxNewTokens, lm.maxLength - Math.max(...prompts.map((p) => p.length)));
+  const [, ms] = await timed(() => lm.sample(prompts, { temperature: 1, topP: 1, maxNewTokens, stopToken: lm.tokenizer.eos }, rng.fork('batched-sampling')));
+  return ms;
+}
+
+function printEstimatorsBench(out: EstimatorsBenchResult, config: EstimatorsBenchConfig): void {
+  const { perMethod } = out;
+  const rows = MEASURED.map((m) => {
+    const p = perMethod[m];
+    return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
+  });
+  const n = out.traces;
+  process.stdout.write(
+    `\n${textTable({ columns: ['per trace', 'tokens fwd', 'tokens gen', 'passes', 'wall ms', '× rredcot'], rows }, 'numbers')}\n` +
+      `${n} traces (${out.meanCompletionTokens} completion tokens, K = ${out.meanK} on average), MC n = ${config.mc.samplesPerExitPoint}, M = ${config.mc.maxNewTokens}\n` +
+      `costRatioMcOverRredcot ${out.costRatioMcOverRredcot} (bar ≥ 20: ${out.meetsMcBar ? 'met' : 'MISSED'}), costRatioLooOverRredcot ${out.costRatioLooOverRredcot}; ` +
+      `rredcot tokens = T + Σ suffix on every trace: ${out.rredcotTokensMatchEveryTrace}\n` +
+      `rredcot ${out.rredcotWallVsSampling.rredcotMsPerTrace} ms/trace vs sampling ${out.rredcotWallVsSampling.sampleMsPerTrace} ms/trace alone ` +
+      `(${out.rredcotWallVsSampling.batchedSampleMsPerTrace} ms/trace amortised in one batch of ${n}) ` +
+      `(${out.rredcotWallVsSampling.tracesWithinSampleTime}/${n} traces within their sampling time)\n`,
+  );
+}
+
+type EstimatorsBenchResult = Awaited<ReturnType<typeof measure>>;
+
+/** Samples the traces, times every method on each, and assembles the section's document. */
+async function measure(lm: TransformerLM, config: EstimatorsBenchConfig) {
+  const rng = benchRng(config.seed, 'estimators');
+  const mcConfig: McConfig = { ...config.mc, horizon: 'completion' as const, temperature: 1 };
+  const bar = new ProgressBar('bench estimators', config.traces * (1 + MEASURED.length), 5000);
+  const { items, sampled } = await sampleItems(lm, config, rng.fork('traces'), bar);
+  await warmUp(lm, items[0], mcConfig, rng);
+  const run = methodRunner(lm, mcConfig, rng);
+  const tokens = { endThink: lm.tokenizer.endThink, eos: lm.tokenizer.eos };
+  const perTrace: Record<string, unknown>[] = [];
+  for (const [index, item] of items.entries()) perTrace.push(await benchTrace(run, item, index, config, tokens, bar));
+  const { perMethod, wallRatio, tokenRatio } = methodSummaries(perTrace);
+  const sampleMsPerTrace = round(mean(items.map((i) => i.sampleMs)), 2);
+  const batchedMs = await batchedSampleMs(lm, items, config, rng);
+  return {
+    perMethod,
+    costRatioMcOverRredcot: wallRatio('mc'),
+    costRatioLooOverRredcot: wallRatio('loo'),
+    costRatioGradientOverRredcot: wallRatio('gradient'),
+    tokenRatioMcOverRredcot: tokenRatio('mc'),
+    tokenRatioLooOverRredcot: tokenRatio('loo'),
+    prefixSharingSpeedup: { wall: wallRatio('rredcotPerExitPoint'), tokens: tokenRatio('rredcotPerExitPoint') },
+    mcBar: 20,
+    meetsMcBar: wallRatio('mc') >= 20,
+    rredcotTokensMatchEveryTrace: perTrace.every((r) => r.rredcotTokensMatch === true),
+    rredcotWallVsSampling: {
+      rredcotMsPerTrace: perMethod.rredcot.wallMsPerTrace,
+      sampleMsPerTrace,
+      tracesWithinSampleTime: perTrace.filter((r) => r.rredcotWithinSampleTime).length,
+      traces: perTrace.length,
+      batchedSampleMsPerTrace: round(batchedMs / items.length, 2),
+      note:
+        'sampleMsPerTrace = wall of the batch-1 KV-cache sample call that produced each trace (median of reps re-running the identical call; the bar); batchedSampleMsPerTrace = ' +
+        'one call sampling all these prompts together, divided by the trace count (amortised cost in a batched rollout)',
+    },
+    traces: items.length,
+    tracesSampled: sampled,
+    meanK: round(mean(items.map((i) => i.segments.length)), 2),
+    meanCompletionTokens: round(mean(items.map((i) => i.trace.completion.length)), 1),
+    perTrace,
+  };
+}
+
 export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
   const config = parseConfig(EstimatorsBenchConfigSchema, rawConfig, 'estimators bench config');
   const model = await loadBenchModel(config.checkpoint);
-  const { lm } = model;
-  const rng = benchRng(config.seed, 'estimators');
-  const mcConfig = { ...config.mc, horizon: 'completion' as const, temperature: 1 };
-  const bar = new ProgressBar('bench estimators', config.traces * (1 + MEASURED.length), 5000);
   try {
-    const { items, sampled } = await sampleItems(lm, config, rng.fork('traces'), bar);
-    // Untimed warm-up of every method (first calls grow the wasm heap and set up kernels).
-    const w = items[0];
-    await rredcot(lm, w.trace, w.segments, w.inputs);
-    await rredcot(lm, w.trace, w.segments, w.inputs, { scoring: 'perExitPoint' });
-    await leaveOneOut(lm, w.trace, w.segments, w.inputs);
-    await gradientAttribution(lm, w.trace, w.segments, w.inputs);
-    await truncatedMc(lm, w.trace, w.segments, w.inputs, { ...mcConfig, samplesPerExitPoint: 2 }, rng.fork('warm-up'));
-
-    const run = (method: Method, item: Item, index: number): Promise<EstimatorResult<unknown>> => {
-      switch (method) {
-        case 'rredcot':
-          return rredcot(lm, item.trace, item.segments, item.inputs);
-        case 'rredcotPerExitPoint':
-          return rredcot(lm, item.trace, item.segments, item.inputs, { scoring: 'perExitPoint' });
-        case 'mc':
-          return truncatedMc(lm, item.trace, item.segments, item.inputs, mcConfig, rng.fork(`mc-${index}`));
-        case 'loo':
-          return leaveOneOut(lm, item.trace, item.segments, item.inputs);
-        case 'gradient':
-          return gradientAttribution(lm, item.trace, item.segments, item.inputs);
-      }
-    };
-    const tokens = { endThink: lm.tokenizer.endThink, eos: lm.tokenizer.eos };
-    const perTrace: Record<string, unknown>[] = [];
-    for (const [index, item] of items.entries()) {
-      const row: Record<string, unknown> = { problemId: item.trace.problemId, completionTokens: item.trace.completion.length, K: item.segments.length, reward: item.trace.reward, sampleMs: round(item.sampleMs, 2) };
-      // Methods interleaved per trace and rep, so machine load drifts hit all of them alike.
-      const runs: Partial<Record<Method, { result: EstimatorResult<unknown>; ms: number[] }>> = {};
-      for (let rep = 0; rep < config.reps; rep++) {
-        for (const method of MEASURED) {
-          if (method === 'mc' && rep > 0) continue;
-          const [result, ms] = await timed(() => run(method, item, index));
-          (runs[method] ??= { result, ms: [] }).ms.push(ms);
-        }
-      }
-      for (const method of MEASURED) {
-        const { result, ms } = runs[method]!;
-        const wallMs = median(ms);
-        const c = result.cost;
-        row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2), runs: ms.length };
-        if (method === 'rredcot') {
-          const { T, suffixTokens } = expectedRredcotTokens(item, tokens, 16);
-          if (c.tokensForwarded !== T + suffixTokens) {
-            throw new Error(`bench estimators: rredcot forwarded ${c.tokensForwarded} tokens on trace ${item.trace.problemId}, expected T + Σ suffix = ${T} + ${suffixTokens}`);
-          }
-          Object.assign(row, { rredcotT: T, rredcotSuffixTokens: suffixTokens, rredcotTokensMatch: true, rredcotWithinSampleTime: wallMs <= item.sampleMs });
-        }
-        bar.tick(1, `trace ${index} ${method}`);
-      }
-      perTrace.push(row);
-    }
-
-    const field = (method: Method, key: string) => perTrace.map((r) => (r[method] as Record<string, number>)[key]);
-    const perMethod = {} as Record<Method, MethodSummary>;
-    for (const m of MEASURED) {
-      perMethod[m] = {
-        tokensForwardedPerTrace: round(mean(field(m, 'tokensForwarded'))),
-        tokensGeneratedPerTrace: round(mean(field(m, 'tokensGenerated'))),
-        forwardPassesPerTrace: round(mean(field(m, 'forwardPasses')), 2),
-        tokensBackpropagatedPerTrace: round(mean(field(m, 'tokensBackpropagated'))),
-        wallMsPerTrace: round(mean(field(m, 'wallMs')), 2),
-        wallMsMedian: round(median(field(m, 'wallMs')), 2),
-      };
-    }
-    const wallRatio = (m: Method) => round(sum(field(m, 'wallMs')) / sum(field('rredcot', 'wallMs')), 2);
-    const tokenRatio = (m: Method) => round(sum(field(m, 'tokensForwarded')) / sum(field('rredcot', 'tokensForwarded')), 2);
-    const sampleMsPerTrace = round(mean(items.map((i) => i.sampleMs)), 2);
-    // For comparison: the same prompts sampled together in one batched call (different draws), per trace.
-    const [, batchedMs] = await timed(() =>
-      lm.sample(
-        items.map((i) => i.trace.prompt),
-        { temperature: 1, topP: 1, maxNewTokens: Math.min(config.maxNewTokens, lm.maxLength - Math.max(...items.map((i) => i.trace.prompt.length))), stopToken: lm.tokenizer.eos },
-        rng.fork('batched-sampling'),
-      ),
-    );
-    const out = {
-      perMethod,
-      costRatioMcOverRredcot: wallRatio('mc'),
-      costRatioLooOverRredcot: wallRatio('loo'),
-      costRatioGradientOverRredcot: wallRatio('gradient'),
-      tokenRatioMcOverRredcot: tokenRatio('mc'),
-      tokenRatioLooOverRredcot: tokenRatio('loo'),
-      prefixSharingSpeedup: { wall: wallRatio('rredcotPerExitPoint'), tokens: tokenRatio('rredcotPerExitPoint') },
-      mcBar: 20,
-      meetsMcBar: wallRatio('mc') >= 20,
-      rredcotTokensMatchEveryTrace: perTrace.every((r) => r.rredcotTokensMatch === true),
-      rredcotWallVsSampling: {
-        rredcotMsPerTrace: perMethod.rredcot.wallMsPerTrace,
-        sampleMsPerTrace,
-        tracesWithinSampleTime: perTrace.filter((r) => r.rredcotWithinSampleTime).length,
-        traces: perTrace.length,
-        batchedSampleMsPerTrace: round(batchedMs / items.length, 2),
-        note:
-          'sampleMsPerTrace = wall of the batch-1 KV-cache sample call that produced each trace (median of reps re-running the identical call; the bar); batchedSampleMsPerTrace = ' +
-          'one call sampling all these prompts together, divided by the trace count (amortised cost in a batched rollout)',
-      },
-      traces: items.length,
-      tracesSampled: sampled,
-      meanK: round(mean(items.map((i) => i.segments.length)), 2),
-      meanCompletionTokens: round(mean(items.map((i) => i.trace.completion.length)), 1),
-      perTrace,
-      checkpoint: model.checkpoint,
-      engine: model.engine,
-      split: DEFAULT_EVAL_SPLIT,
-      config,
-      measuredAt: new Date().toISOString(),
-    };
-    const rows = MEASURED.map((m) => {
-      const p = perMethod[m];
-      return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
-    });
-    process.stdout.write(
-      `\n${textTable({ columns: ['per trace', 'tokens fwd', 'tokens gen', 'passes', 'wall ms', '× rredcot'], rows }, 'numbers')}\n` +
-        `${items.length} traces (${out.meanCompletionTokens} completion tokens, K = ${out.meanK} on average), MC n = ${config.mc.samplesPerExitPoint}, M = ${config.mc.maxNewTokens}\n` +
-        `costRatioMcOverRredcot ${out.costRatioMcOverRredcot} (bar ≥ 20: ${out.meetsMcBar ? 'met' : 'MISSED'}), costRatioLooOverRredcot ${out.costRatioLooOverRredcot}; ` +
-        `rredcot tokens = T + Σ suffix on every trace: ${out.rredcotTokensMatchEveryTrace}\n` +
-        `rredcot ${out.rredcotWallVsSampling.rredcotMsPerTrace} ms/trace vs sampling ${sampleMsPerTrace} ms/trace alone ` +
-        `(${out.rredcotWallVsSampling.batchedSampleMsPerTrace} ms/trace amortised in one batch of ${items.length}) ` +
-        `(${out.rredcotWallVsSampling.tracesWithinSampleTime}/${items.length} traces within their sampling time)\n`,
-    );
-    return out;
+    const measured = await measure(model.lm, config);
+    printEstimatorsBench(measured, config);
+    return { ...measured, checkpoint: model.checkpoint, engine: model.engine, split: DEFAULT_EVAL_SPLIT, config, measuredAt: new Date().toISOString() };
   } finally {
-    lm.dispose();
+    model.lm.dispose();
   }
 }
