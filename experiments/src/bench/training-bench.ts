@@ -92,56 +92,55 @@ function fingerprint(traces: Trace[]): string {
  * trace with A ≠ 0 and score its exit points, then σ) + loss, backward and the AdamW update. The
  * weights are restored before every step, so every step samples the same batch from the same policy.
  */
-export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
-  const config = parseConfig(TrainingBenchConfigSchema, rawConfig, 'training bench config');
-  const model = await loadBenchModel(config.checkpoint);
-  const { lm } = model;
-  const tok = lm.tokenizer;
-  const records = trainRecords(config.promptsPerStep, config.maxSteps);
-  const references = referencesById(records, tok, config.references);
-  const estimatedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
-  const skippedTraces = Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>;
-  const hookFor = (variant: Exclude<Variant, 'grpo'>): RedistributionHook => {
-    const terms = variant.replace(/AllTraces$/, '') as Terms;
-    const allTraces = variant.endsWith('AllTraces');
-    const inner = estimatorRedistribution({
-      method: 'rredcot',
-      model: lm,
-      segmentation: segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }),
-      tokenText: (id) => tok.tokenText(id),
-      estimatorConfig: { ...rredcotPresets.dataset, terms },
-      tokens: { endThink: tok.endThink, eos: tok.eos },
-      datasetReferences: references,
-    });
-    // The AllTraces variants estimate every trace, as if no advantage were 0. The advantages the hook
-    // sees only decide which traces it estimates; the loss uses the trainer's own advantages.
-    return async (traces, context) => {
-      const sigma = await inner(traces, allTraces ? { ...context, advantages: context.advantages.map(() => 1) } : context);
-      const stats = inner.lastCall();
-      estimatedTraces[variant] = stats.estimated;
-      skippedTraces[variant] = stats.fallback;
-      return sigma;
-    };
-  };
+/** What the RREDCoT hooks report per variant: traces estimated, and traces that kept uniform σ (reference too long). */
+interface HookCounts {
+  estimated: Record<Variant, number>;
+  skipped: Record<Variant, number>;
+}
 
-  const trainerFor = (variant: Variant) =>
-    new GrpoTrainer(
-      taskGrpoSetup({ model: lm, records, redistribute: variant === 'grpo' ? undefined : hookFor(variant) }),
-      parseGrpoConfig(
-        { seed: config.seed, steps: 1, promptsPerStep: config.promptsPerStep, groupSize: config.groupSize, redistribution: variant === 'grpo' ? 'none' : 'rredcot' },
-        'training bench grpo config',
-      ),
-    );
+type TrainingBenchModel = Awaited<ReturnType<typeof loadBenchModel>>['lm'];
+
+/** σ of a RREDCoT variant: the estimator hook, recording its counts; the AllTraces variants estimate every trace. */
+function hookFor(variant: Exclude<Variant, 'grpo'>, lm: TrainingBenchModel, config: TrainingBenchConfig, references: ReturnType<typeof referencesById>, counts: HookCounts): RedistributionHook {
+  const tok = lm.tokenizer;
+  const terms = variant.replace(/AllTraces$/, '') as Terms;
+  const allTraces = variant.endsWith('AllTraces');
+  const inner = estimatorRedistribution({
+    method: 'rredcot',
+    model: lm,
+    segmentation: segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }),
+    tokenText: (id) => tok.tokenText(id),
+    estimatorConfig: { ...rredcotPresets.dataset, terms },
+    tokens: { endThink: tok.endThink, eos: tok.eos },
+    datasetReferences: references,
+  });
+  // The AllTraces variants estimate every trace, as if no advantage were 0. The advantages the hook
+  // sees only decide which traces it estimates; the loss uses the trainer's own advantages.
+  return async (traces, context) => {
+    const sigma = await inner(traces, allTraces ? { ...context, advantages: context.advantages.map(() => 1) } : context);
+    const stats = inner.lastCall();
+    counts.estimated[variant] = stats.estimated;
+    counts.skipped[variant] = stats.fallback;
+    return sigma;
+  };
+}
+
+type StepTimes = Record<Variant, { stepMs: number[]; sampleMs: number[]; redistributionMs: number[]; updateMs: number[] }>;
+
+/**
+ * reps + 1 rounds (round 0 an untimed warm-up), each running every variant back to back from the same
+ * restored weights; checks that every step sampled the same batch and gave a finite loss.
+ */
+async function timeSteps(lm: TrainingBenchModel, config: TrainingBenchConfig, trainerFor: (v: Variant) => GrpoTrainer): Promise<{ times: StepTimes; batchInfo: Record<string, number> }> {
   const policyVariables = lm.transformer.variables();
   const snapshot = captureWeights(policyVariables);
   const bar = new ProgressBar('bench training', (config.reps + 1) * VARIANTS.length, 5000);
-  const times = {} as Record<Variant, { stepMs: number[]; sampleMs: number[]; redistributionMs: number[]; updateMs: number[] }>;
+  const times = {} as StepTimes;
   for (const v of VARIANTS) times[v] = { stepMs: [], sampleMs: [], redistributionMs: [], updateMs: [] };
   let batchFingerprint: string | null = null;
   let sameBatch = true;
   let batchInfo: Record<string, number> = {};
   try {
-    // rep 0 is an untimed warm-up of every variant
     for (let rep = 0; rep <= config.reps; rep++) {
       for (const variant of VARIANTS) {
         restoreWeights(policyVariables, snapshot, 'bench snapshot');
@@ -174,10 +173,12 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     }
   } finally {
     restoreWeights(policyVariables, snapshot, 'bench snapshot');
-    lm.dispose();
   }
   if (!sameBatch) throw new Error('bench training: the variants sampled different batches (same seed and weights should give the same batch)');
+  return { times, batchInfo };
+}
 
+function variantSummaries(times: StepTimes, counts: HookCounts): Record<Variant, VariantSummary> {
   const summary = {} as Record<Variant, VariantSummary>;
   for (const v of VARIANTS) {
     summary[v] = {
@@ -187,21 +188,65 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
       redistributionMs: round(median(times[v].redistributionMs)),
       updateMs: round(median(times[v].updateMs)),
       allStepMs: times[v].stepMs.map((x) => round(x)),
-      estimatedTraces: estimatedTraces[v],
-      tracesSkippedReferenceTooLong: skippedTraces[v],
+      estimatedTraces: counts.estimated[v],
+      tracesSkippedReferenceTooLong: counts.skipped[v],
     };
   }
+  return summary;
+}
+
+/**
+ * One GRPO step per variant on the same batch, timed in one process. A step is what `GrpoTrainer.trainStep`
+ * does: sample G completions for each prompt + verifier reward + advantages (+ for RREDCoT: segment each
+ * trace with A ≠ 0 and score its exit points, then σ) + loss, backward and the AdamW update. The
+ * weights are restored before every step, so every step samples the same batch from the same policy.
+ */
+export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
+  const config = parseConfig(TrainingBenchConfigSchema, rawConfig, 'training bench config');
+  const model = await loadBenchModel(config.checkpoint);
+  const { lm } = model;
+  const records = trainRecords(config.promptsPerStep, config.maxSteps);
+  const references = referencesById(records, lm.tokenizer, config.references);
+  const counts: HookCounts = {
+    estimated: Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>,
+    skipped: Object.fromEntries(VARIANTS.map((v) => [v, 0])) as Record<Variant, number>,
+  };
+  const trainerFor = (variant: Variant) =>
+    new GrpoTrainer(
+      taskGrpoSetup({ model: lm, records, redistribute: variant === 'grpo' ? undefined : hookFor(variant, lm, config, references, counts) }),
+      parseGrpoConfig(
+        { seed: config.seed, steps: 1, promptsPerStep: config.promptsPerStep, groupSize: config.groupSize, redistribution: variant === 'grpo' ? 'none' : 'rredcot' },
+        'training bench grpo config',
+      ),
+    );
+  let measured: Awaited<ReturnType<typeof timeSteps>>;
+  try {
+    measured = await timeSteps(lm, config, trainerFor);
+  } finally {
+    lm.dispose();
+  }
+  const measuredDoc = trainingDocument(measured.times, measured.batchInfo, counts);
+  printTrainingBench(measuredDoc, measured.times, config);
+  return { ...measuredDoc, checkpoint: model.checkpoint, engine: model.engine, config, measuredAt: new Date().toISOString() };
+}
+
+/** Median over reps of the paired ratio (variant step / GRPO step of the same rep). */
+const pairedRatios = (times: StepTimes, v: Variant) => times[v].stepMs.map((ms, rep) => ms / times.grpo.stepMs[rep]);
+const headlineRatio = (times: StepTimes, v: Variant) => round(median(pairedRatios(times, v)), 2);
+const fastestRatio = (summary: Record<Variant, VariantSummary>, v: Variant) => round(summary[v].stepMsMin / summary.grpo.stepMsMin, 2);
+
+/** The section's numbers: paired step ratios to GRPO (the headline), the bars, per-variant summaries. */
+function trainingDocument(times: StepTimes, batchInfo: Record<string, number>, counts: HookCounts) {
+  const summary = variantSummaries(times, counts);
   // Headline: the median over reps of the paired ratio. Each rep runs every variant back to back, so a
   // pair shares the machine's state at that moment; the median discards reps another job disturbed.
-  const pairedRatios = (v: Variant) => times[v].stepMs.map((ms, rep) => ms / times.grpo.stepMs[rep]);
-  const ratio = (v: Variant) => round(median(pairedRatios(v)), 2);
-  const fastestRatio = (v: Variant) => round(summary[v].stepMsMin / summary.grpo.stepMsMin, 2);
+  const ratio = (v: Variant) => headlineRatio(times, v);
   const medianRatio = (v: Variant) => round(summary[v].stepMs / summary.grpo.stepMs, 2);
   const byTerms = <T>(f: (v: Variant) => T) => ({ immediate: f('immediate'), value: f('value'), both: f('both') });
-  const out = {
+  return {
     rredcotStepOverGrpoStep: byTerms(ratio),
-    rredcotStepOverGrpoStepPerRep: byTerms((v) => pairedRatios(v).map((r) => round(r, 2))),
-    rredcotStepOverGrpoStepFastest: byTerms(fastestRatio),
+    rredcotStepOverGrpoStepPerRep: byTerms((v) => pairedRatios(times, v).map((r) => round(r, 2))),
+    rredcotStepOverGrpoStepFastest: byTerms((v) => fastestRatio(summary, v)),
     rredcotStepOverGrpoStepOfMedians: byTerms(medianRatio),
     rredcotStepOverGrpoStepAllTracesEstimated: { immediate: ratio('immediateAllTraces'), value: ratio('valueAllTraces'), both: ratio('bothAllTraces') },
     ratioDefinition:
@@ -213,14 +258,15 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
       'one GrpoTrainer step = generate (sample G·prompts completions with the KV cache, verifier reward, group advantages; RREDCoT adds ' +
       'hybrid segmentation of every trace with A ≠ 0 and one batched prefix-sharing scoring call for all of them) + update (token log-probs, loss, backward, clip, AdamW); ' +
       'same seed and restored weights, so every variant trains on the same batch',
-    sameBatch,
+    sameBatch: true, // timeSteps throws otherwise
     batch: batchInfo,
     perVariant: summary,
-    checkpoint: model.checkpoint,
-    engine: model.engine,
-    config,
-    measuredAt: new Date().toISOString(),
   };
+}
+
+function printTrainingBench(out: ReturnType<typeof trainingDocument>, times: StepTimes, config: TrainingBenchConfig): void {
+  const summary = out.perVariant;
+  const batchInfo = out.batch;
   const rows = VARIANTS.map((v) => [
     v === 'grpo' ? 'GRPO' : `RREDCoT-GRPO (${v.replace(/AllTraces$/, ', all traces')})`,
     summary[v].stepMsMin.toFixed(0),
@@ -228,16 +274,15 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
     summary[v].sampleMs.toFixed(0),
     summary[v].redistributionMs.toFixed(0),
     summary[v].updateMs.toFixed(0),
-    ratio(v).toFixed(2),
-    fastestRatio(v).toFixed(2),
+    headlineRatio(times, v).toFixed(2),
+    fastestRatio(summary, v).toFixed(2),
   ]);
   process.stdout.write(
     `\n${textTable({ columns: ['step', 'fastest ms', 'median ms', 'sample ms (med)', 'redistribution ms (med)', 'update ms (med)', '× GRPO (median of paired reps)', '× GRPO (fastest)'], rows }, 'numbers')}\n` +
       `batch: ${batchInfo.traces} traces (${config.promptsPerStep} prompts × G = ${config.groupSize}), ${batchInfo.meanCompletionTokens} completion tokens on average, ` +
-      `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${sameBatch}\n` +
+      `${batchInfo.tracesWithNonZeroAdvantage} with A ≠ 0, same batch for every variant: ${out.sameBatch}\n` +
       `rredcotStepOverGrpoStep immediate ${out.rredcotStepOverGrpoStep.immediate} (bar ≤ 1.5: ${out.meetsBars.immediate ? 'met' : 'MISSED'}), ` +
       `value ${out.rredcotStepOverGrpoStep.value}, both ${out.rredcotStepOverGrpoStep.both} (bar ≤ 3: ${out.meetsBars.both ? 'met' : 'MISSED'}; ` +
       `aim ≤ 1.5: ${out.meetsBars.bothAim ? 'met' : 'missed'}); fastest: ${JSON.stringify(out.rredcotStepOverGrpoStepFastest)}; every trace estimated: ${JSON.stringify(out.rredcotStepOverGrpoStepAllTracesEstimated)}\n`,
   );
-  return out;
 }
