@@ -54,59 +54,40 @@ interface BackendResult {
   tensorsLeakedPerStep: number;
 }
 
-export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
-  const config = parseConfig(EngineBenchConfigSchema, rawConfig, 'engine bench config');
-  await initEngine();
-  const info = engineInfo();
-  const nativeAvailable = info.backend === 'wasm+native';
-  const backends = config.backends.filter((b) => b !== 'wasm+native' || nativeAvailable);
+/** Train and forward steps of the benchmark model on one backend (fresh weights and batch from the seed), and the tensors a step leaks. */
+function benchBackend(backend: BenchBackend, config: EngineBenchConfig, modelConfig: ModelConfig, tick: () => void): { result: BackendResult; paramCount: number } {
+  const rng = new Rng(config.seed);
+  const model = createTransformer(modelConfig, rng.fork('init'));
+  const { inputs, targets } = randomBatch(rng.fork('data'), config.batch, config.seqLen, config.vocabSize);
+  const optimizer = tf.train.adam(1e-3);
+  const loss = () => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar;
+  const train = () => {
+    const l = optimizer.minimize(loss, true, model.variables()) as tf.Scalar;
+    if (!Number.isFinite(l.dataSync()[0])) throw new Error(`bench: non-finite loss on ${backend}`);
+    l.dispose();
+  };
+  const forward = () => {
+    const l = tf.tidy(loss);
+    l.dataSync();
+    l.dispose();
+  };
+  forward(); // creates nothing persistent; makes the leak count below exact
+  const before = tf.memory().numTensors;
+  const trainStep = timeRuns(train, config.warmup[backend], config.reps[backend], tick);
+  const trainRuns = config.warmup[backend] + config.reps[backend];
+  // Adam creates its moment variables on the first step only.
+  const leaked = trainRuns > 1 ? (tf.memory().numTensors - before - 2 * model.variables().length) / trainRuns : 0;
+  const fwd = timeRuns(forward, config.warmup[backend], config.reps[backend], tick);
+  const result = { trainStep, forward: fwd, tensorsLeakedPerStep: round(Math.max(0, leaked), 2) };
+  const paramCount = model.paramCount;
+  optimizer.dispose();
+  model.dispose();
+  tf.dispose([inputs, targets]);
+  return { result, paramCount };
+}
 
-  const sgemm = nativeAvailable ? sgemmGflops(config.sgemmN, 10) : null;
-  // The project's model with lm's defaults (width, heads, MLP, activation); only V, T and L set here.
-  const modelConfig: ModelConfig = parseModelConfig(
-    { vocabSize: config.vocabSize, contextLength: config.seqLen, nLayers: config.nLayers },
-    'engine bench model',
-  );
-  const totalRuns = backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0);
-  const bar = new ProgressBar('bench engine', totalRuns, 5000);
-  const results: Partial<Record<BenchBackend, BackendResult>> = {};
-  let paramCount = 0;
-  try {
-    for (const backend of backends) {
-      await selectBackend(backend);
-      const rng = new Rng(config.seed);
-      const model = createTransformer(modelConfig, rng.fork('init'));
-      paramCount = model.paramCount;
-      const { inputs, targets } = randomBatch(rng.fork('data'), config.batch, config.seqLen, config.vocabSize);
-      const optimizer = tf.train.adam(1e-3);
-      const loss = () => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar;
-      const train = () => {
-        const l = optimizer.minimize(loss, true, model.variables()) as tf.Scalar;
-        if (!Number.isFinite(l.dataSync()[0])) throw new Error(`bench: non-finite loss on ${backend}`);
-        l.dispose();
-      };
-      const forward = () => {
-        const l = tf.tidy(loss);
-        l.dataSync();
-        l.dispose();
-      };
-      const tick = () => bar.tick(1, backend);
-      forward(); // creates nothing persistent; makes the leak count below exact
-      const before = tf.memory().numTensors;
-      const trainStep = timeRuns(train, config.warmup[backend], config.reps[backend], tick);
-      const trainRuns = config.warmup[backend] + config.reps[backend];
-      // Adam creates its moment variables on the first step only.
-      const leaked = trainRuns > 1 ? (tf.memory().numTensors - before - 2 * model.variables().length) / trainRuns : 0;
-      const fwd = timeRuns(forward, config.warmup[backend], config.reps[backend], tick);
-      results[backend] = { trainStep, forward: fwd, tensorsLeakedPerStep: round(Math.max(0, leaked), 2) };
-      optimizer.dispose();
-      model.dispose();
-      tf.dispose([inputs, targets]);
-    }
-  } finally {
-    await selectBackend(nativeAvailable ? 'wasm+native' : info.backend === 'cpu' ? 'cpu' : 'wasm'); // leave the engine as initialised for later sections
-  }
-
+/** Medians per backend, speedup over plain wasm, achieved FLOP/s and MFU against the sgemm peak. */
+function engineDocument(results: Partial<Record<BenchBackend, BackendResult>>, sgemm: number | null, modelConfig: ModelConfig, paramCount: number, config: EngineBenchConfig, info: ReturnType<typeof engineInfo>) {
   const ms = (key: 'trainStep' | 'forward') =>
     Object.fromEntries(Object.entries(results).map(([b, r]) => [b, r ? r[key].medianMs : null]));
   const trainStepMs = ms('trainStep');
@@ -116,8 +97,7 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
   const speedupVsWasm = nativeMs && trainStepMs.wasm ? round(trainStepMs.wasm / nativeMs, 2) : null;
   const achievedGflops = nativeMs ? flops / (nativeMs / 1000) / 1e9 : null;
   const mfu = achievedGflops && sgemm ? round(achievedGflops / sgemm, 3) : null;
-
-  const out = {
+  return {
     sgemmGflops: sgemm === null ? null : round(sgemm, 1),
     trainStepMs,
     forwardMs,
@@ -131,22 +111,54 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
     seqLen: config.seqLen,
     details: results,
     engine: { backend: info.backend, openblasThreads: info.openblasThreads, openblasConfig: info.openblasConfig, nativeKernels: info.nativeKernels.length },
-    config,
-    measuredAt: new Date().toISOString(),
   };
+}
+
+function printEngineBench(out: ReturnType<typeof engineDocument>, results: Partial<Record<BenchBackend, BackendResult>>, config: EngineBenchConfig, info: ReturnType<typeof engineInfo>): void {
+  const wasmMs = out.trainStepMs.wasm;
   const rows = BENCH_BACKENDS.filter((b) => results[b]).map((b) => [
     b,
     results[b]!.trainStep.medianMs.toFixed(1),
     results[b]!.forward.medianMs.toFixed(1),
-    trainStepMs.wasm && results[b] ? (trainStepMs.wasm / results[b]!.trainStep.medianMs).toFixed(2) : '-',
+    wasmMs && results[b] ? (wasmMs / results[b]!.trainStep.medianMs).toFixed(2) : '-',
   ]);
   process.stdout.write(`\n${textTable({ columns: ['backend', 'train step ms', 'forward ms', 'speedup vs wasm'], rows }, 'numbers')}\n`);
   process.stdout.write(
     `sgemm ${out.sgemmGflops ?? '-'} GFLOP/s (n=${config.sgemmN}, OpenBLAS ${info.openblasThreads ?? '-'} thread(s)); ` +
-      `model ${paramCount} params, ${out.trainStepModelGflop} GFLOP/step; achieved ${out.achievedTrainGflops ?? '-'} GFLOP/s; ` +
-      `speedupVsWasm ${speedupVsWasm ?? '-'}; mfu ${mfu ?? '-'}\n`,
+      `model ${out.model.params} params, ${out.trainStepModelGflop} GFLOP/step; achieved ${out.achievedTrainGflops ?? '-'} GFLOP/s; ` +
+      `speedupVsWasm ${out.speedupVsWasm ?? '-'}; mfu ${out.mfu ?? '-'}\n`,
   );
-  return out;
+}
+
+export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
+  const config = parseConfig(EngineBenchConfigSchema, rawConfig, 'engine bench config');
+  await initEngine();
+  const info = engineInfo();
+  const nativeAvailable = info.backend === 'wasm+native';
+  const backends = config.backends.filter((b) => b !== 'wasm+native' || nativeAvailable);
+  const sgemm = nativeAvailable ? sgemmGflops(config.sgemmN, 10) : null;
+  // The project's model with lm's defaults (width, heads, MLP, activation); only V, T and L set here.
+  const modelConfig: ModelConfig = parseModelConfig(
+    { vocabSize: config.vocabSize, contextLength: config.seqLen, nLayers: config.nLayers },
+    'engine bench model',
+  );
+  const totalRuns = backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0);
+  const bar = new ProgressBar('bench engine', totalRuns, 5000);
+  const results: Partial<Record<BenchBackend, BackendResult>> = {};
+  let paramCount = 0;
+  try {
+    for (const backend of backends) {
+      await selectBackend(backend);
+      const measured = benchBackend(backend, config, modelConfig, () => bar.tick(1, backend));
+      results[backend] = measured.result;
+      paramCount = measured.paramCount;
+    }
+  } finally {
+    await selectBackend(nativeAvailable ? 'wasm+native' : info.backend === 'cpu' ? 'cpu' : 'wasm'); // leave the engine as initialised for later sections
+  }
+  const out = engineDocument(results, sgemm, modelConfig, paramCount, config, info);
+  printEngineBench(out, results, config, info);
+  return { ...out, config, measuredAt: new Date().toISOString() };
 }
 
 async function selectBackend(backend: BenchBackend): Promise<void> {
