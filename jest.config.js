@@ -14,7 +14,6 @@ module.exports = {
   // arquero 7 ships its source as ES modules only, which jest's CommonJS runtime cannot load; its
   // self-contained UMD build (same version, same code, in the package's dist/) can.
   moduleNameMapper: {
-    '^@rred/experiments$': '<rootDir>/experiments',
     '^@rred/(.*)$': '<rootDir>/packages/$1',
     '^arquero$': '<rootDir>/node_modules/arquero/dist/arquero.js',
   },
