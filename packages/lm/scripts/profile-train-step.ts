@@ -4,7 +4,7 @@
  */
 import { Rng, runMain } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
-import { createTransformer, tokenLogprobs } from '@rred/lm';
+import { createTransformer, tokenLogprobs } from '../src';
 
 runMain(async () => {
   const [B, T] = [Number(process.argv[2] ?? 32), Number(process.argv[3] ?? 64)];
