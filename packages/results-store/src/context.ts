@@ -41,15 +41,34 @@ function readJson(file: string): Record<string, unknown> | null {
   }
 }
 
-/** Installed versions of the root package.json's direct dependencies (dev and optional included). */
-export function capturePackages(root: string): Record<string, string | null> {
+/** The package.json files of the root and of its npm workspaces (`packages/*`, `experiments`). */
+function manifests(root: string): Record<string, unknown>[] {
   const pkg = readJson(path.join(root, 'package.json'));
-  if (!pkg) return {};
-  const names = new Set<string>();
-  for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
-    const deps = pkg[field];
-    if (deps && typeof deps === 'object') for (const name of Object.keys(deps)) names.add(name);
+  if (!pkg) return [];
+  const dirs: string[] = [];
+  for (const pattern of Array.isArray(pkg.workspaces) ? (pkg.workspaces as string[]) : []) {
+    if (!pattern.endsWith('/*')) dirs.push(path.join(root, pattern));
+    else {
+      const parent = path.join(root, pattern.slice(0, -2));
+      if (fs.existsSync(parent)) for (const d of fs.readdirSync(parent).sort()) dirs.push(path.join(parent, d));
+    }
   }
+  return [pkg, ...dirs.map((d) => readJson(path.join(d, 'package.json'))).filter((m): m is Record<string, unknown> => m !== null)];
+}
+
+/**
+ * Installed versions of the direct npm dependencies (dev and optional included) that the root and the
+ * workspaces declare; the workspaces themselves are not listed.
+ */
+export function capturePackages(root: string): Record<string, string | null> {
+  const all = manifests(root);
+  const workspaces = new Set(all.map((m) => m.name));
+  const names = new Set<string>();
+  for (const pkg of all)
+    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+      const deps = pkg[field];
+      if (deps && typeof deps === 'object') for (const name of Object.keys(deps)) if (!workspaces.has(name)) names.add(name);
+    }
   const out: Record<string, string | null> = {};
   for (const name of [...names].sort()) {
     const installed = readJson(path.join(root, 'node_modules', name, 'package.json'));
