@@ -11,7 +11,7 @@ import { DEFAULT_EVAL_SPLIT, promptTokens, readJsonl, verify, type TaskRecord } 
  * held-out split, traces sampled from them and their dataset references.
  */
 
-export interface BenchModel {
+interface BenchModel {
   lm: TransformerLM;
   /** What was measured: checkpoint path, weights hash and whether its training run had finished. */
   checkpoint: { path: string; weightsSha256: string; trainingFinishedAt: string | null };
@@ -50,7 +50,7 @@ export function heldOutRecords(count: number, split: string = DEFAULT_EVAL_SPLIT
   return records.slice(0, count);
 }
 
-export interface SampledTraces {
+interface SampledTraces {
   traces: Trace[];
   records: TaskRecord[];
   /** Wall time of the one batched `sample` call. */

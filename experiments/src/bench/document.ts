@@ -33,7 +33,7 @@ function join(layout: unknown, path: string, metrics: Record<string, number | nu
   return layout;
 }
 
-export const layoutTag = (section: string) => `layout.${section}`;
+const layoutTag = (section: string) => `layout.${section}`;
 
 export function recordDocument(run: Run, section: string, document: Record<string, unknown>): void {
   const metrics: Record<string, number> = {};

@@ -32,8 +32,6 @@ export const EngineBenchConfigSchema = z
   })
   .strict();
 
-export type EngineBenchConfig = z.infer<typeof EngineBenchConfigSchema>;
-
 /**
  * Model FLOPs of one step of the lm Transformer (forward = 1/3 of a training step):
  *   dense:     6 · P · B·T, P = L·(3d² + d² + 2·d·F) + V·d — QKV, attention output, MLP in/out and the
@@ -42,7 +40,7 @@ export type EngineBenchConfig = z.infer<typeof EngineBenchConfigSchema>;
  *   attention: 12 · L · B · T² · d — QKᵀ and A·V are 2·B·T²·d each per layer forward, ×3 for training;
  *              no discount for the causal mask.
  */
-export function trainStepFlops(cfg: ModelConfig, batch: number, seqLen: number): number {
+function trainStepFlops(cfg: ModelConfig, batch: number, seqLen: number): number {
   const { dModel: d, dFF: F, nLayers: L, vocabSize: V } = cfg;
   const denseParams = L * (4 * d * d + 2 * d * F) + V * d;
   return 6 * denseParams * batch * seqLen + 12 * L * batch * seqLen * seqLen * d;

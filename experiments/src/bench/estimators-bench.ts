@@ -54,7 +54,7 @@ export const EstimatorsBenchConfigSchema = z
   })
   .strict();
 
-export type EstimatorsBenchConfig = z.infer<typeof EstimatorsBenchConfigSchema>;
+type EstimatorsBenchConfig = z.infer<typeof EstimatorsBenchConfigSchema>;
 
 interface MethodSummary {
   tokensForwardedPerTrace: number;

@@ -54,8 +54,6 @@ export const TrainingBenchConfigSchema = z
   })
   .strict();
 
-export type TrainingBenchConfig = z.infer<typeof TrainingBenchConfigSchema>;
-
 /**
  * The first train-split problems (committed dataset seed) with at most `maxSteps` steps: GRPO's prompts.
  * Their references: `referencesById` of @rred/tasks, as the finetune experiment uses them.

@@ -60,7 +60,7 @@ function usage(aliases: Record<string, string>, configKeys: readonly string[]): 
   return `valid flags: --config FILE, --store FILE, --out DIR, ${[...short, ...configKeys.map((k) => `--${k}`)].join(', ')}`;
 }
 
-export function parseValue(text: string): unknown {
+function parseValue(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

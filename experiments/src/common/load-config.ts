@@ -19,7 +19,7 @@ export function readJsonFile(file: string, what: string): unknown {
   }
 }
 
-export interface ResolvedConfig<C> {
+interface ResolvedConfig<C> {
   config: C;
   args: ExperimentArgs;
   /** Where the config came from, for messages: the file plus any overrides. */

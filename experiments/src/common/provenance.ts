@@ -1,7 +1,7 @@
 import type { RunDetail, Store } from '@rred/results-store';
 
 /** The facts a rendered table must state about the runs it came from (all read from the store). */
-export function provenance(run: RunDetail): string {
+function provenance(run: RunDetail): string {
   const git = run.context.git;
   const state = git.dirty === null ? 'unknown state' : git.dirty ? `dirty, diff sha256 ${git.diffSha256?.slice(0, 12) ?? '?'}` : 'clean';
   const checkpoint = run.tags.checkpointHash ? `, checkpoint ${run.tags.checkpointHash.slice(0, 12)}` : '';

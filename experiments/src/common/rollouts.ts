@@ -27,7 +27,7 @@ export function continuationReward(tokenizer: Tokenizer, record: TaskRecord): Co
   return (continuation, stopped) => verify(tokenizer.decode(continuation), record.answer, stopped).reward;
 }
 
-export interface RolloutOptions {
+interface RolloutOptions {
   temperature: number;
   maxNewTokens: number;
   batchSize: number;

@@ -6,7 +6,7 @@ import type { ExperimentDefinition } from './experiment';
 import { resolveConfig } from './load-config';
 
 /** The run's seed: `config.seed` when the config has one, else null (recorded as such on the run). */
-export function runSeed(config: Record<string, unknown>): number | null {
+function runSeed(config: Record<string, unknown>): number | null {
   return typeof config.seed === 'number' ? config.seed : null;
 }
 

@@ -6,7 +6,6 @@ import { readJsonl, referenceTokens, type TaskRecord } from '@rred/tasks';
 import * as path from 'path';
 import type { ComputeContext } from '../common/experiment';
 import { yieldToEventLoop } from '../common/yield';
-import type { LoadedModel } from '../common/model';
 import { generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import { segmentTrace, sharedModel } from '../mc-variance/compute';
 import type { CorrelationConfig } from './config';
@@ -15,7 +14,7 @@ import { mcValuesWithReuse } from './mc-reuse';
 import { findSourceRun, loadSource, type SourceItem } from './source';
 
 /** Whether every reference suffix (u* </think> y* <eos>) fits after the trace's last exit point. */
-export function referencesFit(trace: Trace, refs: readonly Reference[], maxLength: number): boolean {
+function referencesFit(trace: Trace, refs: readonly Reference[], maxLength: number): boolean {
   const longest = Math.max(0, ...refs.map((r) => r.solution.length + r.answer.length + 2));
   return trace.prompt.length + trace.thinkEnd + longest <= maxLength;
 }

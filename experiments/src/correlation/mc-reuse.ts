@@ -11,7 +11,7 @@ import type { TaskRecord } from '@rred/tasks';
 import { exitOffsets } from '../common/mc-records';
 import { continuationReward, specialTokens } from '../common/rollouts';
 
-export interface McValues {
+interface McValues {
   /** V_MC(s_k), k = 0..K. */
   values: number[];
   /** Exit points sampled here (not reused). */

@@ -33,7 +33,7 @@ export interface SourceItem {
   mcCost: CostRecord | null;
 }
 
-export interface SourceData {
+interface SourceData {
   runId: string;
   config: McVarianceConfig;
   /** The source's segmentation equals ours: its segments are used as they are. */
@@ -42,7 +42,7 @@ export interface SourceData {
   items: SourceItem[];
 }
 
-export function storedToTrace(s: StoredTrace): Trace {
+function storedToTrace(s: StoredTrace): Trace {
   if (!s.trace.logprobs || !s.trace.entropies) throw new UserError(`stored trace '${s.key}' has no logprobs/entropies; segmentation needs them`);
   return { ...s.trace, logprobs: s.trace.logprobs, entropies: s.trace.entropies };
 }

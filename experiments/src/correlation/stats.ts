@@ -65,7 +65,7 @@ export function correlate(points: readonly PairedPoint[], resamples: number, lev
 }
 
 export const POSITION_BINS = ['early', 'middle', 'late'] as const;
-export type PositionBin = (typeof POSITION_BINS)[number];
+type PositionBin = (typeof POSITION_BINS)[number];
 
 /** Relative position of segment k (1-based) of K: its midpoint (k − ½)/K in thirds. */
 export function positionBin(k: number, K: number): PositionBin {

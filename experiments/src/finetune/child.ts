@@ -23,13 +23,13 @@ export interface ChildData {
 }
 
 /** The part of a results-store Run a child writes to (per-step metrics; summary metrics at step 0). */
-export type ChildSink = MetricSink;
+type ChildSink = MetricSink;
 
 /**
  * σ of the method: undefined for grpo (the trainer's uniform 1/|o|), else the RREDCoT hook. A trace
  * whose thinking leaves no room for a reference suffix keeps uniform σ; the hook counts those.
  */
-export function methodHook(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): EstimatorHook | undefined {
+function methodHook(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): EstimatorHook | undefined {
   if (config.method === 'grpo' || !config.estimator) return undefined;
   const tokenizer = model.tokenizer;
   return estimatorRedistribution({

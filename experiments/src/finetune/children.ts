@@ -14,7 +14,7 @@ export const FINETUNE_EXPERIMENT = 'finetune';
 
 export type ChildTrainer = (run: Run, config: ChildConfig, label: string) => Promise<void>;
 
-export interface ChildrenOptions {
+interface ChildrenOptions {
   store: Store;
   parent: Run;
   plans: readonly ChildPlan[];

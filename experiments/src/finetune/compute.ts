@@ -19,7 +19,7 @@ import { planChildren } from './plan';
 import { summarize } from './summary';
 
 /** Problems of every split the target touches, read once (sizes after scale, identical for all children). */
-export function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildData {
+function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildData {
   const plan = planChildren(config, '')[0].config;
   const evalSplits: Record<string, readonly TaskRecord[]> = {};
   for (const split of plan.evaluation.splits) evalSplits[split] = loadSplit(split, plan.evaluation.problems);
@@ -32,7 +32,7 @@ export function loadChildData(config: FinetuneConfig, checkpointFile: string): C
 }
 
 /** avg@k of the starting model on each eval split, with the same draws a child's eval uses for that seed. */
-export async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData): Promise<void> {
+async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData): Promise<void> {
   const plan = planChildren(config, '')[0].config;
   const model = data.loadModel();
   try {
@@ -56,7 +56,7 @@ export async function evaluateBase(run: Run, config: FinetuneConfig, data: Child
   }
 }
 
-export interface FinetuneComputeOptions {
+interface FinetuneComputeOptions {
   store: Store;
   run: Run;
   config: FinetuneConfig;
@@ -89,7 +89,7 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
 }
 
 /** The table's "mean over splits" per method and checkpoint, as parent-run metrics (what a sweep report shows). */
-export function logSummary(store: Store, run: Run): void {
+function logSummary(store: Store, run: Run): void {
   const summary = summarize(loadFinetuneRun(store, run.id));
   for (const row of summary.evalRows) {
     if (row.checkpoint === 'start') continue;

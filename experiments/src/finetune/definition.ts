@@ -26,7 +26,7 @@ export interface FinetuneDeps {
 }
 
 /** Everything that can be checked without opening the store; throws UserError. */
-export function precheckFinetune(config: FinetuneConfig, checkpointHash: string): void {
+function precheckFinetune(config: FinetuneConfig, checkpointHash: string): void {
   const issues = finetuneConfigIssues(config);
   if (issues.length) throw new UserError(`invalid finetune config:\n  ${issues.join('\n  ')}`);
   const sizes = planChildren(config, checkpointHash)[0].config;

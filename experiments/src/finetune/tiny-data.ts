@@ -8,7 +8,7 @@ import { createTransformer, Tokenizer, TransformerLM } from '@rred/lm';
 import { TASK_ALPHABET, type TaskRecord } from '@rred/tasks';
 import type { ChildData } from './child';
 
-export const tinyRecord = (i: number): TaskRecord =>
+const tinyRecord = (i: number): TaskRecord =>
   ({ id: `p${i}`, problem: `a=${i % 10}+1;?a`, answer: String((i + 1) % 10), solution: `a=${i % 10}+1=${(i + 1) % 10}`, split: 'train', meta: {} }) as TaskRecord;
 
 /** Train on p0..p5, validate on p0, p1; eval-easy = p2, p3 and eval-hard = p4, p5. */

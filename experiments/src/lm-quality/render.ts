@@ -8,9 +8,9 @@ import { writeText } from '../report/write-text';
 import type { LmQualityConfig } from './config';
 
 /** The acceptance ranges of the embedded model (issue 3), checked in the report. */
-export const QUALITY_BARS = { greedyAccuracy: [0.35, 0.85], mixedFraction: 0.2, entropyRatio: 3 } as const;
+const QUALITY_BARS = { greedyAccuracy: [0.35, 0.85], mixedFraction: 0.2, entropyRatio: 3 } as const;
 
-export interface LmQualityReport {
+interface LmQualityReport {
   runId: string;
   checkpoint: string;
   checkpointHash: string;
@@ -32,7 +32,7 @@ function metric(metrics: Record<string, number | null>, key: string): number {
   return v === null ? NaN : v;
 }
 
-export function lmQualityReport(store: Store, runId: string): LmQualityReport {
+function lmQualityReport(store: Store, runId: string): LmQualityReport {
   const run = store.getRun(runId);
   const c = run.config as LmQualityConfig;
   const m = run.metrics;

@@ -7,7 +7,7 @@
  */
 import { mean } from '@rred/core';
 
-export type TokenRole = 'result' | 'format' | 'other';
+type TokenRole = 'result' | 'format' | 'other';
 
 export function tokenRoles(tokenTexts: readonly string[]): TokenRole[] {
   const roles: TokenRole[] = [];

@@ -17,7 +17,7 @@ export function segmentTrace(lm: TransformerLM, trace: Trace, config: Segmentati
 }
 
 /** Segments one trace and runs truncated MC from each exit point; returns the complete store bundle. */
-export async function mcBundle(
+async function mcBundle(
   model: LoadedModel,
   trace: Trace,
   record: TaskRecord,

@@ -5,7 +5,7 @@ import { continuationRecords } from '../common/mc-records';
 import { sdBySamples, truncationStudy, utilitiesByExitPoint, type SdRow, type TruncationRow } from './analysis';
 import { mcVarianceConfigSchema, type McVarianceConfig } from './config';
 
-export interface McRunData {
+interface McRunData {
   config: McVarianceConfig;
   traces: StoredTrace[];
   records: ContinuationRecord[][];

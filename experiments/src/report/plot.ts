@@ -5,7 +5,7 @@ import * as vl from 'vega-lite';
 import { Resvg } from '@resvg/resvg-js';
 
 /** A vega-lite spec; typed loosely because specs are data written by each experiment. */
-export type VegaLiteSpec = Record<string, unknown>;
+type VegaLiteSpec = Record<string, unknown>;
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 

@@ -32,7 +32,7 @@ export interface SweepPoint {
   configHash: string;
 }
 
-export function cartesian(grid: Record<string, readonly unknown[]>): Record<string, unknown>[] {
+function cartesian(grid: Record<string, readonly unknown[]>): Record<string, unknown>[] {
   let out: Record<string, unknown>[] = [{}];
   for (const [key, values] of Object.entries(grid)) {
     out = out.flatMap((partial) => values.map((v) => ({ ...partial, [key]: v })));
@@ -40,7 +40,7 @@ export function cartesian(grid: Record<string, readonly unknown[]>): Record<stri
   return out;
 }
 
-export function pointLabel(overrides: Record<string, unknown>): string {
+function pointLabel(overrides: Record<string, unknown>): string {
   return Object.entries(overrides)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : canonicalJson(v)}`)
     .join(', ');

@@ -16,7 +16,7 @@ interface SweepParentConfig {
 const cellOf = (v: unknown): Cell => (typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : canonicalJson(v));
 
 /** One row per grid point: its values, the FINISHED run that holds it (from any sweep attempt), and headline metrics. */
-export function sweepTable(store: Store, sweepId: string, metricKeys: readonly string[]): { table: Table; runIds: string[]; config: SweepParentConfig } {
+function sweepTable(store: Store, sweepId: string, metricKeys: readonly string[]): { table: Table; runIds: string[]; config: SweepParentConfig } {
   const parent = store.getRun(sweepId);
   if (parent.experiment !== SWEEP_EXPERIMENT) throw new UserError(`run ${parent.id} is a ${parent.experiment} run, not a sweep`);
   const config = parent.config as SweepParentConfig;

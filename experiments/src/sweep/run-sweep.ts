@@ -12,7 +12,7 @@ import type { ExperimentDefinition } from '../common/experiment';
 import { computeInto, runTags } from '../common/run-command';
 import type { GridSpec, SweepPoint } from './grid';
 
-export interface SweepOptions {
+interface SweepOptions {
   store: Store;
   def: ExperimentDefinition;
   spec: GridSpec;
@@ -26,7 +26,7 @@ export interface SweepOptions {
   log?: (line: string) => void;
 }
 
-export interface SweepOutcome {
+interface SweepOutcome {
   parentId: string;
   ran: string[];
   reused: string[];

@@ -3,7 +3,7 @@ import { parseArgs } from './args';
 import type { CliContext, Command } from './command';
 import { COMMANDS } from './commands';
 
-export function helpText(commands: Command[] = COMMANDS): string {
+function helpText(commands: Command[] = COMMANDS): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'usage: rred <command> [options]',
@@ -17,7 +17,7 @@ export function helpText(commands: Command[] = COMMANDS): string {
   ].join('\n');
 }
 
-export function commandHelp(c: Command): string {
+function commandHelp(c: Command): string {
   const flags = Object.entries(c.flags);
   const width = Math.max(6, ...flags.map(([name, f]) => `--${name}${f.value ? ` ${f.value}` : ''}`.length));
   return [

@@ -24,7 +24,7 @@ export interface Command {
 export const STORE_FLAG: FlagSpec = { type: 'string', value: 'PATH', help: 'results store file (default: $RRED_STORE, else results/store.sqlite at the repo root)' };
 
 /** Opens an existing store for a command (read-only when it may not be written); a missing file is an error rather than a new empty store. */
-export function openExistingStore(args: ParsedArgs, ctx: CliContext): Store {
+function openExistingStore(args: ParsedArgs, ctx: CliContext): Store {
   return openStoreForReading(resolveStorePath(args.flags.store as string | undefined, ctx.env));
 }
 

@@ -15,8 +15,6 @@ export {
   quantileSorted,
   pearson,
   spearman,
-  tQuantile,
-  normalQuantile,
   meanCi,
   wilsonInterval,
   clusterBootstrap,

@@ -29,7 +29,7 @@ export function candidatesFor(requested: BackendName | undefined): BackendName[]
   return requested === 'wasm+native' ? ['wasm+native', 'wasm'] : [requested];
 }
 
-export interface Choice {
+interface Choice {
   backend: BackendName;
   reasonsSkipped: Partial<Record<BackendName, string>>;
 }

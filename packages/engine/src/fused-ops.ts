@@ -80,7 +80,7 @@ export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: t
   return fn(x, gamma, beta) as T;
 }
 
-export interface AdamWHyper {
+interface AdamWHyper {
   lr: number;
   beta1: number;
   beta2: number;

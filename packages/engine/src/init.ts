@@ -13,7 +13,7 @@ import { ensureGradientsRegistered } from './register-gradients';
 
 ensureGradientsRegistered();
 
-export interface EngineInfo {
+interface EngineInfo {
   /** The backend in use: one of tfjs-node-gpu, tfjs-node, wasm+native, wasm, cpu. */
   backend: BackendName;
   /** Why each backend tried before the chosen one was skipped. */
@@ -26,7 +26,7 @@ export interface EngineInfo {
   nativeKernels: string[];
 }
 
-export const InitEngineOptionsSchema = z
+const InitEngineOptionsSchema = z
   .object({
     backend: z
       .enum(BACKEND_ORDER)
@@ -50,7 +50,7 @@ export const InitEngineOptionsSchema = z
   })
   .strict();
 
-export type InitEngineOptions = z.infer<typeof InitEngineOptionsSchema>;
+type InitEngineOptions = z.infer<typeof InitEngineOptionsSchema>;
 
 let info: EngineInfo | null = null;
 let pending: Promise<EngineInfo> | null = null;

@@ -14,7 +14,7 @@ import { nativeKernelSet, type NativeKernelSet } from './native-kernels';
  * the addon must exist (`.ci/run` installs OpenBLAS and sets RRED_REQUIRE_NATIVE=1), a missing addon
  * fails them instead, so a broken build cannot hide behind a skip.
  */
-export const nativeTestsEnabled: boolean = process.env.RRED_REQUIRE_NATIVE === '1' || loadNativeAddon().ok;
+const nativeTestsEnabled: boolean = process.env.RRED_REQUIRE_NATIVE === '1' || loadNativeAddon().ok;
 export const describeNative: jest.Describe = nativeTestsEnabled ? describe : describe.skip;
 export const itNative: jest.It = nativeTestsEnabled ? it : it.skip;
 
@@ -28,7 +28,7 @@ export async function requireNativeKernels(): Promise<NativeKernelSet> {
   return set;
 }
 
-export interface Result {
+interface Result {
   shape: number[];
   dtype: string;
   values: Float32Array | Int32Array | Uint8Array;

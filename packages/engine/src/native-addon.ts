@@ -35,9 +35,9 @@ export interface NativeAddon {
   reduceOps: Record<string, number>;
 }
 
-export type AddonLoad = { ok: true; addon: NativeAddon; path: string } | { ok: false; reason: string };
+type AddonLoad = { ok: true; addon: NativeAddon; path: string } | { ok: false; reason: string };
 
-export const DEFAULT_ADDON_PATH = path.resolve(__dirname, '..', 'native', 'build', 'Release', 'rred_native.node');
+const DEFAULT_ADDON_PATH = path.resolve(__dirname, '..', 'native', 'build', 'Release', 'rred_native.node');
 
 /**
  * Loads the addon from `RRED_NATIVE_ADDON` (tests point it at a missing file to exercise the fallback)

@@ -85,7 +85,7 @@ export function transposeMeta(shape: readonly number[], perm: readonly number[])
   return packDimsMeta(outShape, groups.map((g) => strideOf.get(g) as number), contiguousStrides(outShape));
 }
 
-export interface ReduceLayout {
+interface ReduceLayout {
   /** The input viewed as [outer, red, inner]; null when the reduced axes are not one block. */
   block: { outer: number; red: number; inner: number } | null;
   /** Otherwise: transpose with this perm (kept axes first, reduced last), then reduce [outer, red, 1]. */

@@ -8,7 +8,7 @@ import type { Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 import type { SpecialTokens } from './types';
 
-export interface ExitPoints {
+interface ExitPoints {
   /** prompt ++ completion. */
   sequence: number[];
   /** exitAt[k] = length of the prefix that is state s_k, k = 0..K. */

@@ -20,10 +20,10 @@ export const gradientConfigSchema = z
   })
   .strict();
 
-export type GradientConfig = z.infer<typeof gradientConfigSchema>;
+type GradientConfig = z.infer<typeof gradientConfigSchema>;
 export type GradientConfigInput = z.input<typeof gradientConfigSchema>;
 
-export interface GradientExtra {
+interface GradientExtra {
   /** Gradient L1 norm at each completion position (index = completion position). */
   completionNorms: number[];
   /** Aggregate over the answer segment (`</think>`, answer, `<eos>`), null when there is none. */

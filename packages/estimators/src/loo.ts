@@ -27,10 +27,10 @@ export const looConfigSchema = z
   })
   .strict();
 
-export type LooConfig = z.infer<typeof looConfigSchema>;
+type LooConfig = z.infer<typeof looConfigSchema>;
 export type LooConfigInput = z.input<typeof looConfigSchema>;
 
-export interface LooExtra {
+interface LooExtra {
   /** log p(u_{>k} | x, u_{≤k}), k = 1..K. */
   logpWith: number[];
   /** log p(u_{>k} | x, u_{<k}), k = 1..K. */

@@ -6,7 +6,7 @@
 
 export type Normalization = 'L1' | 'softmax' | 'uniform';
 
-export interface NormalizeOptions {
+interface NormalizeOptions {
   /** Softmax temperature τ (> 0): σ = softmax(r/τ). */
   tau: number;
   /** Token count of each segment; `uniform` weighs segments by length so every token gets the same share (Eq. 12). */

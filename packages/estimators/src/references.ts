@@ -7,7 +7,7 @@ import { UserError } from '@rred/core';
 import type { Trace } from '@rred/lm';
 import type { Reference, ReferenceInputs, SpecialTokens } from './types';
 
-export type ReferenceSource = 'dataset' | 'own' | 'both';
+type ReferenceSource = 'dataset' | 'own' | 'both';
 
 /**
  * Picks and de-duplicates references. The proposal q of Eq. 9 is uniform over *distinct* pairs, so an

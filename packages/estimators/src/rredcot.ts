@@ -16,7 +16,7 @@ import { buildReferenceSet, distinctAnswers } from './references';
 import { parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
 import type { EstimatorCost, EstimatorInputs, EstimatorResult } from './types';
 
-export interface RredcotExtra {
+interface RredcotExtra {
   /** log I(s_k), k = 0..K (null when terms = 'value'). */
   logImmediate: number[] | null;
   /** log V(s_k), k = 0..K (null when terms = 'immediate'). */
@@ -35,7 +35,7 @@ export interface RredcotExtra {
 }
 
 /** One trace to credit: what `rredcot` takes besides the model and the config. */
-export interface RredcotItem {
+interface RredcotItem {
   trace: Trace;
   segments: Segment[];
   inputs: EstimatorInputs;

@@ -6,7 +6,7 @@
  */
 import type { EstimatorCost, EstimatorResult } from './types';
 
-export interface CreditRow {
+interface CreditRow {
   /** 0 = the prompt (exit point 0, value only); k = 1..K = segment k and the exit point after it. */
   exitPoint: number;
   method: string;

@@ -14,7 +14,7 @@
 import type { Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 
-export interface TokenWeightOptions {
+interface TokenWeightOptions {
   /**
    * Total weight given to the answer segment, in [0, 1]. Default: |answer| / |o| (its GRPO share; see
    * above). Other values keep Σ = 1 but no longer reduce to GRPO under uniform σ.

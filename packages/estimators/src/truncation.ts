@@ -7,7 +7,7 @@
 import { UserError } from '@rred/core';
 import { exitPointMeans, type ContinuationRecord } from './mc';
 
-export interface TruncationLoss {
+interface TruncationLoss {
   limit: number;
   total: number;
   /** Continuations cut by M′ (includes those already cut by M). */

@@ -25,7 +25,7 @@ export interface SplitMetrics {
   majAtK: MetricValue;
 }
 
-export interface AggregateOptions {
+interface AggregateOptions {
   k: number;
   /** 'wilson': binomial score interval; 'bootstrap': percentile bootstrap over problems. */
   interval: 'wilson' | 'bootstrap';

@@ -18,8 +18,8 @@ import { parameterShapes, Transformer } from './transformer';
  *   float32 weights of `tensors`, in order, row-major
  * Every inconsistency is reported as a UserError naming the file and what is wrong.
  */
-export const CHECKPOINT_MAGIC = 'RREDLMCK';
-export const CHECKPOINT_VERSION = 1;
+const CHECKPOINT_MAGIC = 'RREDLMCK';
+const CHECKPOINT_VERSION = 1;
 const PREAMBLE_BYTES = 16;
 
 const headerSchema = z
@@ -34,9 +34,9 @@ const headerSchema = z
   })
   .strict();
 
-export type CheckpointHeader = Omit<z.infer<typeof headerSchema>, 'config'> & { config: ModelConfig };
+type CheckpointHeader = Omit<z.infer<typeof headerSchema>, 'config'> & { config: ModelConfig };
 
-export interface Checkpoint {
+interface Checkpoint {
   config: ModelConfig;
   tokenizer: Tokenizer;
   transformer: Transformer;
@@ -44,7 +44,7 @@ export interface Checkpoint {
   meta: Record<string, unknown>;
 }
 
-export interface CheckpointInput {
+interface CheckpointInput {
   /** Defaults to transformer.config; if given it must equal it. */
   config?: ModelConfig;
   tokenizer: Tokenizer;

@@ -37,7 +37,6 @@ export const modelConfigSchema = z
   });
 
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
-export type ModelConfigInput = z.input<typeof modelConfigSchema>;
 
 /** Validates a model config (defaults applied); errors name the field and the source. */
 export function parseModelConfig(input: unknown, source = 'model config'): ModelConfig {

@@ -1,7 +1,7 @@
 import { UserError, type Rng } from '@rred/core';
 import type { SampleOptions } from './types';
 
-export interface Draw {
+interface Draw {
   token: number;
   /** log p(token) under the temperature-1 distribution. */
   logprob: number;

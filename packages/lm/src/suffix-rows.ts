@@ -13,7 +13,7 @@ import { MASKED } from './layers';
 import type { SuffixRequest } from './types';
 
 /** One item (a sequence in pass 1, a suffix request in pass 2) placed in a row. */
-export interface Placed {
+interface Placed {
   /** Index of the job (sequence) the item belongs to. */
   job: number;
   /** Index of the request within its job (pass 2; -1 for a whole sequence in pass 1). */
@@ -23,7 +23,7 @@ export interface Placed {
   length: number;
 }
 
-export interface PackedRow {
+interface PackedRow {
   /** Tokens in the row (sum of the placed lengths). */
   length: number;
   placed: Placed[];
@@ -64,7 +64,7 @@ export interface SequenceSlot {
 }
 
 /** The int32/float32 inputs of one pass over `rows` padded to `width` slots. */
-export interface RowTensors {
+interface RowTensors {
   tokens: Int32Array; // [R·width]
   positions: Int32Array; // [R·width]
   /** Token each slot predicts (pass 2: the request's next suffix token; 0 where unused). */

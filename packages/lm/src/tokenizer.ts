@@ -1,11 +1,10 @@
 import { UserError } from '@rred/core';
 
 /** Special tokens, in id order. Their literal strings are what `encode` recognises and `decode` writes. */
-export const SPECIAL_TOKENS = ['<pad>', '<bos>', '<eos>', '<think>', '</think>'] as const;
-export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
+const SPECIAL_TOKENS = ['<pad>', '<bos>', '<eos>', '<think>', '</think>'] as const;
 
 /** Serialised form stored in checkpoints. */
-export interface TokenizerJson {
+interface TokenizerJson {
   kind: 'char';
   version: 1;
   /** The alphabet, one code point per token, in id order after the special tokens. */

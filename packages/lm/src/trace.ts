@@ -19,7 +19,7 @@ export function textAfterThink(tokenizer: Tokenizer, completion: readonly number
   return tokenizer.decode(eos < 0 ? after : after.slice(0, eos));
 }
 
-export interface TraceInput {
+interface TraceInput {
   problemId: string;
   /** Prompt tokens, ending with `<think>`. */
   prompt: number[];

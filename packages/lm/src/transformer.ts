@@ -13,7 +13,7 @@ export type LayerKV = {
 };
 
 /** Everything one pass through the blocks needs besides the weights. */
-export interface BlockPass {
+interface BlockPass {
   /** Input embeddings (token + position) of the new positions, flattened: [B·S, C]. */
   x: tf.Tensor2D;
   batch: number; // B
@@ -27,7 +27,7 @@ export interface BlockPass {
   past?: LayerKV[];
 }
 
-export interface BlockOutput {
+interface BlockOutput {
   /** Final-layer-normed hidden states of the new positions: [B·S, C]. */
   hidden: tf.Tensor2D;
   /** Per layer K, V of past ++ new positions: [B, H, P + S, dh]. */

@@ -18,7 +18,7 @@ import {
 } from '@rred/estimators';
 import type { RedistributionHook } from '@rred/training';
 
-export interface EstimatorHookOptions {
+interface EstimatorHookOptions {
   method: EstimatorMethod;
   /** The policy being trained, as a LanguageModel (scores / samples with the current weights). */
   model: LanguageModel;

@@ -60,7 +60,7 @@ function manifests(root: string): Record<string, unknown>[] {
  * Installed versions of the direct npm dependencies (dev and optional included) that the root and the
  * workspaces declare; the workspaces themselves are not listed.
  */
-export function capturePackages(root: string): Record<string, string | null> {
+function capturePackages(root: string): Record<string, string | null> {
   const all = manifests(root);
   const workspaces = new Set(all.map((m) => m.name));
   const names = new Set<string>();
@@ -77,7 +77,7 @@ export function capturePackages(root: string): Record<string, string | null> {
   return out;
 }
 
-export interface CaptureOptions {
+interface CaptureOptions {
   backend: BackendInfo;
   /** Defaults to process.argv. */
   argv?: string[];

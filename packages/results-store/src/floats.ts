@@ -5,9 +5,9 @@
  * `<col>` is NULL, or 0 for -0, so SQL aggregates over ordinary numbers still work). A missing
  * value (null) is NULL in both columns.
  */
-export type SpecialFloat = 'NaN' | 'Infinity' | '-Infinity' | '-0';
+type SpecialFloat = 'NaN' | 'Infinity' | '-Infinity' | '-0';
 
-export interface EncodedFloat {
+interface EncodedFloat {
   value: number | null;
   special: SpecialFloat | null;
 }

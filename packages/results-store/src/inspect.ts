@@ -3,7 +3,7 @@ import { LATEST_VERSION } from './migrations';
 import { rawReadOnlyConnection, storeFileError } from './open';
 import { schemaProblem } from './schema-check';
 
-export interface StoreFileReport {
+interface StoreFileReport {
   file: string;
   /** PRAGMA user_version (null when unreadable). */
   schemaVersion: number | null;

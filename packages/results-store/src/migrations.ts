@@ -11,7 +11,7 @@ import { CONTINUATIONS_V3_SQL, moveRowsToV3 } from './migrate-v3';
  * Times are epoch milliseconds (INTEGER). Float columns come in pairs `<col>` REAL +
  * `<col>_special` TEXT (see floats.ts) so NaN, ±Infinity and -0 survive.
  */
-export interface Migration {
+interface Migration {
   version: number;
   description: string;
   sql: string;

@@ -66,7 +66,7 @@ function checkPath(file: string): void {
   }
 }
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   busyTimeoutMs: number;
   /** Migrate to this version instead of the latest (tests of the upgrade path use it). */
   targetVersion?: number;

@@ -9,14 +9,14 @@ import { captureRunContext, sha256, type BackendInfo, type RunContext } from './
 import { decodeFloat } from './floats';
 import { flatten } from './flatten';
 import { hostName, isPidAlive } from './liveness';
-import { LATEST_VERSION, schemaVersion } from './migrations';
+import { schemaVersion } from './migrations';
 import { openConnection, storeFileError } from './open';
 import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
 import { evaluateFilter, parseFilter, type Filter } from './filter';
 import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';
 
-export interface OpenStoreOptions {
+interface OpenStoreOptions {
   /** A RUNNING run whose heartbeat is older than this (ms) and whose pid is dead is marked FAILED on open. Default 60000. */
   staleAfterMs?: number;
   /** Heartbeat period (ms) of runs this process has open. Default 10000. */
@@ -56,7 +56,7 @@ export interface StartRunOptions {
   context?: RunContext;
 }
 
-export interface ListRunsOptions {
+interface ListRunsOptions {
   experiment?: string;
   status?: RunStatus;
   parentRunId?: string;
@@ -434,8 +434,6 @@ export function openStore(file?: string | null, opts: OpenStoreOptions = {}): St
     throw storeFileError(resolved, err);
   }
 }
-
-export { LATEST_VERSION };
 
 /** Whether this process may write the store file and create its -wal/-shm files beside it. */
 function canWrite(file: string): boolean {

@@ -96,7 +96,7 @@ export type CutpointConfig = z.infer<typeof CutpointConfigSchema>;
 export type FixedConfig = z.infer<typeof FixedConfigSchema>;
 export type HybridConfig = z.infer<typeof HybridConfigSchema>;
 export type SegmentationConfig = z.infer<typeof SegmentationConfigSchema>;
-export type SegmentationStrategy = SegmentationConfig['strategy'];
+type SegmentationStrategy = SegmentationConfig['strategy'];
 export const SEGMENTATION_STRATEGIES: readonly SegmentationStrategy[] = ['keyword', 'entropy', 'cutpoint', 'fixed', 'hybrid'];
 
 /** Validates a segmentation config (defaults filled in); the default strategy is 'hybrid'. */

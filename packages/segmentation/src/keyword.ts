@@ -6,7 +6,7 @@ import type { Segment } from './types';
 /** How a token id reads as text: a function or a vocabulary array. */
 export type TokenText = ((id: number) => string) | readonly string[];
 
-export function tokenTextFn(tokenText: TokenText): (id: number) => string {
+function tokenTextFn(tokenText: TokenText): (id: number) => string {
   if (typeof tokenText === 'function') return tokenText;
   return (id) => {
     const text = tokenText[id];

@@ -9,7 +9,7 @@ const id = (s: string): number => TEST_VOCAB.indexOf(s);
 const PIECES = ['a=3+4=7', 'b=7*2=4', 'c=5+4=9', 'wait', 'but', 'waiting', 'abut', ' ', '\n', '\n', 'd=1-2=9'];
 
 /** Token ids of a text, one per character. */
-export function encode(text: string): number[] {
+function encode(text: string): number[] {
   return [...text].map((ch) => {
     const i = id(ch);
     if (i < 0) throw new Error(`character ${JSON.stringify(ch)} not in the test vocabulary`);

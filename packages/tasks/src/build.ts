@@ -8,7 +8,7 @@ import { countSolutionOrders, solutionOrders } from './orders';
 import { solutionText } from './solution';
 
 export const SPLITS = ['train', 'validation', 'eval-easy', 'eval-medium', 'eval-hard'] as const;
-export type SplitName = (typeof SPLITS)[number];
+type SplitName = (typeof SPLITS)[number];
 
 /** Held-out evaluation splits of rising difficulty. */
 export const EVAL_SPLITS = ['eval-easy', 'eval-medium', 'eval-hard'] as const satisfies readonly SplitName[];
@@ -28,7 +28,7 @@ export const SPLIT_STEPS: Record<SplitName, [number, number]> = {
   'eval-hard': [7, 8],
 };
 
-export const DEFAULT_SPLIT_SIZES: Record<SplitName, number> = {
+const DEFAULT_SPLIT_SIZES: Record<SplitName, number> = {
   train: 20000,
   validation: 500,
   'eval-easy': 500,
@@ -40,7 +40,7 @@ export const DEFAULT_SPLIT_SIZES: Record<SplitName, number> = {
 export const MAX_LISTED_ALTERNATIVES = 8;
 
 /** The dataset record for a problem: canonical solution, answer and the task metadata. */
-export function toRecord(problem: Problem, id: string, split: string, config: GeneratorConfig): TaskRecord {
+function toRecord(problem: Problem, id: string, split: string, config: GeneratorConfig): TaskRecord {
   const orders = solutionOrders(problem, MAX_LISTED_ALTERNATIVES + 1);
   return {
     id,

@@ -15,7 +15,7 @@ export interface TaskRecord {
   meta: Record<string, unknown>;
 }
 
-export interface ReadJsonlOptions {
+interface ReadJsonlOptions {
   /** Split given to records that have none (external sets). Default: the file name without `.jsonl`. */
   defaultSplit?: string;
 }

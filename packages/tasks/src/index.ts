@@ -14,5 +14,4 @@ export {
 } from './build';
 export { promptTokens, tokenizeExample } from './prompt';
 export type { SequenceTokenizer } from './prompt';
-export { LISTED_REFERENCES, referencesById, referenceTokens } from './references';
-export type { ReferenceTokens } from './references';
+export { referencesById, referenceTokens } from './references';

@@ -57,9 +57,6 @@ export function problemText(problem: Problem): string {
   return `${problem.steps.map((s) => `${s.name}=${operandText(s.left)}${s.op}${operandText(s.right)}`).join(';')};?${problem.query}`;
 }
 
-/** Alias for clarity at call sites that build the model's input: the prompt is the problem text. */
-export const promptText = problemText;
-
 /** Indices of the steps that step i reads. */
 export function dependencies(problem: Problem): number[][] {
   const index = new Map(problem.steps.map((s, i) => [s.name, i]));

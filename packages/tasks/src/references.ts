@@ -2,7 +2,7 @@ import { MAX_LISTED_ALTERNATIVES, problemFromRecord, referenceSolutions } from '
 import type { TaskRecord } from './dataset';
 
 /** A reference pair (u*, y*) of Eq. 9 as token ids; the estimators' `Reference` has this shape. */
-export interface ReferenceTokens {
+interface ReferenceTokens {
   solution: number[];
   answer: number[];
 }

@@ -9,7 +9,7 @@ import { CORRECTION_MARKER, LINE_SEPARATOR, stepLine, traceSteps } from './solut
  * followed by `wait <correct line>` so the model learns to hesitate and recover (the marker word is
  * also a keyword for segmentation, paper Sec. 3.1).
  */
-export const SftConfigSchema = z
+const SftConfigSchema = z
   .object({
     alternativeOrderRate: z
       .number()
@@ -48,16 +48,16 @@ export const SftConfigSchema = z
   })
   .strict();
 
-export type SftConfig = z.infer<typeof SftConfigSchema>;
+type SftConfig = z.infer<typeof SftConfigSchema>;
 
 export function sftConfig(input: unknown = {}, source = 'sft config'): SftConfig {
   return parseConfig(SftConfigSchema, input, source);
 }
 
-export type SftKind = 'canonical' | 'alternative' | 'corrected' | 'uncorrected';
+type SftKind = 'canonical' | 'alternative' | 'corrected' | 'uncorrected';
 
 /** One training example; the model sees `<bos> prompt <think> thinking </think> answer <eos>`. */
-export interface SftExample {
+interface SftExample {
   prompt: string;
   thinking: string;
   answer: string;

@@ -28,11 +28,11 @@ export function solutionText(problem: Problem, order: readonly number[] = canoni
 }
 
 /** The lines of `solutionText`, plus the substituted operand values, for building variants. */
-export function solutionLines(problem: Problem, order: readonly number[]): string[] {
+function solutionLines(problem: Problem, order: readonly number[]): string[] {
   return traceSteps(problem, order).map((s) => stepLine(s.name, s.left, s.op, s.right, s.result));
 }
 
-export interface ComputedStep {
+interface ComputedStep {
   index: number;
   name: string;
   op: string;

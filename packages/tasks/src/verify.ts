@@ -5,14 +5,14 @@
  * The lm side decodes special tokens as the literal strings below, so the verifier reads the
  * decoded completion text (everything generated after the prompt's `<think>`).
  */
-export const THINK_OPEN = '<think>';
-export const THINK_CLOSE = '</think>';
-export const END_OF_SEQUENCE = '<eos>';
+const THINK_OPEN = '<think>';
+const THINK_CLOSE = '</think>';
+const END_OF_SEQUENCE = '<eos>';
 const SPECIAL_TOKEN_RE = /<\/?[a-z]+>/;
 
-export type VerifyReason = 'correct' | 'wrong' | 'no-answer' | 'malformed' | 'truncated';
+type VerifyReason = 'correct' | 'wrong' | 'no-answer' | 'malformed' | 'truncated';
 
-export interface VerifyResult {
+interface VerifyResult {
   reward: 0 | 1;
   reason: VerifyReason;
   /** The extracted answer text (null when there is none to extract). */

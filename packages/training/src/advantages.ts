@@ -1,7 +1,7 @@
 import { mean, sampleStandardDeviation } from '@rred/core';
 
 /** How group-relative advantages are scaled (TRL `scale_rewards`). */
-export type ScaleRewards = 'group' | 'batch' | 'none';
+type ScaleRewards = 'group' | 'batch' | 'none';
 
 /**
  * GRPO advantages (DeepSeekMath Eq. in Sec. 4.1.2): A_i = (r_i − mean_group(r)) / (std + 1e-4), with

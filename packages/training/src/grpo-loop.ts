@@ -6,7 +6,7 @@ export interface MetricSink {
   logMetrics(values: Record<string, number>, step: number): void;
 }
 
-export interface GrpoLoopOptions {
+interface GrpoLoopOptions {
   /** Trainer state file; written every `checkpointEvery` steps and at the end. */
   statePath?: string;
   /** Extra JSON saved with the state (e.g. the store run id, config hash). */

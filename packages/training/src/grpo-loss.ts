@@ -1,10 +1,10 @@
 import { tf } from '@rred/engine';
 
 export type LossType = 'grpo' | 'bnpo' | 'dr_grpo' | 'dapo';
-export type ImportanceSampling = 'token' | 'sequence' | 'sequenceToken';
+type ImportanceSampling = 'token' | 'sequence' | 'sequenceToken';
 
 /** Inputs of one micro-batch of the clipped policy-gradient loss. All tensors [N, T] float32. */
-export interface PolicyLossInputs {
+interface PolicyLossInputs {
   /** log π_θ(o_t | q, o_<t) under the current weights (differentiable). */
   logprobs: tf.Tensor2D;
   /** log π_old at sampling time (constant). With μ = 1 this equals `logprobs` in value. */
@@ -20,7 +20,7 @@ export interface PolicyLossInputs {
   coefficients: tf.Tensor2D;
 }
 
-export interface PolicyLossOptions {
+interface PolicyLossOptions {
   lossType: LossType;
   importanceSampling: ImportanceSampling;
   /** Lower clip: ratio ≥ 1 − epsilon. */

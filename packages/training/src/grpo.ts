@@ -20,7 +20,7 @@ export interface GrpoPrompt {
 }
 
 /** Verifier outcome of one completion: ζ and the parsed answer the trace records. */
-export interface RewardResult {
+interface RewardResult {
   reward: number;
   answer: string | null;
 }
@@ -331,13 +331,13 @@ export class GrpoTrainer {
 }
 
 /** Teacher-forcing tensors of a set of rollouts plus the per-token coefficient tensor. */
-export interface RolloutTensors {
+interface RolloutTensors {
   tokens: TokenBatch;
   coefficients: tf.Tensor2D; // [N, T], aligned with tokens.targets
   activeTokens: number;
 }
 
-export function rolloutTensors(traces: Trace[], coefficients: number[][], contextLength: number, padId: number): RolloutTensors {
+function rolloutTensors(traces: Trace[], coefficients: number[][], contextLength: number, padId: number): RolloutTensors {
   const tokens = buildBatch(traces.map((t) => ({ prompt: t.prompt, completion: t.completion })), contextLength, padId);
   const [N, T] = tokens.inputs.shape;
   const coeff = new Float32Array(N * T);
@@ -352,7 +352,7 @@ export function rolloutTensors(traces: Trace[], coefficients: number[][], contex
   return { tokens, coefficients: tf.tensor2d(coeff, [N, T], 'float32'), activeTokens };
 }
 
-export function disposeRolloutTensors(r: RolloutTensors): void {
+function disposeRolloutTensors(r: RolloutTensors): void {
   disposeBatch(r.tokens);
   r.coefficients.dispose();
 }

@@ -3,7 +3,7 @@
  * cosine decay from `peak` down to `peak * minLrRatio` at `totalSteps` (constant after that).
  * Warmup avoids large early Adam steps while the second-moment estimate is still noisy.
  */
-export interface LrSchedule {
+interface LrSchedule {
   peak: number;
   warmupSteps: number;
   totalSteps: number;

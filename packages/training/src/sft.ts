@@ -18,7 +18,7 @@ export interface SftCorpus {
 }
 
 /** A fixed list of examples as a corpus. */
-export function fixedCorpus(examples: SftExample[]): SftCorpus {
+function fixedCorpus(examples: SftExample[]): SftCorpus {
   return { size: examples.length, example: (_epoch, index) => examples[index] };
 }
 
@@ -132,7 +132,7 @@ export class SftTrainer {
 }
 
 /** Masked mean NLL: −Σ mask·logp / max(1, Σ mask). All [B, T]. */
-export function sftLoss(policy: TrainablePolicy, inputs: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D): tf.Scalar {
+function sftLoss(policy: TrainablePolicy, inputs: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D): tf.Scalar {
   const logprobs = policy.tokenLogprobs(inputs, targets); // [B, T]
   const count = tf.maximum(tf.sum(mask), 1);
   return tf.neg(tf.div(tf.sum(tf.mul(logprobs, mask)), count)) as tf.Scalar;

@@ -3,7 +3,7 @@ import { checkOutputFile, formatFloat, resolveStorePath, type MetricPoint, type 
 import { STORE_FLAG, withStore, type Command } from '../command';
 
 /** One row per run: run fields, then params.*, metrics.* (last value), tags.* (union over runs). */
-export function runsToCsv(runs: RunDetail[]): string {
+function runsToCsv(runs: RunDetail[]): string {
   const keys = (pick: (r: RunDetail) => Record<string, unknown>, prefix: string) =>
     [...new Set(runs.flatMap((r) => Object.keys(pick(r))))].sort().map((k) => `${prefix}${k}`);
   const extra = [...keys((r) => r.params, 'params.'), ...keys((r) => r.metrics, 'metrics.'), ...keys((r) => r.tags, 'tags.')];

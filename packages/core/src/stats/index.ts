@@ -14,6 +14,5 @@
  */
 export { sum, mean, median, sampleStandardDeviation, sampleVariance, standardDeviation, quantileSorted } from './descriptive';
 export { pearson, spearman } from './correlation';
-export { tQuantile, normalQuantile } from './distributions';
 export { meanCi, wilsonInterval, type MeanCi, type Interval } from './intervals';
 export { clusterBootstrap, percentileInterval, bootstrapMeanInterval, bootstrapSdOfMean } from './bootstrap';

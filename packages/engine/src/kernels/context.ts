@@ -8,7 +8,7 @@ export interface KernelArgs {
   attrs: NamedAttrMap;
 }
 
-export type NativeKernelFunc = (args: KernelArgs) => TensorInfo | TensorInfo[];
+type NativeKernelFunc = (args: KernelArgs) => TensorInfo | TensorInfo[];
 
 /** What a native kernel family needs: the addon, and the stock wasm kernel for cases it leaves alone (other dtypes). */
 export interface NativeContext {

@@ -9,7 +9,7 @@ import type { Rng } from '@rred/core';
 import type { ComputeCost, LanguageModel, SampleOptions, SampleResult, ScoreJob, ScoreResult, SuffixRequest } from '@rred/lm';
 import type { SpecialTokens } from '../types';
 
-export interface EnumerableLMOptions {
+interface EnumerableLMOptions {
   vocabSize: number;
   tokens: SpecialTokens;
   /** Seeds the hash table: a different seed is a different model. */

@@ -7,7 +7,7 @@ import { exactAnswerReward } from './enumerate';
 
 // vocabulary: 0, 1, 2 ordinary tokens; 3 = </think>; 4 = <eos>
 export const toyTokens = { endThink: 3, eos: 4 };
-export const toyAccepted = [[1], [0, 1]];
+const toyAccepted = [[1], [0, 1]];
 export const toyReward = exactAnswerReward(toyAccepted, toyTokens);
 
 export function toyModel(seed = 11): EnumerableLM {

@@ -36,4 +36,3 @@ export const evaluateConfigSchema = z
   })
   .strict();
 
-export type EvaluateConfig = z.infer<typeof evaluateConfigSchema>;

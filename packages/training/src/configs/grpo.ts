@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { parseConfig } from '@rred/core';
 import { optimizerConfigSchema } from './optimizer';
 
-export const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
-export type Redistribution = (typeof REDISTRIBUTIONS)[number];
+const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
 
 /**
  * GRPO with optional token-level reward redistribution (paper Eq. 11). Field names follow TRL's
@@ -97,7 +96,6 @@ export function refineGrpoConfig(c: Partial<Pick<GrpoFields, CheckedFields>>, ct
 
 /** The GRPO config: every field with its default, and the cross-field checks (superRefine). */
 export const grpoConfigSchema = grpoConfigFields.superRefine(refineGrpoConfig);
-
 
 export type GrpoConfig = z.infer<typeof grpoConfigSchema>;
 

@@ -27,4 +27,3 @@ export const optimizerConfigSchema = z
   })
   .strict();
 
-export type OptimizerConfig = z.infer<typeof optimizerConfigSchema>;
