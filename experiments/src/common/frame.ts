@@ -10,7 +10,7 @@ import * as aq from 'arquero';
 
 const ROW = '__row';
 
-export interface Group<T, K extends keyof T> {
+interface Group<T, K extends keyof T> {
   key: Pick<T, K>;
   /** The group's rows, in input order. */
   rows: T[];

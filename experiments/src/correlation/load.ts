@@ -100,7 +100,7 @@ export function analyzeCorrelationRun(store: Store, runId: string): CorrelationA
 }
 
 /** Mean per-trace cost of each method, and its ratio to RREDCoT's. */
-export function costTable(store: Store, runId: string): CostRow[] {
+function costTable(store: Store, runId: string): CostRow[] {
   const costs = store.traces(runId).flatMap((t) => t.costs);
   const rows = groupRows(costs, ['method']).map(({ key, rows: cs }) => ({
     method: key.method,
