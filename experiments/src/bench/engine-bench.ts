@@ -32,6 +32,8 @@ export const EngineBenchConfigSchema = z
   })
   .strict();
 
+type EngineBenchConfig = z.infer<typeof EngineBenchConfigSchema>;
+
 /**
  * Model FLOPs of one step of the lm Transformer (forward = 1/3 of a training step):
  *   dense:     6 · P · B·T, P = L·(3d² + d² + 2·d·F) + V·d — QKV, attention output, MLP in/out and the

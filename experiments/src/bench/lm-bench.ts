@@ -34,6 +34,8 @@ export const LmBenchConfigSchema = z
   })
   .strict();
 
+type LmBenchConfig = z.infer<typeof LmBenchConfigSchema>;
+
 /** Exit points 0..E−1 from the prompt end to the end of the thinking, rounded, strictly increasing. */
 export function evenExitPoints(promptLength: number, thinkEnd: number, count: number): number[] {
   if (thinkEnd < count - 1) throw new Error(`evenExitPoints: a thinking span of ${thinkEnd} tokens cannot hold ${count} distinct exit points`);

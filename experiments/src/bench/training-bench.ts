@@ -54,6 +54,8 @@ export const TrainingBenchConfigSchema = z
   })
   .strict();
 
+type TrainingBenchConfig = z.infer<typeof TrainingBenchConfigSchema>;
+
 /**
  * The first train-split problems (committed dataset seed) with at most `maxSteps` steps: GRPO's prompts.
  * Their references: `referencesById` of @rred/tasks, as the finetune experiment uses them.

@@ -5,6 +5,7 @@ import type { CostRecord, EstimateRecord } from '@rred/results-store';
 import { readJsonl, referenceTokens, type TaskRecord } from '@rred/tasks';
 import * as path from 'path';
 import type { ComputeContext } from '../common/experiment';
+import type { LoadedModel } from '../common/model';
 import { yieldToEventLoop } from '../common/yield';
 import { generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import { segmentTrace, sharedModel } from '../mc-variance/compute';
