@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalJson, parseConfig } from './config';
+import { canonicalJson, parseConfig, seedSchema } from './config';
 import { UserError } from './errors';
 
 const schema = z
@@ -29,8 +29,43 @@ describe('parseConfig', () => {
     }
     expect(err).toBeInstanceOf(UserError);
     expect((err as Error).message).toMatch(/cfg\.json/);
-    expect((err as Error).message).toMatch(/k: got -3, .*greater than or equal to 1/);
-    expect(() => parseConfig(schema, { k: 'x' }, 'c')).toThrow(/k: got "x", expected number/);
+    expect((err as Error).message).toBe('invalid config (cfg.json): k: got -3, expected a number >= 1');
+    expect(() => parseConfig(schema, { k: 'x' }, 'c')).toThrow(/k: got "x", expected a number$/);
+    expect(() => parseConfig(schema, { k: 1.5 }, 'c')).toThrow(/k: got 1.5, expected an integer$/);
+    expect(() => parseConfig(schema, {}, 'c')).toThrow(/k: got nothing, expected a number \(this key is required\)$/);
+    expect(() => parseConfig(schema, { k: 1, strategy: 'x' }, 'c')).toThrow(/strategy: got "x", expected one of "keyword", "hybrid"$/);
+  });
+
+  it('reports every issue on one line in its own words (issue 15 #26)', () => {
+    const message = (input: unknown, written?: Record<string, string>) => {
+      try {
+        parseConfig(schema, input, 'cfg.json', written);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    };
+    const text = message({ k: 0, nested: { tau: -1 }, extra: 1 });
+    expect(text).not.toMatch(/\n/);
+    expect(text).toMatch(/k: got 0, expected a number >= 1; nested.tau: got -1, expected a number > 0; unknown key 'extra'/);
+    expect(text).not.toMatch(/Number must be/);
+  });
+
+  it('shows a value as the user wrote it: overrides verbatim, non-finite numbers by name (issue 15 #22)', () => {
+    expect(() => parseConfig(schema, { k: Infinity }, 'c', { k: '1e999' })).toThrow(/k: got 1e999, /);
+    expect(() => parseConfig(schema, { k: Infinity }, 'c')).toThrow(/k: got Infinity, /);
+    expect(() => parseConfig(schema, { k: '' }, 'c', { k: '' })).toThrow(/k: got , expected a number/);
+  });
+});
+
+describe('seedSchema', () => {
+  it('accepts integers in [0, 2^32) and refuses the rest in one line (issue 15 #8)', () => {
+    const s = z.object({ seed: seedSchema }).strict();
+    expect(parseConfig(s, { seed: 0 }, 'c')).toEqual({ seed: 0 });
+    expect(parseConfig(s, { seed: 4294967295 }, 'c')).toEqual({ seed: 4294967295 });
+    for (const bad of [4294967296, 4294967297, -1, -4294967295, 1.5]) {
+      expect(() => parseConfig(s, { seed: bad }, 'c')).toThrow(new RegExp(`^invalid config \\(c\\): seed: got ${bad}, expected an integer seed in \\[0, 2\\^32\\)`));
+    }
   });
 });
 

@@ -1,10 +1,15 @@
 export { Rng } from './rng';
-export { UserError, runMain } from './errors';
-export { writeFileAtomic } from './atomic-write';
-export { parseConfig, canonicalJson } from './config';
+export { UserError, HelpRequested, runMain } from './errors';
+export { parseConfig, canonicalJson, formatValue, seedSchema } from './config';
 export { ProgressBar, formatSeconds } from './progress';
 export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';
 export type { GitState } from './repo';
+export { parseCommandLine, parseOverrideValue, commandHelp } from './command-line';
+export type { CommandSpec, CommandLine, ConfigFlags, ConfigKeyDoc, FlagSpec, FlagValues } from './command-line';
+export { configKeyDocs, flattenConfig } from './config-flags';
+export { readJsonFile, parseJsonText } from './json-file';
+export { resolveUserPath } from './paths';
+export { writeFileAtomic } from './atomic-write';
 export {
   sum,
   mean,

@@ -50,3 +50,17 @@ describe('Rng', () => {
     expect(() => new Rng(1).categorical([0, 0])).toThrow(/positive sum/);
   });
 });
+
+describe('Rng seeds', () => {
+  it('refuses seeds outside [0, 2^32), which would alias a seed inside (issue 15 #8)', () => {
+    for (const bad of [-1, 2 ** 32, 2 ** 32 + 1, -(2 ** 32) + 1, 1.5, NaN, Infinity]) expect(() => new Rng(bad)).toThrow(RangeError);
+    expect(() => new Rng(0)).not.toThrow();
+    expect(() => new Rng(2 ** 32 - 1)).not.toThrow();
+  });
+
+  it('keeps the fork streams of the earlier signed-seed fork (golden values)', () => {
+    const r = new Rng(7).fork('mc');
+    expect([r.nextUint32(), r.nextUint32()]).toEqual([2492269002, 1409841429]);
+    expect(new Rng(7).fork('mc').fork(3).nextUint32()).toBe(745740547);
+  });
+});

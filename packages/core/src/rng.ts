@@ -11,8 +11,9 @@ export class Rng {
   private s3: number;
 
   constructor(readonly seed: number) {
-    if (!Number.isInteger(seed)) throw new RangeError(`Rng seed must be an integer, got ${seed}`);
-    let x = seed >>> 0;
+    // 32 bits of state enter the generator, so a seed outside [0, 2^32) would silently alias one inside
+    if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) throw new RangeError(`Rng seed must be an integer in [0, 2^32), got ${seed}`);
+    let x = seed;
     const next = () => {
       x = (x + 0x9e3779b9) >>> 0;
       let z = x;
@@ -90,7 +91,7 @@ export class Rng {
     let h = this.seed ^ 0x6a09e667;
     const text = String(label);
     for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    return new Rng(h | 0);
+    return new Rng(h >>> 0);
   }
 }
 

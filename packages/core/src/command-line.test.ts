@@ -1,0 +1,119 @@
+import * as path from 'path';
+import { z } from 'zod';
+import { commandHelp, parseCommandLine, type CommandSpec } from './command-line';
+import { configKeyDocs } from './config-flags';
+import { HelpRequested, UserError } from './errors';
+import { repoRoot } from './paths';
+
+const flags = {
+  store: { type: 'string', value: 'FILE', path: true, description: 'results store' },
+  out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'results/x' },
+  format: { type: 'string', value: 'csv|json', description: 'output format' },
+  all: { type: 'boolean', description: 'show everything' },
+} as const;
+const spec: CommandSpec<typeof flags> = { usage: 'cmd', summary: 'a test command', flags, positionals: { usage: '[id...]', min: 0, max: 3 } };
+
+const schema = z
+  .object({
+    seed: z.number().int().default(1).describe('seed of every draw'),
+    problems: z.number().default(3).describe('how many problems'),
+    mc: z.object({ samplesPerExitPoint: z.number().default(20).describe('MC samples') }).strict().default({}),
+    seg: z.discriminatedUnion('strategy', [
+      z.object({ strategy: z.literal('a'), k: z.number() }).strict(),
+      z.object({ strategy: z.literal('b'), len: z.number() }).strict(),
+    ]),
+  })
+  .strict();
+const withConfig: CommandSpec<typeof flags> = { ...spec, positionals: undefined, config: { keys: configKeyDocs(schema), aliases: { n: 'problems' } } };
+
+function errorOf(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('parseCommandLine', () => {
+  it('reads --x v, --x=v, booleans, positionals and --', () => {
+    const a = parseCommandLine(['a', '--format', 'csv', 'b', '--all', '--', '--c'], spec);
+    expect(a.flags).toEqual({ store: undefined, out: undefined, format: 'csv', all: true });
+    expect(a.positionals).toEqual(['a', 'b', '--c']);
+    expect(parseCommandLine(['--format=json'], spec).flags.format).toBe('json');
+    expect(parseCommandLine(['--format=a=b'], spec).flags.format).toBe('a=b');
+    expect(parseCommandLine([], spec).flags.all).toBe(false);
+  });
+
+  it('resolves path flags against the repository root, whatever the cwd', () => {
+    expect(parseCommandLine(['--store', 's.sqlite'], spec).flags.store).toBe(path.join(repoRoot(), 's.sqlite'));
+    expect(parseCommandLine(['--store=/tmp/x/../s.sqlite'], spec).flags.store).toBe('/tmp/s.sqlite');
+  });
+
+  it('rejects an unknown flag in one line listing the valid ones', () => {
+    const e = errorOf(() => parseCommandLine(['--stor', 'x'], spec));
+    expect(e).toBeInstanceOf(UserError);
+    expect(e.message).toBe('cmd: unknown flag --stor (valid: --store, --out, --format, --all, --help)');
+    expect(errorOf(() => parseCommandLine(['-s'], spec)).message).toMatch(/unknown option '-s'; options are spelled --name/);
+  });
+
+  it('rejects repeated flags instead of keeping the last (issue 15 #25)', () => {
+    expect(errorOf(() => parseCommandLine(['--store', 'a', '--store', 'b'], spec)).message).toBe('cmd: --store given twice; give it once');
+    expect(errorOf(() => parseCommandLine(['--store=a', '--store', 'b'], spec)).message).toMatch(/given twice/);
+    expect(errorOf(() => parseCommandLine(['--all', '--all'], spec)).message).toMatch(/--all given twice/);
+    expect(errorOf(() => parseCommandLine(['--n', '1', '--problems', '2'], withConfig)).message).toBe('cmd: --problems given twice (also as --n); give it once');
+  });
+
+  it('rejects missing values, values on booleans and stray arguments', () => {
+    expect(errorOf(() => parseCommandLine(['--format'], spec)).message).toBe('cmd: --format needs a value (--format csv|json or --format=csv|json)');
+    expect(errorOf(() => parseCommandLine(['--store', '--all'], spec)).message).toMatch(/--store needs a value/);
+    expect(errorOf(() => parseCommandLine(['--all=1'], spec)).message).toBe("cmd: --all takes no value, got '1'");
+    expect(errorOf(() => parseCommandLine(['a', 'b', 'c', 'd'], spec)).message).toMatch(/unexpected argument 'd'; expected \[id\.\.\.\]/);
+    expect(errorOf(() => parseCommandLine(['x'], withConfig)).message).toMatch(/unexpected argument 'x'; this command takes only flags/);
+  });
+
+  it("refuses empty paths (issue 15 #6): --store '' does not fall back to the default store", () => {
+    expect(errorOf(() => parseCommandLine(['--store', ''], spec)).message).toBe("cmd: --store: got '', expected a file path");
+    expect(errorOf(() => parseCommandLine(['--out='], spec)).message).toBe("cmd: --out: got '', expected a directory path");
+    expect(errorOf(() => parseCommandLine(['--out', ' '], spec)).message).toMatch(/--out: got ' '/);
+  });
+
+  it('reads config overrides in both forms, as JSON when they parse, keeping the text as written', () => {
+    const a = parseCommandLine(['--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--seed=-3', '--mc', '{"samplesPerExitPoint":2}'], withConfig);
+    expect(a.overrides).toEqual({ problems: 10, 'mc.samplesPerExitPoint': 5, 'seg.strategy': 'b', seed: -3, mc: { samplesPerExitPoint: 2 } });
+    expect(a.written).toEqual({ problems: '10', 'mc.samplesPerExitPoint': '5', 'seg.strategy': 'b', seed: '-3', mc: '{"samplesPerExitPoint":2}' });
+    expect(parseCommandLine(['--seed', ''], withConfig).overrides).toEqual({ seed: '' });
+  });
+
+  it('refuses an override that overflows to Infinity, showing it as written (issue 15 #22)', () => {
+    expect(errorOf(() => parseCommandLine(['--seed', '1e999'], withConfig)).message).toBe('--seed: got 1e999, expected a finite number');
+  });
+
+  it('rejects an unknown config path listing the valid ones, aliases included', () => {
+    const e = errorOf(() => parseCommandLine(['--mc.samples', '5'], withConfig));
+    expect(e.message).toMatch(/^cmd: unknown flag --mc\.samples \(valid: --store, --out, --format, --all, --help, --seed, --problems \(--n\), --mc, --mc\.samplesPerExitPoint, --seg, --seg\.strategy, --seg\.k, --seg\.len\)$/);
+  });
+
+  it('--help anywhere before -- wins over every other error and carries the help text', () => {
+    for (const argv of [['--help'], ['-h'], ['--nope', '--help'], ['--store', '', '-h']]) {
+      const e = errorOf(() => parseCommandLine(argv, withConfig));
+      expect(e).toBeInstanceOf(HelpRequested);
+      expect((e as HelpRequested).text).toBe(commandHelp(withConfig));
+    }
+    expect(parseCommandLine(['--', '--help'], spec).positionals).toEqual(['--help']);
+  });
+});
+
+describe('commandHelp', () => {
+  it('lists usage, flags with defaults, and config paths with their descriptions and defaults', () => {
+    const text = commandHelp({ ...withConfig, config: { ...withConfig.config!, defaults: () => ({ seed: '7' }) } });
+    expect(text).toMatch(/^usage: cmd \[flags\]\n\na test command\n/);
+    expect(text).toMatch(/--out DIR +output directory \(default: results\/x\)/);
+    expect(text).toMatch(/--all +show everything/);
+    expect(text).toMatch(/--help, -h +print this help and exit/);
+    expect(text).toMatch(/--seed +seed of every draw \[default: 7\]/);
+    expect(text).toMatch(/--problems, --n +how many problems \[default: 3\]/);
+    expect(text).toMatch(/--mc\.samplesPerExitPoint +MC samples \[default: 20\]/);
+    expect(text).toMatch(/whole objects take a JSON object: --mc, --seg/);
+  });
+});
