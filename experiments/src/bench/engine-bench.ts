@@ -1,4 +1,4 @@
-import { parseConfig, ProgressBar, Rng, textTable } from '@rred/core';
+import { parseConfig, ProgressBar, Rng, textTable, seedSchema } from '@rred/core';
 import { engineInfo, initEngine, setNativeKernelsEnabled, sgemmGflops, tf } from '@rred/engine';
 import { createTransformer, parseModelConfig, tokenLogprobs, type ModelConfig } from '@rred/lm';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ export const EngineBenchConfigSchema = z
     warmup: repsSchema({ 'wasm+native': 2, wasm: 1, cpu: 0 }, 'Untimed warm-up runs'),
     reps: repsSchema({ 'wasm+native': 7, wasm: 2, cpu: 1 }, 'Timed runs (median reported)'),
     sgemmN: z.number().int().min(16).default(1024).describe('Size n of the n×n×n OpenBLAS sgemm that defines peak FLOP/s. Default 1024.'),
-    seed: z.number().int().default(0).describe('Seed for weights and tokens. Default 0.'),
+    seed: seedSchema.default(0).describe('Seed for weights and tokens. Default 0.'),
   })
   .strict();
 

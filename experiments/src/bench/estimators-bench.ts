@@ -1,4 +1,4 @@
-import { mean, median, parseConfig, ProgressBar, type Rng, sum, textTable } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar, type Rng, sum, textTable, seedSchema } from '@rred/core';
 import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
@@ -15,7 +15,7 @@ type Method = (typeof MEASURED)[number];
 export const EstimatorsBenchConfigSchema = z
   .object({
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: z.number().int().default(0).describe('Seed of every draw (traces, MC continuations). Default 0.'),
+    seed: seedSchema.default(0).describe('Seed of every draw (traces, MC continuations). Default 0.'),
     traces: z.number().int().min(1).default(8).describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
     maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context). Default 120.'),
     maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1; issue 4: 20). Default 20.'),

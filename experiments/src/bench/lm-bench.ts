@@ -1,4 +1,4 @@
-import { median, parseConfig, ProgressBar, sum, textTable } from '@rred/core';
+import { median, parseConfig, ProgressBar, sum, textTable, seedSchema } from '@rred/core';
 import { tf } from '@rred/engine';
 import { EMBEDDED_CHECKPOINT, tokenLogprobs, type SuffixRequest, type Trace, type TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens, type TaskRecord } from '@rred/tasks';
@@ -9,7 +9,7 @@ import { round } from './timing';
 export const LmBenchConfigSchema = z
   .object({
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: z.number().int().default(0).describe('Seed of every draw (sampling of both samplers, trace sampling). Default 0.'),
+    seed: seedSchema.default(0).describe('Seed of every draw (sampling of both samplers, trace sampling). Default 0.'),
     samplingPrompts: z
       .number()
       .int()

@@ -14,11 +14,17 @@ import { experimentMain } from '../common/run-command';
 import { QUICK_OVERRIDES } from './config';
 import { benchExperiment } from './definition';
 
-/** `--quick` → the quick preset as config overrides (before the user's own, which win). */
+/**
+ * `--quick` → the quick preset as config overrides, except the paths the user gives, whose value wins
+ * (the parser refuses a path given twice, so the preset leaves those out).
+ */
 function expandQuick(argv: readonly string[]): string[] {
   if (!argv.includes('--quick')) return [...argv];
   const rest = argv.filter((a) => a !== '--quick');
-  const preset = Object.entries(QUICK_OVERRIDES).flatMap(([k, v]) => [`--${k}`, typeof v === 'string' ? v : canonicalJson(v)]);
+  const given = (k: string) => rest.some((a) => a === `--${k}` || a.startsWith(`--${k}=`));
+  const preset = Object.entries(QUICK_OVERRIDES)
+    .filter(([k]) => !given(k))
+    .flatMap(([k, v]) => [`--${k}`, typeof v === 'string' ? v : canonicalJson(v)]);
   const out = rest.some((a) => a === '--out' || a.startsWith('--out=')) ? [] : ['--out', path.join(os.tmpdir(), 'rred-bench-quick')];
   return [...preset, ...out, ...rest];
 }

@@ -1,4 +1,4 @@
-import { mean, median, parseConfig, ProgressBar, textTable } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar, textTable, seedSchema } from '@rred/core';
 import { rredcotPresets } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
@@ -22,7 +22,7 @@ type Variant = (typeof VARIANTS)[number];
 export const TrainingBenchConfigSchema = z
   .object({
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Policy checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: z.number().int().default(1).describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch. Default 1.'),
+    seed: seedSchema.default(1).describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch. Default 1.'),
     promptsPerStep: z.number().int().min(1).default(8).describe('Prompts per step (issue 6: 8). Default 8.'),
     groupSize: z.number().int().min(2).default(4).describe('G completions per prompt (issue 6 and paper App. 10: 4). Default 4.'),
     maxSegments: z.number().int().min(1).default(10).describe('K of the hybrid segmentation (Sec. 3.1; issue 6: 10). Default 10.'),

@@ -1,12 +1,12 @@
-import { UserError } from '@rred/core';
+import * as path from 'path';
+import { HelpRequested, repoRoot, UserError } from '@rred/core';
 import { z } from 'zod';
-import { parseExperimentArgs, setPath } from './cli-args';
-import { configKeys } from './config-keys';
+import { experimentSpec, parseExperimentArgs } from './cli-args';
 
 const schema = z
   .object({
-    seed: z.number().default(1),
-    problems: z.number().default(3),
+    seed: z.number().default(1).describe('seed'),
+    problems: z.number().default(3).describe('problems'),
     mc: z.object({ samplesPerExitPoint: z.number().default(20) }).strict().default({}),
     seg: z.discriminatedUnion('strategy', [
       z.object({ strategy: z.literal('a'), k: z.number() }).strict(),
@@ -16,30 +16,40 @@ const schema = z
   .strict();
 
 describe('experiment flags', () => {
-  const keys = configKeys(schema);
+  const spec = experimentSpec('x', schema, { n: 'problems' }, '/nonexistent.json', { summary: 'an experiment' });
 
-  it('lists nested and union keys', () => {
-    expect(keys).toEqual(expect.arrayContaining(['seed', 'problems', 'mc', 'mc.samplesPerExitPoint', 'seg', 'seg.strategy', 'seg.k', 'seg.len']));
+  it('parses --config, --store, aliases and JSON values in both --a.b v and --a.b=v forms', () => {
+    const a = parseExperimentArgs(['--config', 'c.json', '--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--store=s.db'], spec);
+    expect(a).toEqual({
+      configFile: path.join(repoRoot(), 'c.json'),
+      store: path.join(repoRoot(), 's.db'),
+      out: null,
+      overrides: { problems: 10, 'mc.samplesPerExitPoint': 5, 'seg.strategy': 'b' },
+      written: { problems: '10', 'mc.samplesPerExitPoint': '5', 'seg.strategy': 'b' },
+    });
   });
 
-  it('parses --config, --store, aliases and JSON values', () => {
-    const a = parseExperimentArgs(['--config', 'c.json', '--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--store', 's.db'], 'x', { n: 'problems' }, keys);
-    expect(a).toEqual({ configFile: 'c.json', store: 's.db', out: null, overrides: { problems: 10, 'mc.samplesPerExitPoint': 5, 'seg.strategy': 'b' } });
+  it('rejects unknown paths (listing the valid ones), missing values, stray arguments and repeats', () => {
+    expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(/unknown flag --nope \(valid: --config, --store, --out, --help, --seed, --problems \(--n\), --mc,/);
+    expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(UserError);
+    expect(() => parseExperimentArgs(['--seed'], spec)).toThrow(/--seed needs a value/);
+    expect(() => parseExperimentArgs(['10'], spec)).toThrow(/unexpected argument '10'/);
+    expect(() => parseExperimentArgs(['--seed', '1', '--seed=2'], spec)).toThrow(/--seed given twice/);
+    expect(() => parseExperimentArgs(['--config', 'a.json', '--config', 'b.json'], spec)).toThrow(/--config given twice/);
+    expect(() => parseExperimentArgs(['--out', ''], spec)).toThrow(/--out: got '', expected a directory path/);
   });
 
-  it('rejects unknown flags, missing values, stray arguments and repeats with UserErrors naming them', () => {
-    expect(() => parseExperimentArgs(['--nope', '1'], 'x', {}, keys)).toThrow(/unknown flag --nope/);
-    expect(() => parseExperimentArgs(['--nope', '1'], 'x', {}, keys)).toThrow(UserError);
-    expect(() => parseExperimentArgs(['--seed'], 'x', {}, keys)).toThrow(/--seed needs a value/);
-    expect(() => parseExperimentArgs(['10'], 'x', {}, keys)).toThrow(/unexpected argument '10'/);
-    expect(() => parseExperimentArgs(['--seed', '1', '--seed', '2'], 'x', {}, keys)).toThrow(/given twice/);
-  });
-
-  it('setPath copies and creates intermediate objects', () => {
-    const base = { mc: { n: 1 } };
-    expect(setPath(base, 'mc.n', 2)).toEqual({ mc: { n: 2 } });
-    expect(base.mc.n).toBe(1);
-    expect(setPath({}, 'a.b', 3)).toEqual({ a: { b: 3 } });
-    expect(() => setPath({ a: 5 }, 'a.b', 3)).toThrow(/'a' is not an object/);
+  it('--help describes the shared flags and every config path', () => {
+    let help = '';
+    try {
+      parseExperimentArgs(['--help'], spec);
+    } catch (e) {
+      expect(e).toBeInstanceOf(HelpRequested);
+      help = (e as HelpRequested).text;
+    }
+    expect(help).toMatch(/^usage: npx tsx experiments\/src\/x\/main\.ts \[flags\]\n\nan experiment\n/);
+    expect(help).toMatch(/--out DIR +where the rendered tables and plots go \(default: results\/x\)/);
+    expect(help).toMatch(/--problems, --n +problems \[default: 3\]/);
+    expect(help).toMatch(/--mc\.samplesPerExitPoint +\[default: 20\]/);
   });
 });

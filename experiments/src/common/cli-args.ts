@@ -1,86 +1,63 @@
-import { UserError } from '@rred/core';
+import { STORE_FLAG, configKeyDocs, flattenConfig, parseCommandLine, readJsonFile, type CommandSpec } from '@rred/core';
+import type { z } from 'zod';
+
+/** The flags every experiment command takes besides its config overrides (paths resolved, see resolveUserPath). */
+export const EXPERIMENT_FLAGS = {
+  config: { type: 'string', value: 'FILE', path: true, description: 'JSON config replacing the shipped defaults file' },
+  store: STORE_FLAG,
+  out: { type: 'string', value: 'DIR', path: true, description: 'where the rendered tables and plots go' },
+} as const;
 
 /** What every experiment command accepts besides its own config overrides. */
 export interface ExperimentArgs {
-  /** `--config FILE`: JSON config replacing the shipped defaults file. */
+  /** `--config FILE`: JSON config replacing the shipped defaults file (absolute). */
   configFile: string | null;
-  /** `--store FILE`: results store (default: RRED_STORE or results/store.sqlite). */
+  /** `--store FILE` (absolute; null: RRED_STORE or results/store.sqlite). */
   store: string | null;
-  /** `--out DIR`: where rendered tables and plots go (default results/<experiment>). */
+  /** `--out DIR` (absolute; null: results/<experiment>). */
   out: string | null;
-  /** Dotted config path → value, from `--seed 3`, `--n 10`, `--mc.samplesPerExitPoint 5`, ... */
+  /** Dotted config path → value, from `--seed 3`, `--n 10`, `--mc.samplesPerExitPoint=5`, ... */
   overrides: Record<string, unknown>;
+  /** Dotted config path → the value as written, for messages. */
+  written: Record<string, string>;
 }
 
 /**
- * Parses `--flag value` pairs. `aliases` maps short flags to config paths (e.g. n → problems);
- * `configKeys` lists the dotted paths an override may name (the leaves and objects of the schema),
- * so a typo fails here with the list of valid flags instead of deep inside zod.
- * Values are read as JSON when they parse (numbers, booleans, arrays), as text otherwise.
+ * The command-line spec of an experiment: the shared flags, then every dotted path of its schema as
+ * `--path value`, documented from the schema's `.describe()`, with the defaults file's values as
+ * defaults in `--help`. `aliases` maps short flags to config paths (e.g. n → problems).
  */
-export function parseExperimentArgs(
-  argv: readonly string[],
-  command: string,
+export function experimentSpec(
+  experiment: string,
+  schema: z.ZodTypeAny,
   aliases: Record<string, string>,
-  configKeys: readonly string[],
-): ExperimentArgs {
-  const out: ExperimentArgs = { configFile: null, store: null, out: null, overrides: {} };
-  const known = new Set(configKeys);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--') || arg.length < 3) {
-      throw new UserError(`${command}: unexpected argument '${arg}'; expected --flag value pairs (${usage(aliases, configKeys)})`);
-    }
-    let name = arg.slice(2);
-    let value: string | undefined;
-    const eq = name.indexOf('=');
-    if (eq >= 0) {
-      value = name.slice(eq + 1);
-      name = name.slice(0, eq);
-    } else {
-      value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new UserError(`${command}: flag --${name} needs a value`);
-      i++;
-    }
-    if (name === 'config') out.configFile = value;
-    else if (name === 'store') out.store = value;
-    else if (name === 'out') out.out = value;
-    else {
-      const key = aliases[name] ?? name;
-      if (!known.has(key)) throw new UserError(`${command}: unknown flag --${name} (${usage(aliases, configKeys)})`);
-      if (key in out.overrides) throw new UserError(`${command}: flag --${name} given twice`);
-      out.overrides[key] = parseValue(value);
-    }
-  }
-  return out;
+  defaultsFile: string,
+  help: { summary?: string; usage?: string } = {},
+): CommandSpec<typeof EXPERIMENT_FLAGS> {
+  const flags = {
+    ...EXPERIMENT_FLAGS,
+    config: { ...EXPERIMENT_FLAGS.config, default: `experiments/configs/${experiment}.json` },
+    out: { ...EXPERIMENT_FLAGS.out, default: `results/${experiment}` },
+  };
+  return {
+    name: experiment,
+    usage: help.usage ?? `npx tsx experiments/src/${experiment}/main.ts`,
+    summary: help.summary ?? `experiment ${experiment} (see experiments/src/README.md)`,
+    flags,
+    config: { keys: configKeyDocs(schema), aliases, defaults: () => helpDefaults(defaultsFile) },
+  };
 }
 
-function usage(aliases: Record<string, string>, configKeys: readonly string[]): string {
-  const short = Object.entries(aliases).map(([a, k]) => `--${a} (= ${k})`);
-  return `valid flags: --config FILE, --store FILE, --out DIR, ${[...short, ...configKeys.map((k) => `--${k}`)].join(', ')}`;
-}
-
-function parseValue(text: string): unknown {
+function helpDefaults(file: string): Record<string, string> {
   try {
-    return JSON.parse(text);
+    return flattenConfig(readJsonFile(file));
   } catch {
-    return text;
+    return {};
   }
 }
 
-/** Sets `path` (dotted) in a copy of `target`, creating objects on the way. */
-export function setPath(target: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
-  const copy = structuredClone(target);
-  const keys = path.split('.');
-  let cur: Record<string, unknown> = copy;
-  keys.slice(0, -1).forEach((k) => {
-    const next = cur[k];
-    if (next === undefined) cur[k] = {};
-    else if (next === null || typeof next !== 'object' || Array.isArray(next)) {
-      throw new UserError(`override ${path}: '${k}' is not an object in the config`);
-    }
-    cur = cur[k] as Record<string, unknown>;
-  });
-  cur[keys[keys.length - 1]] = value;
-  return copy;
+/** Parses an experiment's argv (one grammar for every command: see parseCommandLine in @rred/core). */
+export function parseExperimentArgs(argv: readonly string[], spec: CommandSpec<typeof EXPERIMENT_FLAGS>): ExperimentArgs {
+  const a = parseCommandLine(argv, spec);
+  return { configFile: a.flags.config ?? null, store: a.flags.store ?? null, out: a.flags.out ?? null, overrides: a.overrides, written: a.written };
 }

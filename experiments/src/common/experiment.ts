@@ -43,6 +43,8 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
   schema: S;
   aliases: Record<string, string>;
+  /** One sentence for `--help`: what the experiment reproduces and where it writes. */
+  summary?: string;
   command: ExperimentCommand;
   /** Checks needing files but no store (e.g. prompt length vs context); throws UserError. */
   precheck?(config: z.infer<S>): void;

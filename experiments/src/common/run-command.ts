@@ -27,7 +27,7 @@ export function runTags(def: ExperimentDefinition, config: Record<string, unknow
  * writes the very same files. Returns the run id and the files written.
  */
 export async function runExperiment(def: ExperimentDefinition, argv: readonly string[]): Promise<{ runId: string; files: string[] }> {
-  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases);
+  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases, { summary: def.summary, usage: `npx nx run ${def.command.project}:${def.command.target} --` });
   def.precheck?.(config);
   const backend = await def.backend();
   const store = openStore(args.store);

@@ -1,12 +1,13 @@
 import { gradientConfigSchema, looConfigSchema, mcConfigSchema, rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
 
 export const correlationConfigSchema = z
   .object({
-    seed: z.number().int().default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer, default 1.'),
+    seed: seedSchema.default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer, default 1.'),
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     source: z
       .object({

@@ -2,6 +2,7 @@ import { rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_DATASET_SEED, EVAL_SPLITS } from '@rred/tasks';
 import { grpoConfigFields, optimizerConfigSchema, refineGrpoConfig } from '@rred/training';
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
@@ -29,7 +30,7 @@ export const finetuneConfigSchema = z
           'the sample-efficiency ratio needs grpo.',
       ),
     seeds: z
-      .array(z.number().int())
+      .array(seedSchema)
       .min(1)
       .default([1, 2, 3])
       .describe('One run per (method, seed); the seed drives prompt order, sampling and evaluation draws (paired across methods). Default [1, 2, 3]; distinct integers.'),
@@ -60,7 +61,7 @@ export const finetuneConfigSchema = z
       .describe('AdamW + linear warmup / cosine decay shared by all methods (lr is per method). Default warmup 4 steps, floor 0.1 × lr, no weight decay.'),
     data: z
       .object({
-        datasetSeed: z.number().int().default(DEFAULT_DATASET_SEED).describe(`buildDatasets seed of the train prompts. Default ${DEFAULT_DATASET_SEED} (the committed splits).`),
+        datasetSeed: seedSchema.default(DEFAULT_DATASET_SEED).describe(`buildDatasets seed of the train prompts. Default ${DEFAULT_DATASET_SEED} (the committed splits).`),
         trainProblems: z.number().int().min(1).default(2000).describe('Train-split problems the prompts are drawn from. Default 2000.'),
       })
       .strict()

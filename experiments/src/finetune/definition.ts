@@ -28,7 +28,7 @@ export interface FinetuneDeps {
 /** Everything that can be checked without opening the store; throws UserError. */
 function precheckFinetune(config: FinetuneConfig, checkpointHash: string): void {
   const issues = finetuneConfigIssues(config);
-  if (issues.length) throw new UserError(`invalid finetune config:\n  ${issues.join('\n  ')}`);
+  if (issues.length) throw new UserError(`invalid finetune config: ${issues.join('; ')}`);
   const sizes = planChildren(config, checkpointHash)[0].config;
   loadSplit('validation', sizes.validation.problems);
   for (const split of sizes.evaluation.splits) loadSplit(split, sizes.evaluation.problems);
@@ -40,6 +40,7 @@ export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefin
     name: FINETUNE_EXPERIMENT,
     schema: finetuneConfigSchema,
     aliases: FINETUNE_ALIASES,
+    summary: 'Paper Tab. 1/2 (Sec. 4, App. 10.3): GRPO vs RREDCoT-GRPO vs RREDCoT-own fine-tuning over seeds; writes results/finetune/.',
     command: { project: 'experiments', target: 'finetune', main: 'experiments/src/finetune/main.ts' },
     precheck: (config) => precheckFinetune(config, hashOf(config)),
     backend: deps.backend ? async () => deps.backend as BackendInfo : engineBackend,

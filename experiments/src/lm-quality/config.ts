@@ -1,11 +1,12 @@
 import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
 /** Quality report of a checkpoint (issue: the embedded model must leave room for RL and vary under sampling). */
 export const lmQualityConfigSchema = z
   .object({
-    seed: z.number().int().default(1).describe('Seed of every temperature-1 draw. Integer, default 1.'),
+    seed: seedSchema.default(1).describe('Seed of every temperature-1 draw. Integer, default 1.'),
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     defaultSplit: z
       .enum(EVAL_SPLITS)

@@ -9,6 +9,7 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
   name: 'lm',
   schema: lmQualityConfigSchema,
   aliases: LM_QUALITY_ALIASES,
+  summary: 'Quality report of the embedded checkpoint (greedy and temperature-1 accuracy per split); writes results/lm/.',
   command: { project: 'lm', target: 'evaluate', main: 'experiments/src/lm-quality/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);

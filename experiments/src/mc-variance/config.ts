@@ -1,6 +1,7 @@
 import { mcConfigSchema } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
@@ -19,7 +20,7 @@ export const splitSchema = z
 
 export const mcVarianceConfigSchema = z
   .object({
-    seed: z.number().int().default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer, default 1.'),
+    seed: seedSchema.default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer, default 1.'),
     checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     split: splitSchema,
     problems: z.number().int().min(1).default(150).describe('N: held-out problems, one rollout each (the first N of the split). Default 150 (sized so the target runs in ≤ 15 min on 2 cores).'),

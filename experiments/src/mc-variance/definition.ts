@@ -21,6 +21,7 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   name: 'mc-variance',
   schema: mcVarianceConfigSchema,
   aliases: MC_VARIANCE_ALIASES,
+  summary: 'Paper Fig. 8 / Fig. 4 (Sec. 4, App. 10.1): SD of the MC value estimate vs samples per exit point, and the truncation loss; writes results/mc-variance/.',
   command: { project: 'experiments', target: 'mc-variance', main: 'experiments/src/mc-variance/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);

@@ -4,25 +4,31 @@
  * [--experiment NAME] [--run ID] (the run defaults to the newest FINISHED top-level run).
  */
 import * as path from 'path';
-import { repoRoot, runMain, UserError } from '@rred/core';
+import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { openStore, type Store } from '@rred/results-store';
 import { experimentByName, experimentNames } from '../registry';
 import { renderSweep } from '../sweep/render';
 import { SWEEP_EXPERIMENT } from '../sweep/run-sweep';
 import { renderExperiment, runsToRender } from './registry';
 
+const SPEC = {
+  name: 'render',
+  usage: 'npx tsx experiments/src/render/main.ts',
+  summary: 'Re-renders results/<experiment>/ of every registered experiment and results/sweeps/<grid>/ of the newest FINISHED sweep of each grid, from the store alone (no model compute). experiments:tables and experiments:plots pass the first argument.',
+  positionals: { usage: 'tables|plots', min: 1, max: 1, description: 'tables: markdown, CSV and JSON; plots: .vl.json, .svg, .png' },
+  flags: {
+    store: STORE_FLAG,
+    out: { type: 'string', value: 'DIR', path: true, description: 'output root', default: 'results' },
+    experiment: { type: 'string', value: 'NAME', description: 'render only this experiment', default: 'every registered experiment and the sweeps' },
+    run: { type: 'string', value: 'ID', description: 'render this run (needs --experiment)', default: 'the newest FINISHED top-level run' },
+  },
+} as const;
+
 runMain(async () => {
-  const [what, ...rest] = process.argv.slice(2);
-  if (what !== 'tables' && what !== 'plots') throw new UserError(`render: first argument must be 'tables' or 'plots', got '${what ?? ''}'`);
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i += 2) {
-    const name = rest[i].replace(/^--/, '');
-    if (!rest[i].startsWith('--') || !['store', 'out', 'experiment', 'run'].includes(name)) {
-      throw new UserError(`render: unknown argument '${rest[i]}'; expected --store FILE, --out DIR, --experiment NAME, --run ID`);
-    }
-    if (rest[i + 1] === undefined) throw new UserError(`render: flag --${name} needs a value`);
-    flags[name] = rest[i + 1];
-  }
+  const args = parseCommandLine(process.argv.slice(2), SPEC);
+  const what = args.positionals[0];
+  if (what !== 'tables' && what !== 'plots') throw new UserError(`render: first argument must be 'tables' or 'plots', got '${what}'`);
+  const flags = args.flags;
   if (flags.experiment) experimentByName(flags.experiment, 'experiment (render --experiment)');
   if (flags.run && !flags.experiment) throw new UserError('render: --run needs --experiment');
   const store = openStore(flags.store);

@@ -3,10 +3,9 @@
  * experiment (e.g. "segmentation.maxSegments"); the sweep runs the cartesian product, each point being
  * defaults ⊕ base ⊕ {key: value}. Every point is validated before anything is written.
  */
-import { canonicalJson, parseConfig, UserError } from '@rred/core';
+import { applyOverrides, canonicalJson, parseConfig, UserError } from '@rred/core';
 import { configHash } from '@rred/results-store';
 import { z } from 'zod';
-import { applyOverrides } from '../common/load-config';
 import type { ExperimentDefinition } from '../common/experiment';
 
 export const gridSpecSchema = z

@@ -1,15 +1,23 @@
 /** experiments:sweep -- --grid FILE [--store FILE]: runs (or resumes) a sweep; see run-sweep.ts. */
 import * as path from 'path';
-import { parseConfig, repoRoot, runMain, UserError } from '@rred/core';
-import { parseFlags } from '../common/flags';
+import { STORE_FLAG, parseCommandLine, parseConfig, readJsonFile, repoRoot, runMain, UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
-import { readJsonFile } from '../common/load-config';
 import { sweepableExperiments } from '../registry';
 import { expandGrid, gridSpecSchema } from './grid';
 import { runSweep } from './run-sweep';
 
+const SPEC = {
+  name: 'sweep',
+  usage: 'npx nx run experiments:sweep --',
+  summary: 'Runs (or resumes) a sweep: one child run per point of the grid, reusing points that already have a FINISHED run.',
+  flags: {
+    grid: { type: 'string', value: 'FILE', path: true, description: 'grid file (required), e.g. experiments/sweeps/segments.json' },
+    store: STORE_FLAG,
+  },
+} as const;
+
 runMain(async () => {
-  const f = parseFlags(process.argv.slice(2), ['grid', 'store'], 'sweep');
+  const f = parseCommandLine(process.argv.slice(2), SPEC).flags;
   if (!f.grid) throw new UserError('sweep: --grid FILE is required (e.g. experiments/sweeps/segments.json)');
   const spec = parseConfig(gridSpecSchema, readJsonFile(f.grid, 'grid file'), f.grid);
   const sweepable = sweepableExperiments();
@@ -22,7 +30,7 @@ runMain(async () => {
   const backend = await def.backend();
   const store = openStore(f.store);
   try {
-    const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), path.resolve(f.grid)), argv: process.argv });
+    const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), f.grid), argv: process.argv });
     process.stderr.write(
       `sweep ${out.parentId}: ${out.ran.length} ran, ${out.reused.length} reused, ${out.failed.length} failed of ${points.length} points. ` +
         `Report: npx nx run experiments:sweep-report -- --sweep ${out.parentId}\n`,

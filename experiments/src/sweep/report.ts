@@ -1,13 +1,23 @@
 /** experiments:sweep-report -- --sweep ID [--store FILE] [--out DIR]: table + plot of one sweep. */
 import * as path from 'path';
-import { repoRoot, runMain, UserError } from '@rred/core';
+import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
 import { EXPERIMENTS } from '../registry';
-import { parseFlags } from '../common/flags';
 import { renderSweep } from './render';
 
+const SPEC = {
+  name: 'sweep-report',
+  usage: 'npx nx run experiments:sweep-report --',
+  summary: 'Table and plot of one sweep, from the store alone.',
+  flags: {
+    sweep: { type: 'string', value: 'ID', description: 'the sweep run id (required; printed by experiments:sweep, or `npx rred runs list --experiment sweep`)' },
+    store: STORE_FLAG,
+    out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'results/sweeps/<grid name>' },
+  },
+} as const;
+
 runMain(async () => {
-  const f = parseFlags(process.argv.slice(2), ['sweep', 'store', 'out'], 'sweep-report');
+  const f = parseCommandLine(process.argv.slice(2), SPEC).flags;
   if (!f.sweep) throw new UserError('sweep-report: --sweep ID is required (printed by experiments:sweep; or `npx rred runs list --experiment sweep`)');
   const store = openStore(f.store);
   try {

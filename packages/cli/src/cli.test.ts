@@ -101,7 +101,11 @@ describe('rred', () => {
 
   it('answers bad input with one-line UserErrors', async () => {
     const cases: [string[], RegExp][] = [
-      [['runs', 'list', ...s, '--bogus'], /unknown option '--bogus'/],
+      [['runs', 'list', ...s, '--bogus'], /^rred runs list: unknown flag --bogus \(valid: --experiment, --parent, --status, --where, --columns, --store, --help\)$/],
+      [['runs', 'list', ...s, ...s], /--store given twice/],
+      [['runs', 'list', '--store', ''], /--store: got '', expected a file path/],
+      [['runs', 'export', ids[0], ...s, '--format', 'csv', '--out='], /--out: got '', expected a file path/],
+      [['db', 'check', 'extra', ...s], /unexpected argument 'extra'/],
       [['runs', 'show', 'abcdef012345', ...s], /no run with id 'abcdef012345'/],
       [['runs', 'show', 'not-hex', ...s], /'not-hex' is not a run id/],
       [['runs', 'show', ...s], /expected 1 argument/],
@@ -125,5 +129,14 @@ describe('rred', () => {
     const help = await cli(['--help']);
     for (const c of ['runs list', 'runs show', 'runs compare', 'runs export', 'db check']) expect(help).toContain(c);
     expect(await cli(['runs', 'compare', '--help'])).toMatch(/--all +show identical fields too/);
+    expect(await cli(['runs', 'list', '--bogus', '-h'])).toMatch(/^usage: rred runs list \[flags\]/);
+    expect(await cli(['db', 'check', '--help'])).toMatch(/--store FILE +results store file \(default: \$RRED_STORE/);
+  });
+
+  it('accepts --x=v like --x v', async () => {
+    const eq = await cli(['runs', 'list', `--store=${file}`, '--experiment=other']);
+    expect(eq).toBe(await cli(['runs', 'list', '--store', file, '--experiment', 'other']));
+    expect(eq).toContain(ids[3]);
+    expect(eq).not.toContain(ids[0]);
   });
 });

@@ -1,9 +1,8 @@
-import { UserError } from '@rred/core';
-import { parseArgs } from './args';
+import { HelpRequested, UserError, commandHelp as helpOf, parseCommandLine, type CommandSpec } from '@rred/core';
 import type { CliContext, Command } from './command';
 import { COMMANDS } from './commands';
 
-function helpText(commands: Command[] = COMMANDS): string {
+export function helpText(commands: Command[] = COMMANDS): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'usage: rred <command> [options]',
@@ -17,19 +16,19 @@ function helpText(commands: Command[] = COMMANDS): string {
   ].join('\n');
 }
 
-function commandHelp(c: Command): string {
-  const flags = Object.entries(c.flags);
-  const width = Math.max(6, ...flags.map(([name, f]) => `--${name}${f.value ? ` ${f.value}` : ''}`.length));
-  return [
-    `usage: rred ${c.name}${c.args ? ` ${c.args}` : ''}${flags.length ? ' [options]' : ''}`,
-    '',
-    c.summary,
-    '',
-    'options:',
-    ...flags.map(([name, f]) => `  ${`--${name}${f.value ? ` ${f.value}` : ''}`.padEnd(width)}  ${f.help}`),
-    `  ${'--help'.padEnd(width)}  show this help`,
-    '',
-  ].join('\n');
+/** The parser spec of a subcommand: `rred <name>`, its flags, any number of positionals if it takes any. */
+export function commandSpec(c: Command): CommandSpec {
+  return {
+    name: `rred ${c.name}`,
+    usage: `rred ${c.name}`,
+    summary: c.summary,
+    flags: c.flags,
+    positionals: c.args ? { usage: c.args, min: 0, max: Infinity } : undefined,
+  };
+}
+
+export function commandHelp(c: Command): string {
+  return helpOf(commandSpec(c));
 }
 
 /** Picks the command whose words match the start of argv (longest match), parses its flags, runs it. */
@@ -51,10 +50,13 @@ export async function runCli(argv: string[], ctx: CliContext, commands: Command[
     const hint = group.length ? `; did you mean one of ${group.join(', ')}?` : "; 'rred --help' lists the commands";
     throw new UserError(`unknown command '${words}'${hint}`);
   }
-  const rest = argv.slice(command.name.split(' ').length);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    ctx.out(commandHelp(command));
+  let args;
+  try {
+    args = parseCommandLine(argv.slice(command.name.split(' ').length), commandSpec(command));
+  } catch (err) {
+    if (!(err instanceof HelpRequested)) throw err;
+    ctx.out(err.text);
     return;
   }
-  await command.run(parseArgs(rest, command.flags, command.name), ctx);
+  await command.run(args, ctx);
 }

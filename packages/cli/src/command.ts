@@ -1,6 +1,8 @@
-import { UserError } from '@rred/core';
+import { UserError, type CommandLine, type FlagSpec } from '@rred/core';
 import { openStoreForReading, resolveStorePath, type Store } from '@rred/results-store';
-import type { FlagSpec, ParsedArgs } from './args';
+
+/** A command's parsed argv (the project's one parser, parseCommandLine in @rred/core). */
+export type ParsedArgs = Pick<CommandLine<Record<string, FlagSpec>>, 'positionals' | 'flags'>;
 
 /** Where a command writes and what environment it sees (tests pass their own). */
 export interface CliContext {
@@ -20,8 +22,6 @@ export interface Command {
   flags: Record<string, FlagSpec>;
   run(args: ParsedArgs, ctx: CliContext): Promise<void> | void;
 }
-
-export const STORE_FLAG: FlagSpec = { type: 'string', value: 'PATH', help: 'results store file (default: $RRED_STORE, else results/store.sqlite at the repo root)' };
 
 /** Opens an existing store for a command (read-only when it may not be written); a missing file is an error rather than a new empty store. */
 function openExistingStore(args: ParsedArgs, ctx: CliContext): Store {

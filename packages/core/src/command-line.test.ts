@@ -1,9 +1,9 @@
 import * as path from 'path';
 import { z } from 'zod';
 import { commandHelp, parseCommandLine, type CommandSpec } from './command-line';
-import { configKeyDocs } from './config-flags';
+import { applyOverrides, configKeyDocs, setPath } from './config-flags';
 import { HelpRequested, UserError } from './errors';
-import { repoRoot } from './paths';
+import { repoRoot } from './repo';
 
 const flags = {
   store: { type: 'string', value: 'FILE', path: true, description: 'results store' },
@@ -11,7 +11,7 @@ const flags = {
   format: { type: 'string', value: 'csv|json', description: 'output format' },
   all: { type: 'boolean', description: 'show everything' },
 } as const;
-const spec: CommandSpec<typeof flags> = { usage: 'cmd', summary: 'a test command', flags, positionals: { usage: '[id...]', min: 0, max: 3 } };
+const spec: CommandSpec<typeof flags> = { name: 'cmd', usage: 'npx cmd', summary: 'a test command', flags, positionals: { usage: '[id...]', min: 0, max: 3 } };
 
 const schema = z
   .object({
@@ -86,7 +86,7 @@ describe('parseCommandLine', () => {
   });
 
   it('refuses an override that overflows to Infinity, showing it as written (issue 15 #22)', () => {
-    expect(errorOf(() => parseCommandLine(['--seed', '1e999'], withConfig)).message).toBe('--seed: got 1e999, expected a finite number');
+    expect(errorOf(() => parseCommandLine(['--seed', '1e999'], withConfig)).message).toBe('cmd: --seed: got 1e999, expected a finite number');
   });
 
   it('rejects an unknown config path listing the valid ones, aliases included', () => {
@@ -107,7 +107,7 @@ describe('parseCommandLine', () => {
 describe('commandHelp', () => {
   it('lists usage, flags with defaults, and config paths with their descriptions and defaults', () => {
     const text = commandHelp({ ...withConfig, config: { ...withConfig.config!, defaults: () => ({ seed: '7' }) } });
-    expect(text).toMatch(/^usage: cmd \[flags\]\n\na test command\n/);
+    expect(text).toMatch(/^usage: npx cmd \[flags\]\n\na test command\n/);
     expect(text).toMatch(/--out DIR +output directory \(default: results\/x\)/);
     expect(text).toMatch(/--all +show everything/);
     expect(text).toMatch(/--help, -h +print this help and exit/);
@@ -115,5 +115,19 @@ describe('commandHelp', () => {
     expect(text).toMatch(/--problems, --n +how many problems \[default: 3\]/);
     expect(text).toMatch(/--mc\.samplesPerExitPoint +MC samples \[default: 20\]/);
     expect(text).toMatch(/whole objects take a JSON object: --mc, --seg/);
+  });
+});
+
+describe('config overrides', () => {
+  it('setPath copies and creates intermediate objects', () => {
+    const base = { mc: { n: 1 } };
+    expect(setPath(base, 'mc.n', 2)).toEqual({ mc: { n: 2 } });
+    expect(base.mc.n).toBe(1);
+    expect(setPath({}, 'a.b', 3)).toEqual({ a: { b: 3 } });
+    expect(() => setPath({ a: 5 }, 'a.b', 3)).toThrow(/'a' is not an object/);
+  });
+
+  it('applyOverrides sets every path in order', () => {
+    expect(applyOverrides({ mc: { n: 1 }, k: 2 }, { 'mc.n': 3, mc2: true })).toEqual({ mc: { n: 3 }, k: 2, mc2: true });
   });
 });

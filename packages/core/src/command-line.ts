@@ -26,6 +26,9 @@ export interface FlagSpec {
   path?: boolean;
 }
 
+/** The `--store` flag of every command that reads or writes the results store (resolveStorePath in @rred/results-store). */
+export const STORE_FLAG: FlagSpec = { type: 'string', value: 'FILE', path: true, description: 'results store file', default: '$RRED_STORE, else results/store.sqlite at the repository root' };
+
 /** One dotted config path a command accepts as `--path value`, documented from its schema. */
 export interface ConfigKeyDoc {
   path: string;
@@ -45,7 +48,9 @@ export interface ConfigFlags {
 }
 
 export interface CommandSpec<F extends Record<string, FlagSpec> = Record<string, FlagSpec>> {
-  /** How the command is invoked, e.g. `npx nx run experiments:sweep --`. */
+  /** Short name that starts every error message, e.g. `sweep`, `rred runs list`. */
+  name: string;
+  /** How the command is invoked, for help, e.g. `npx nx run experiments:sweep --`. */
   usage: string;
   summary: string;
   flags: F;
@@ -76,7 +81,7 @@ export interface CommandLine<F extends Record<string, FlagSpec>> {
 export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: readonly string[], spec: CommandSpec<F>): CommandLine<F> {
   const end = argv.indexOf('--');
   if ((end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')) throw new HelpRequested(commandHelp(spec));
-  const command = spec.usage;
+  const command = spec.name;
   const aliases = spec.config?.aliases ?? {};
   const configPaths = new Set((spec.config?.keys ?? []).map((k) => k.path));
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
@@ -119,7 +124,7 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
       if (flag.path && text.trim() === '') throw new UserError(`${command}: ${shown}: got '${text}', expected a ${flag.value === 'DIR' ? 'directory' : 'file'} path`);
       flags[token.name] = flag.path ? resolveUserPath(text) : text;
     } else {
-      out.overrides[key] = parseOverrideValue(text, shown);
+      out.overrides[key] = parseOverrideValue(text, `${command}: ${shown}`);
       out.written[key] = text;
     }
   }
@@ -176,7 +181,7 @@ export function commandHelp(spec: CommandSpec): string {
     const objects = config.keys.filter((k) => k.object).map((k) => `--${k.path}`);
     lines.push(
       '',
-      'config overrides (--path value or --path=value; the value is read as JSON when it parses, else as text):',
+      'config (--path value or --path=value; the value is read as JSON when it parses, else as text; [default: X] is what the command uses when the flag is absent):',
       ...rows(
         leaves.map((k) => {
           const def = defaults[k.path] ?? k.default;

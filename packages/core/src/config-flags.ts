@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ConfigKeyDoc } from './command-line';
+import { UserError } from './errors';
 
 /**
  * Every dotted path of a config schema (objects and their leaves) with the `.describe()` text and
@@ -13,6 +14,9 @@ export function configKeyDocs(schema: z.ZodTypeAny, prefix = ''): ConfigKeyDoc[]
     prefix ? [{ path: prefix, description, default: defaultValue === undefined ? undefined : JSON.stringify(defaultValue), object }] : [];
   if (inner instanceof z.ZodDiscriminatedUnion) {
     const out = new Map<string, ConfigKeyDoc>(self(true).map((d) => [d.path, d]));
+    const discriminator = prefix ? `${prefix}.${inner.discriminator}` : inner.discriminator;
+    const values = [...inner.optionsMap.keys()].map((v) => JSON.stringify(v)).join(', ');
+    out.set(discriminator, { path: discriminator, description: `Which variant: one of ${values}; the keys below belong to one variant or another.` });
     for (const option of inner.options as z.ZodTypeAny[]) {
       for (const d of configKeyDocs(option, prefix)) if (!out.has(d.path)) out.set(d.path, d);
     }
@@ -46,5 +50,29 @@ export function flattenConfig(value: unknown, prefix = '', out: Record<string, s
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) flattenConfig(v, prefix ? `${prefix}.${k}` : k, out);
   } else if (prefix) out[prefix] = JSON.stringify(value);
+  return out;
+}
+
+/** Sets `path` (dotted) in a copy of `target`, creating objects on the way. */
+export function setPath(target: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const copy = structuredClone(target);
+  const keys = path.split('.');
+  let cur: Record<string, unknown> = copy;
+  keys.slice(0, -1).forEach((k) => {
+    const next = cur[k];
+    if (next === undefined) cur[k] = {};
+    else if (next === null || typeof next !== 'object' || Array.isArray(next)) {
+      throw new UserError(`override ${path}: '${k}' is not an object in the config`);
+    }
+    cur = cur[k] as Record<string, unknown>;
+  });
+  cur[keys[keys.length - 1]] = value;
+  return copy;
+}
+
+/** Applies `--a.b value` overrides (dotted path → value) to a copy of a config object, in order. */
+export function applyOverrides(base: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
+  let out = base;
+  for (const [key, value] of Object.entries(overrides)) out = setPath(out, key, value);
   return out;
 }

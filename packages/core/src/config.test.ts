@@ -52,9 +52,9 @@ describe('parseConfig', () => {
   });
 
   it('shows a value as the user wrote it: overrides verbatim, non-finite numbers by name (issue 15 #22)', () => {
-    expect(() => parseConfig(schema, { k: Infinity }, 'c', { k: '1e999' })).toThrow(/k: got 1e999, /);
+    expect(() => parseConfig(schema, { k: Infinity }, 'c', { k: '1e999' })).toThrow(/k: got '1e999', /);
     expect(() => parseConfig(schema, { k: Infinity }, 'c')).toThrow(/k: got Infinity, /);
-    expect(() => parseConfig(schema, { k: '' }, 'c', { k: '' })).toThrow(/k: got , expected a number/);
+    expect(() => parseConfig(schema, { k: '' }, 'c', { k: '' })).toThrow(/k: got '', expected a number/);
   });
 });
 

@@ -5,7 +5,7 @@ import { UserError } from './errors';
  * Validates a config against its zod schema before any compute starts. Schemas are declared with
  * `.strict()` so unknown keys are rejected. The error is one line: the source, then each issue as
  * its key path, the value as the user wrote it and what was expected in the project's words, e.g.
- * `invalid config (mc-variance.json + --seed): seed: got 1e999, expected an integer in [0, 2^32)`.
+ * `invalid config (mc-variance.json + --seed): seed: got '4294967297', expected an integer seed in [0, 2^32) ...`.
  * `written` maps override paths to their command-line text (so 1e999 is not shown as Infinity).
  * A cross-field check (a `superRefine` issue whose message does not start with "expected") names its
  * values itself and is reported at the object it checks, e.g. `grpo: epsilonHigh (0.1) must be ≥ epsilon (0.2)`.
@@ -24,7 +24,8 @@ function describeIssue(issue: z.ZodIssue, input: unknown, written: Record<string
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${where}${k}'`).join(', ')}: not an option here`;
   }
   if (issue.code === 'custom' && !issue.message.startsWith('expected')) return issue.path.length ? `${path}: ${issue.message}` : issue.message;
-  const given = path in written ? written[path] : formatValue(valueAt(input, issue.path));
+  // command-line text is shown quoted, exactly as typed (1e999 stays 1e999, '' stays visible)
+  const given = path in written ? `'${written[path]}'` : formatValue(valueAt(input, issue.path));
   return `${path}: got ${given}, ${expectation(issue)}`;
 }
 

@@ -1,15 +1,14 @@
 import * as path from 'path';
-import { findRepoRoot } from '@rred/core';
+import { repoRoot, resolveUserPath } from '@rred/core';
 
 /**
- * Where the store lives: an explicit path wins, then the `RRED_STORE` environment variable, then
- * `results/store.sqlite` under the repository root: the one around the current directory, else the
- * one this package is installed in (so `rred` run from elsewhere still finds the project's store).
- * Relative paths are resolved against the current directory.
+ * Where the store lives: an explicit path wins, then the `RRED_STORE` environment variable (empty
+ * means unset), then `results/store.sqlite` under the repository root. Relative paths follow the
+ * project's one path rule (`resolveUserPath`): relative to the repository root. An explicit empty
+ * path is an error, never the default store.
  */
 export function resolveStorePath(explicit?: string | null, env: NodeJS.ProcessEnv = process.env): string {
-  if (explicit) return path.resolve(explicit);
-  if (env.RRED_STORE) return path.resolve(env.RRED_STORE);
-  const root = findRepoRoot() ?? findRepoRoot(__dirname) ?? process.cwd();
-  return path.join(root, 'results', 'store.sqlite');
+  if (explicit !== undefined && explicit !== null) return resolveUserPath(explicit, '--store');
+  if (env.RRED_STORE) return resolveUserPath(env.RRED_STORE, 'RRED_STORE');
+  return path.join(repoRoot(), 'results', 'store.sqlite');
 }

@@ -1,6 +1,6 @@
-import { textTable, UserError } from '@rred/core';
+import { STORE_FLAG, textTable, UserError } from '@rred/core';
 import { inspectStoreFile, resolveStorePath } from '@rred/results-store';
-import { STORE_FLAG, expectPositionals, type Command } from '../command';
+import { expectPositionals, type Command } from '../command';
 
 export const dbCheck: Command = {
   name: 'db check',

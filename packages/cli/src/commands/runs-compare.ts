@@ -1,13 +1,13 @@
-import { textTable } from '@rred/core';
+import { STORE_FLAG, textTable } from '@rred/core';
 import { compareRuns } from '@rred/results-store';
-import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
+import { withStore, expectPositionals, type Command } from '../command';
 
 export const runsCompare: Command = {
   name: 'runs compare',
   summary: 'what differs between runs (params, last metrics, tags, context)',
   args: '<id> <id> [...]',
   flags: {
-    all: { type: 'boolean', help: 'show identical fields too' },
+    all: { type: 'boolean', description: 'show identical fields too' },
     store: STORE_FLAG,
   },
   run: (args, ctx) =>

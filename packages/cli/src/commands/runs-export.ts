@@ -1,6 +1,6 @@
-import { toCsv, UserError, writeFileAtomic } from '@rred/core';
+import { STORE_FLAG, toCsv, UserError, writeFileAtomic } from '@rred/core';
 import { checkOutputFile, formatFloat, resolveStorePath, type MetricPoint, type RunDetail } from '@rred/results-store';
-import { STORE_FLAG, withStore, type Command } from '../command';
+import { withStore, type Command } from '../command';
 
 /** One row per run: run fields, then params.*, metrics.* (last value), tags.* (union over runs). */
 function runsToCsv(runs: RunDetail[]): string {
@@ -35,9 +35,9 @@ export const runsExport: Command = {
   summary: 'export runs as CSV (one row per run) or JSON (full detail with metric histories)',
   args: '<id> [...] | --experiment NAME',
   flags: {
-    experiment: { type: 'string', value: 'NAME', help: 'export every run of this experiment' },
-    format: { type: 'string', value: 'csv|json', help: 'output format (required)' },
-    out: { type: 'string', value: 'FILE', help: 'write to FILE instead of stdout (atomically; never the store, its -wal/-shm, or any SQLite file)' },
+    experiment: { type: 'string', value: 'NAME', description: 'export every run of this experiment' },
+    format: { type: 'string', value: 'csv|json', description: 'output format (required)' },
+    out: { type: 'string', value: 'FILE', path: true, description: 'write to FILE instead of stdout (atomically; never the store, its -wal/-shm, or any SQLite file)' },
     store: STORE_FLAG,
   },
   run: (args, ctx) => {

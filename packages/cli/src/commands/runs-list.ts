@@ -1,6 +1,6 @@
-import { textTable, UserError } from '@rred/core';
+import { STORE_FLAG, textTable, UserError } from '@rred/core';
 import { RUN_STATUSES, type RunStatus, type RunSummary } from '@rred/results-store';
-import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
+import { withStore, expectPositionals, type Command } from '../command';
 import { duration, isoTime, metricText } from '../format';
 
 function column(run: RunSummary, field: string): string {
@@ -14,11 +14,11 @@ export const runsList: Command = {
   name: 'runs list',
   summary: 'list runs, optionally filtered',
   flags: {
-    experiment: { type: 'string', value: 'NAME', help: 'only runs of this experiment' },
-    parent: { type: 'string', value: 'ID', help: 'only child runs of this (sweep) run' },
-    status: { type: 'string', value: 'STATUS', help: `only runs with this status (${RUN_STATUSES.join(', ')})` },
-    where: { type: 'string', value: 'FILTER', help: `filter, e.g. "params.lr > 1e-4 and metrics.acc >= 0.5" (fields params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; = != < <= > >=; and/or; parentheses)` },
-    columns: { type: 'string', value: 'LIST', help: 'extra comma-separated columns, e.g. params.lr,metrics.acc' },
+    experiment: { type: 'string', value: 'NAME', description: 'only runs of this experiment' },
+    parent: { type: 'string', value: 'ID', description: 'only child runs of this (sweep) run' },
+    status: { type: 'string', value: 'STATUS', description: `only runs with this status (${RUN_STATUSES.join(', ')})` },
+    where: { type: 'string', value: 'FILTER', description: `filter, e.g. "params.lr > 1e-4 and metrics.acc >= 0.5" (fields params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; = != < <= > >=; and/or; parentheses)` },
+    columns: { type: 'string', value: 'LIST', description: 'extra comma-separated columns, e.g. params.lr,metrics.acc' },
     store: STORE_FLAG,
   },
   run: (args, ctx) =>

@@ -1,6 +1,6 @@
-import { textTable } from '@rred/core';
+import { STORE_FLAG, textTable } from '@rred/core';
 import { flatten } from '@rred/results-store';
-import { STORE_FLAG, withStore, expectPositionals, type Command } from '../command';
+import { withStore, expectPositionals, type Command } from '../command';
 import { duration, isoTime, metricText } from '../format';
 
 export const runsShow: Command = {

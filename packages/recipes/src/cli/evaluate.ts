@@ -2,13 +2,13 @@
  * avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run
  * and its metrics go to the results store (experiment 'evaluate').
  *
- *   npx tsx packages/recipes/src/cli/evaluate.ts [--config file.json] [--key value ...]
- *   (npx nx run lm:evaluate)
- * Every config field can also be given as a flag, e.g. --split eval-hard --samplesPerProblem 8.
+ *   npx tsx packages/recipes/src/cli/evaluate.ts [--config file.json] [--store FILE] [--key value ...]
+ * Every config field can also be given as a flag, e.g. --split eval-hard --samplesPerProblem=8
+ * (`--help` lists them). Relative paths (checkpoint, dataFile, --config, --store) are relative to
+ * the repository root.
  */
-import * as fs from 'fs';
 import * as path from 'path';
-import { Rng, UserError, parseConfig, runMain } from '@rred/core';
+import { Rng, STORE_FLAG, UserError, applyOverrides, configKeyDocs, parseCommandLine, parseConfig, readJsonFile, resolveUserPath, runMain } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
@@ -16,48 +16,43 @@ import { openStore, withRun } from '@rred/results-store';
 import { evaluateConfigSchema } from '../configs/evaluate';
 import { completerFromModel, evaluateSplit } from '@rred/evaluation';
 
-const NUMERIC = new Set(['problems', 'samplesPerProblem', 'k', 'temperature', 'topP', 'maxNewTokens', 'batchSize', 'level', 'resamples', 'seed']);
+const SPEC = {
+  name: 'evaluate',
+  usage: 'npx nx run evaluation:evaluate --',
+  summary: "avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run goes to the results store (experiment 'evaluate').",
+  flags: {
+    config: { type: 'string', value: 'FILE', path: true, description: 'JSON config (the flags below override its fields)', default: 'the schema defaults' },
+    store: STORE_FLAG,
+  },
+  config: { keys: configKeyDocs(evaluateConfigSchema) },
+} as const;
 
-function parseArgs(argv: string[]): { input: Record<string, unknown>; source: string } {
-  let input: Record<string, unknown> = {};
-  let source = 'command line';
-  const flags: Record<string, unknown> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) throw new UserError(`unexpected argument '${a}'; use --config <file.json> or --<field> <value>`);
-    const key = a.slice(2);
-    const value = argv[++i];
-    if (value === undefined) throw new UserError(`--${key} needs a value`);
-    if (key === 'config') {
-      try {
-        input = JSON.parse(fs.readFileSync(value, 'utf8'));
-      } catch (e) {
-        throw new UserError(`--config ${value}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-      source = value;
-    } else {
-      flags[key] = NUMERIC.has(key) ? Number(value) : value;
-    }
-  }
-  return { input: { ...input, ...flags }, source };
+function parseArgs(argv: string[]): { input: Record<string, unknown>; source: string; written: Record<string, string>; store: string | undefined } {
+  const args = parseCommandLine(argv, SPEC);
+  const file = args.flags.config;
+  const fromFile = file === undefined ? {} : readJsonFile(file, 'config file');
+  if (fromFile === null || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new UserError(`config file ${file}: expected a JSON object`);
+  const overrides = Object.keys(args.overrides);
+  const source = `${file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file}${overrides.length ? ` + --${overrides.join(', --')}` : ''}`;
+  return { input: applyOverrides(fromFile as Record<string, unknown>, args.overrides), source, written: args.written, store: args.flags.store };
 }
 
 async function main(): Promise<void> {
-  const { input, source } = parseArgs(process.argv.slice(2));
-  const config = parseConfig(evaluateConfigSchema, input, source);
+  const { input, source, written, store: storeFile } = parseArgs(process.argv.slice(2));
+  const config = parseConfig(evaluateConfigSchema, input, source, written);
   const k = config.k ?? config.samplesPerProblem;
   if (k > config.samplesPerProblem) throw new UserError(`invalid config (${source}): k (${k}) must be ≤ samplesPerProblem (${config.samplesPerProblem})`);
   if (config.split && config.dataFile) throw new UserError(`invalid config (${source}): give split (${config.split}) or dataFile (${config.dataFile}), not both`);
   const split = config.split ?? DEFAULT_EVAL_SPLIT;
   if (!config.dataFile && !(SPLITS as readonly string[]).includes(split))
     throw new UserError(`invalid config (${source}): split: got "${split}", expected one of ${SPLITS.join(', ')}`);
-  const file = config.dataFile ?? path.join('packages', 'tasks', 'data', `${split}.jsonl`);
+  const file = resolveUserPath(config.dataFile ?? path.join('packages', 'tasks', 'data', `${split}.jsonl`), 'dataFile');
   const records = readJsonl(file).slice(0, config.problems);
   if (records.length === 0) throw new UserError(`${file}: no problems to evaluate`);
 
   const engine = await initEngine();
-  const model = TransformerLM.fromCheckpoint(config.checkpoint);
-  const store = openStore();
+  const model = TransformerLM.fromCheckpoint(resolveUserPath(config.checkpoint, 'checkpoint'));
+  const store = openStore(storeFile);
   try {
     await withRun(
       store,

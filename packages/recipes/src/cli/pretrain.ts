@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { ProgressBar, Rng, UserError, canonicalJson, gitState, parseConfig, repoRoot, runMain, type GitState } from '@rred/core';
+import { ProgressBar, Rng, STORE_FLAG, UserError, applyOverrides, canonicalJson, configKeyDocs, gitState, parseCommandLine, parseConfig, readJsonFile, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
@@ -15,7 +15,6 @@ import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/ev
 import { openStore, withRun, type Run } from '@rred/results-store';
 import { SftTrainer, initSinusoidalPositions, initTokenEmbeddings, transformerPolicy, type SftStepMetrics } from '@rred/training';
 import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
-import { parseCliArgs } from './args';
 import { taskCorpus } from '../task-corpus';
 
 interface RunRecord {
@@ -43,10 +42,35 @@ interface RunRecord {
   stoppedEarlyAt: number | null;
 }
 
+const SPEC = {
+  name: 'pretrain',
+  usage: 'npx nx run lm:pretrain --',
+  summary: 'Trains the embedded model from scratch (SFT on the task corpus), validates, writes the checkpoint, its trainer state and a JSON run record, and records the run in the store.',
+  flags: {
+    config: { type: 'string', value: 'FILE', path: true, description: 'JSON config (the flags below override its fields)', default: 'the schema defaults' },
+    resume: { type: 'boolean', description: 'continue from output.state (same config) to an identical continuation' },
+    store: STORE_FLAG,
+  },
+  config: { keys: configKeyDocs(pretrainConfigSchema) },
+} as const;
+
+/** --config FILE, then the --a.b overrides; the source names both for messages. */
+function readPretrainConfig(argv: string[]): { config: PretrainConfig; configSource: string; resume: boolean; store: string | undefined } {
+  const args = parseCommandLine(argv, SPEC);
+  const file = args.flags.config;
+  const raw = file === undefined ? {} : readJsonFile(file, 'config file');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UserError(`config file ${file}: expected a JSON object`);
+  const merged = applyOverrides(raw as Record<string, unknown>, args.overrides);
+  const overrides = Object.keys(args.overrides);
+  const configSource = `${file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file}${overrides.length ? ` + --${overrides.join(', --')}` : ''}`;
+  return { config: parseConfig(pretrainConfigSchema, merged, configSource, args.written), configSource, resume: args.flags.resume, store: args.flags.store };
+}
+
 async function main(): Promise<void> {
-  const args = parseCliArgs(process.argv.slice(2), ['resume']);
-  const config = parseConfig(pretrainConfigSchema, args.config, args.configSource);
-  const resume = args.flags.has('resume');
+  const args = readPretrainConfig(process.argv.slice(2));
+  const { config, resume } = args;
+  // the one path rule: relative output paths are relative to the repository root (the config keeps them as written)
+  const output = { checkpoint: resolveUserPath(config.output.checkpoint), state: resolveUserPath(config.output.state), runRecord: resolveUserPath(config.output.runRecord) };
   const engine = await initEngine();
 
   const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
@@ -97,8 +121,8 @@ async function main(): Promise<void> {
   };
   let storeRunId: string | null = null;
   if (resume) {
-    const info = trainer.restore(config.output.state);
-    if (info.configHash !== configHash) throw new UserError(`--resume: ${config.output.state} was written with a different config; rerun without --resume or restore that config`);
+    const info = trainer.restore(output.state);
+    if (info.configHash !== configHash) throw new UserError(`--resume: ${output.state} was written with a different config; rerun without --resume or restore that config`);
     record = info.record as RunRecord;
     record.resumedAt.push(trainer.step);
     storeRunId = typeof info.storeRunId === 'string' ? info.storeRunId : null;
@@ -107,7 +131,7 @@ async function main(): Promise<void> {
 
   // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
   // checkpoint keeps the same facts for readers of the checkpoint directory.
-  const store = openStore();
+  const store = openStore(args.store);
   const runOptions = storeRunId
     ? { resume: storeRunId }
     : {
@@ -128,14 +152,14 @@ async function main(): Promise<void> {
     // KV-cached sampler over the same (live) transformer weights
     const complete = completerFromModel(new TransformerLM(transformer, tokenizer), tokenizer.eos);
     const writeOutputs = () => {
-      fs.mkdirSync(path.dirname(config.output.checkpoint), { recursive: true });
-      saveCheckpoint(config.output.checkpoint, {
+      fs.mkdirSync(path.dirname(output.checkpoint), { recursive: true });
+      saveCheckpoint(output.checkpoint, {
         tokenizer,
         transformer,
         meta: { trainer: 'sft-pretrain', step: trainer.step, seed: config.seed, configHash, git: record.git },
       });
-      trainer.save(config.output.state, { configHash, record, storeRunId: run.id });
-      fs.writeFileSync(config.output.runRecord, `${JSON.stringify(record, null, 2)}\n`);
+      trainer.save(output.state, { configHash, record, storeRunId: run.id });
+      fs.writeFileSync(output.runRecord, `${JSON.stringify(record, null, 2)}\n`);
     };
     const validate = async () => {
       const t0 = Date.now();
@@ -224,15 +248,15 @@ async function main(): Promise<void> {
       trainer.step,
     );
     run.setTags({ eval_split: DEFAULT_EVAL_SPLIT });
-    run.logArtifact(config.output.checkpoint);
-    run.logArtifact(config.output.runRecord);
-    const size = fs.statSync(config.output.checkpoint).size;
+    run.logArtifact(output.checkpoint);
+    run.logArtifact(output.runRecord);
+    const size = fs.statSync(output.checkpoint).size;
     process.stderr.write(
       `pretrain: done. ${DEFAULT_EVAL_SPLIT} greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
         `[${(greedy.metrics.avgAtK.interval.lower * 100).toFixed(1)}, ${(greedy.metrics.avgAtK.interval.upper * 100).toFixed(1)}] on ${evalRecords.length}; ` +
         `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
         `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
-        `  checkpoint ${config.output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${config.output.runRecord}, store run ${run.id}\n`,
+        `  checkpoint ${output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${output.runRecord}, store run ${run.id}\n`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
@@ -32,7 +33,7 @@ export const evaluateConfigSchema = z
       .describe("Confidence interval: 'wilson' binomial score interval or 'bootstrap' percentile over problems. Default 'wilson'."),
     level: z.number().gt(0).lt(1).default(0.95).describe('Two-sided interval coverage. Default 0.95.'),
     resamples: z.number().int().min(100).default(2000).describe('Bootstrap resamples (seeded). Default 2000.'),
-    seed: z.number().int().default(1).describe('Seed of sampling and the bootstrap. Default 1.'),
+    seed: seedSchema.default(1).describe('Seed of sampling and the bootstrap. Default 1.'),
   })
   .strict();
 

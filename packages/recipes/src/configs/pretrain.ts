@@ -1,3 +1,4 @@
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
 import { optimizerConfigSchema } from '@rred/training';
@@ -9,7 +10,7 @@ import { optimizerConfigSchema } from '@rred/training';
  */
 export const pretrainConfigSchema = z
   .object({
-    seed: z.number().int().default(1).describe('Seed of model init, SFT corpus draws and data order. Default 1; integer.'),
+    seed: seedSchema.default(1).describe('Seed of model init, SFT corpus draws and data order. Default 1; integer.'),
     model: z
       .object({
         contextLength: z.number().int().min(16).max(4096).default(160).describe('Position table size = longest prompt+completion. Default 160.'),
@@ -32,9 +33,7 @@ export const pretrainConfigSchema = z
       .describe('Transformer shape (vocabSize comes from the task alphabet); see @rred/lm modelConfigSchema.'),
     data: z
       .object({
-        datasetSeed: z
-          .number()
-          .int()
+        datasetSeed: seedSchema
           .default(20260601)
           .describe('Seed of buildDatasets (default = DEFAULT_DATASET_SEED of @rred/tasks, the committed splits), so held-out problems never enter training.'),
         trainProblems: z.number().int().min(1).default(20000).describe('Train-split problems to draw. Default 20000.'),

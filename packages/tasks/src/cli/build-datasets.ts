@@ -5,36 +5,35 @@
  * `buildDatasets`); held-out splits are the same whatever --train is.
  */
 import * as path from 'path';
-import { UserError, runMain } from '@rred/core';
+import { configKeyDocs, parseCommandLine, parseConfig, runMain, seedSchema } from '@rred/core';
+import { z } from 'zod';
 import { DEFAULT_DATASET_SEED, SPLITS, buildDatasets, writeJsonl } from '../index';
 
-function parseArgs(argv: string[]): { seed: number; out: string; train: number } {
-  const args = { seed: DEFAULT_DATASET_SEED, out: path.resolve(__dirname, '../../data'), train: 0 };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = argv[i + 1];
-    const int = (): number => {
-      if (value === undefined || !/^\d+$/.test(value)) throw new UserError(`${flag} expects a non-negative integer, got ${JSON.stringify(value)}`);
-      i++;
-      return Number(value);
-    };
-    if (flag === '--seed') args.seed = int();
-    else if (flag === '--train') args.train = int();
-    else if (flag === '--out') {
-      if (!value) throw new UserError('--out expects a directory');
-      args.out = path.resolve(value);
-      i++;
-    } else throw new UserError(`unknown argument '${flag}'; expected --seed N, --out DIR, --train N`);
-  }
-  return args;
-}
+const optionsSchema = z
+  .object({
+    seed: seedSchema.default(DEFAULT_DATASET_SEED).describe('Seed of buildDatasets; the default gives the committed splits.'),
+    train: z.number().int().min(0).default(0).describe('Train problems to write to train.jsonl; 0 writes no train split.'),
+  })
+  .strict();
+
+const SPEC = {
+  name: 'tasks:datasets',
+  usage: 'npx nx run tasks:datasets --',
+  summary: 'Writes the dataset splits of the task as JSONL (validation, eval-easy, eval-medium, eval-hard; train with --train N).',
+  flags: {
+    out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'packages/tasks/data' },
+  },
+  config: { keys: configKeyDocs(optionsSchema) },
+} as const;
 
 runMain(() => {
-  const args = parseArgs(process.argv.slice(2));
-  const data = buildDatasets(args.seed, { train: args.train });
+  const args = parseCommandLine(process.argv.slice(2), SPEC);
+  const options = parseConfig(optionsSchema, args.overrides, 'command line', args.written);
+  const out = args.flags.out ?? path.resolve(__dirname, '../../data');
+  const data = buildDatasets(options.seed, { train: options.train });
   for (const split of SPLITS) {
-    if (split === 'train' && args.train === 0) continue;
-    const file = path.join(args.out, `${split}.jsonl`);
+    if (split === 'train' && options.train === 0) continue;
+    const file = path.join(out, `${split}.jsonl`);
     writeJsonl(file, data[split]);
     process.stdout.write(`${file}: ${data[split].length} problems\n`);
   }

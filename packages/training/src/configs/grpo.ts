@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '@rred/core';
+import { parseConfig, seedSchema } from '@rred/core';
 import { optimizerConfigSchema } from './optimizer';
 
 const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
@@ -11,7 +11,7 @@ const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
  */
 export const grpoConfigFields = z
   .object({
-    seed: z.number().int().default(1).describe('Seed of prompt order and sampling. Default 1; integer.'),
+    seed: seedSchema.default(1).describe('Seed of prompt order and sampling. Default 1; integer.'),
     steps: z.number().int().min(1).default(100).describe('Optimizer steps (one batch of prompts each when numIterations = 1). Default 100.'),
     promptsPerStep: z.number().int().min(1).default(8).describe('Distinct prompts per step. Default 8; integer ≥ 1.'),
     groupSize: z

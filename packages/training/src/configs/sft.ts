@@ -1,10 +1,11 @@
+import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { optimizerConfigSchema } from './optimizer';
 
 /** Supervised fine-tuning (next-token NLL on completion tokens only). */
 export const sftConfigSchema = z
   .object({
-    seed: z.number().int().default(1).describe('Seed of the data order (and of the model init in pretrain). Default 1; integer.'),
+    seed: seedSchema.default(1).describe('Seed of the data order (and of the model init in pretrain). Default 1; integer.'),
     steps: z.number().int().min(1).default(1000).describe('Optimizer steps. Default 1000; integer ≥ 1.'),
     batchSize: z.number().int().min(1).default(32).describe('Sequences per step. Default 32; integer ≥ 1.'),
     contextLength: z
