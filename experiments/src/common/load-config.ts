@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { applyOverrides, parseConfig, readJsonFile, repoRoot, UserError } from '@rred/core';
+import { loadCommandConfig, repoRoot } from '@rred/core';
 import type { z } from 'zod';
 import { experimentSpec, parseExperimentArgs, type ExperimentArgs } from './cli-args';
 
@@ -29,11 +29,6 @@ export function resolveConfig<S extends z.ZodTypeAny>(
 ): ResolvedConfig<z.infer<S>> {
   const shipped = defaultsFileOf(experiment);
   const args = parseExperimentArgs(argv, experimentSpec(experiment, schema, aliases, shipped, help));
-  const file = args.configFile ?? shipped;
-  const raw = readJsonFile(file, 'config file');
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UserError(`config file ${file}: expected a JSON object`);
-  const merged = applyOverrides(raw as Record<string, unknown>, args.overrides);
-  const overrides = Object.keys(args.overrides);
-  const source = `${path.relative(process.cwd(), file) || file}${overrides.length ? ` + --${overrides.join(', --')}` : ''}`;
-  return { config: parseConfig(schema, merged, source, args.written), args, source };
+  const { config, source } = loadCommandConfig(schema, args.configFile ?? shipped, args.overrides, args.written);
+  return { config, args, source };
 }

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { z } from 'zod';
 import { commandHelp, parseCommandLine, type CommandSpec } from './command-line';
-import { applyOverrides, configKeyDocs, setPath } from './config-flags';
+import { applyOverrides, configKeyDocs, loadCommandConfig, setPath } from './config-flags';
 import { HelpRequested, UserError } from './errors';
 import { repoRoot } from './repo';
 
@@ -129,5 +129,14 @@ describe('config overrides', () => {
 
   it('applyOverrides sets every path in order', () => {
     expect(applyOverrides({ mc: { n: 1 }, k: 2 }, { 'mc.n': 3, mc2: true })).toEqual({ mc: { n: 3 }, k: 2, mc2: true });
+  });
+
+  it('loadCommandConfig: file (or schema defaults) + overrides, validated, source naming both', () => {
+    const { config, source } = loadCommandConfig(schema, undefined, { problems: 5, 'seg.strategy': 'a', 'seg.k': 2 });
+    expect(config).toEqual({ seed: 1, problems: 5, mc: { samplesPerExitPoint: 20 }, seg: { strategy: 'a', k: 2 } });
+    expect(source).toBe('defaults + --problems, --seg.strategy, --seg.k');
+    expect(() => loadCommandConfig(schema, undefined, { seed: 1.5, seg: { strategy: 'a', k: 1 } }, { seed: '1.5' })).toThrow(
+      "invalid config (defaults + --seed, --seg): seed: got '1.5', expected an integer",
+    );
   });
 });

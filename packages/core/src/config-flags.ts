@@ -1,6 +1,9 @@
+import * as path from 'path';
 import { z } from 'zod';
 import type { ConfigKeyDoc } from './command-line';
+import { parseConfig } from './config';
 import { UserError } from './errors';
+import { readJsonFile } from './json-file';
 
 /**
  * Every dotted path of a config schema (objects and their leaves) with the `.describe()` text and
@@ -75,4 +78,23 @@ export function applyOverrides(base: Record<string, unknown>, overrides: Record<
   let out = base;
   for (const [key, value] of Object.entries(overrides)) out = setPath(out, key, value);
   return out;
+}
+
+/**
+ * A command's config: the JSON object in `file` (none: {}, so the schema defaults apply), then the
+ * command-line overrides, validated by `schema`. `source` names both for messages, e.g.
+ * `experiments/configs/mc-variance.json + --seed, --problems`.
+ */
+export function loadCommandConfig<S extends z.ZodTypeAny>(
+  schema: S,
+  file: string | undefined,
+  overrides: Record<string, unknown>,
+  written: Record<string, string> = {},
+): { config: z.infer<S>; source: string } {
+  const raw = file === undefined ? {} : readJsonFile(file, 'config file');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UserError(`config file ${file}: expected a JSON object`);
+  const keys = Object.keys(overrides);
+  const shown = file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file;
+  const source = `${shown}${keys.length ? ` + --${keys.join(', --')}` : ''}`;
+  return { config: parseConfig(schema, applyOverrides(raw as Record<string, unknown>, overrides), source, written), source };
 }

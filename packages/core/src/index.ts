@@ -6,7 +6,7 @@ export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';
 export type { GitState } from './repo';
 export { parseCommandLine, parseOverrideValue, commandHelp, STORE_FLAG } from './command-line';
 export type { CommandSpec, CommandLine, ConfigFlags, ConfigKeyDoc, FlagSpec, FlagValues } from './command-line';
-export { applyOverrides, configKeyDocs, flattenConfig, setPath } from './config-flags';
+export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig, setPath } from './config-flags';
 export { readJsonFile, parseJsonText } from './json-file';
 export { resolveUserPath } from './paths';
 export { writeFileAtomic } from './atomic-write';

@@ -8,7 +8,7 @@
  * the repository root.
  */
 import * as path from 'path';
-import { Rng, STORE_FLAG, UserError, applyOverrides, configKeyDocs, parseCommandLine, parseConfig, readJsonFile, resolveUserPath, runMain } from '@rred/core';
+import { Rng, STORE_FLAG, UserError, configKeyDocs, loadCommandConfig, parseCommandLine, resolveUserPath, runMain } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
@@ -27,19 +27,9 @@ const SPEC = {
   config: { keys: configKeyDocs(evaluateConfigSchema) },
 } as const;
 
-function parseArgs(argv: string[]): { input: Record<string, unknown>; source: string; written: Record<string, string>; store: string | undefined } {
-  const args = parseCommandLine(argv, SPEC);
-  const file = args.flags.config;
-  const fromFile = file === undefined ? {} : readJsonFile(file, 'config file');
-  if (fromFile === null || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new UserError(`config file ${file}: expected a JSON object`);
-  const overrides = Object.keys(args.overrides);
-  const source = `${file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file}${overrides.length ? ` + --${overrides.join(', --')}` : ''}`;
-  return { input: applyOverrides(fromFile as Record<string, unknown>, args.overrides), source, written: args.written, store: args.flags.store };
-}
-
 async function main(): Promise<void> {
-  const { input, source, written, store: storeFile } = parseArgs(process.argv.slice(2));
-  const config = parseConfig(evaluateConfigSchema, input, source, written);
+  const args = parseCommandLine(process.argv.slice(2), SPEC);
+  const { config, source } = loadCommandConfig(evaluateConfigSchema, args.flags.config, args.overrides, args.written);
   const k = config.k ?? config.samplesPerProblem;
   if (k > config.samplesPerProblem) throw new UserError(`invalid config (${source}): k (${k}) must be ≤ samplesPerProblem (${config.samplesPerProblem})`);
   if (config.split && config.dataFile) throw new UserError(`invalid config (${source}): give split (${config.split}) or dataFile (${config.dataFile}), not both`);
@@ -52,7 +42,7 @@ async function main(): Promise<void> {
 
   const engine = await initEngine();
   const model = TransformerLM.fromCheckpoint(resolveUserPath(config.checkpoint, 'checkpoint'));
-  const store = openStore(storeFile);
+  const store = openStore(args.flags.store);
   try {
     await withRun(
       store,

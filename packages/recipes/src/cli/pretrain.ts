@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { ProgressBar, Rng, STORE_FLAG, UserError, applyOverrides, canonicalJson, configKeyDocs, gitState, parseCommandLine, parseConfig, readJsonFile, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
+import { ProgressBar, Rng, STORE_FLAG, UserError, canonicalJson, configKeyDocs, gitState, loadCommandConfig, parseCommandLine, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
@@ -54,28 +54,17 @@ const SPEC = {
   config: { keys: configKeyDocs(pretrainConfigSchema) },
 } as const;
 
-/** --config FILE, then the --a.b overrides; the source names both for messages. */
-function readPretrainConfig(argv: string[]): { config: PretrainConfig; configSource: string; resume: boolean; store: string | undefined } {
-  const args = parseCommandLine(argv, SPEC);
-  const file = args.flags.config;
-  const raw = file === undefined ? {} : readJsonFile(file, 'config file');
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UserError(`config file ${file}: expected a JSON object`);
-  const merged = applyOverrides(raw as Record<string, unknown>, args.overrides);
-  const overrides = Object.keys(args.overrides);
-  const configSource = `${file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file}${overrides.length ? ` + --${overrides.join(', --')}` : ''}`;
-  return { config: parseConfig(pretrainConfigSchema, merged, configSource, args.written), configSource, resume: args.flags.resume, store: args.flags.store };
-}
-
 async function main(): Promise<void> {
-  const args = readPretrainConfig(process.argv.slice(2));
-  const { config, resume } = args;
+  const args = parseCommandLine(process.argv.slice(2), SPEC);
+  const { config, source: configSource } = loadCommandConfig(pretrainConfigSchema, args.flags.config, args.overrides, args.written);
+  const resume = args.flags.resume;
   // the one path rule: relative output paths are relative to the repository root (the config keeps them as written)
   const output = { checkpoint: resolveUserPath(config.output.checkpoint), state: resolveUserPath(config.output.state), runRecord: resolveUserPath(config.output.runRecord) };
   const engine = await initEngine();
 
   const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
   const { positionInit, embeddingStd, ...shape } = config.model;
-  const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${args.configSource}: model`);
+  const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${configSource}: model`);
   const root = new Rng(config.seed);
   const transformer = createTransformer(modelConfig, root.fork('model-init'));
   initTokenEmbeddings(transformer, embeddingStd, root.fork('token-embedding-init'));
@@ -131,7 +120,7 @@ async function main(): Promise<void> {
 
   // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
   // checkpoint keeps the same facts for readers of the checkpoint directory.
-  const store = openStore(args.store);
+  const store = openStore(args.flags.store);
   const runOptions = storeRunId
     ? { resume: storeRunId }
     : {
