@@ -29,6 +29,9 @@ export interface FlagSpec {
 /** The `--store` flag of every command that reads or writes the results store (resolveStorePath in @rred/results-store). */
 export const STORE_FLAG: FlagSpec = { type: 'string', value: 'FILE', path: true, description: 'results store file', default: '$RRED_STORE, else results/store.sqlite at the repository root' };
 
+/** The `--config FILE` flag of a command whose config defaults to its schema's defaults (see loadCommandConfig). */
+export const CONFIG_FLAG: FlagSpec = { type: 'string', value: 'FILE', path: true, description: 'JSON config object (the config flags below override its fields)', default: 'the schema defaults' };
+
 /** One dotted config path a command accepts as `--path value`, documented from its schema. */
 export interface ConfigKeyDoc {
   path: string;

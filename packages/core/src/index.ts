@@ -4,7 +4,7 @@ export { parseConfig, canonicalJson, formatValue, seedSchema } from './config';
 export { ProgressBar, formatSeconds } from './progress';
 export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';
 export type { GitState } from './repo';
-export { parseCommandLine, parseOverrideValue, commandHelp, STORE_FLAG } from './command-line';
+export { parseCommandLine, parseOverrideValue, commandHelp, CONFIG_FLAG, STORE_FLAG } from './command-line';
 export type { CommandSpec, CommandLine, ConfigFlags, ConfigKeyDoc, FlagSpec, FlagValues } from './command-line';
 export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig, setPath } from './config-flags';
 export { readJsonFile, parseJsonText } from './json-file';

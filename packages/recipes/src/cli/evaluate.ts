@@ -8,7 +8,7 @@
  * the repository root.
  */
 import * as path from 'path';
-import { Rng, STORE_FLAG, UserError, configKeyDocs, loadCommandConfig, parseCommandLine, resolveUserPath, runMain } from '@rred/core';
+import { Rng, CONFIG_FLAG, STORE_FLAG, UserError, configKeyDocs, loadCommandConfig, parseCommandLine, resolveUserPath, runMain } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
@@ -21,7 +21,7 @@ const SPEC = {
   usage: 'npx nx run evaluation:evaluate --',
   summary: "avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run goes to the results store (experiment 'evaluate').",
   flags: {
-    config: { type: 'string', value: 'FILE', path: true, description: 'JSON config (the flags below override its fields)', default: 'the schema defaults' },
+    config: CONFIG_FLAG,
     store: STORE_FLAG,
   },
   config: { keys: configKeyDocs(evaluateConfigSchema) },

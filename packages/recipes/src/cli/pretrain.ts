@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { ProgressBar, Rng, STORE_FLAG, UserError, canonicalJson, configKeyDocs, gitState, loadCommandConfig, parseCommandLine, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
+import { ProgressBar, Rng, CONFIG_FLAG, STORE_FLAG, UserError, canonicalJson, configKeyDocs, gitState, loadCommandConfig, parseCommandLine, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
@@ -47,7 +47,7 @@ const SPEC = {
   usage: 'npx nx run lm:pretrain --',
   summary: 'Trains the embedded model from scratch (SFT on the task corpus), validates, writes the checkpoint, its trainer state and a JSON run record, and records the run in the store.',
   flags: {
-    config: { type: 'string', value: 'FILE', path: true, description: 'JSON config (the flags below override its fields)', default: 'the schema defaults' },
+    config: CONFIG_FLAG,
     resume: { type: 'boolean', description: 'continue from output.state (same config) to an identical continuation' },
     store: STORE_FLAG,
   },
