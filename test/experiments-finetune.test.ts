@@ -140,9 +140,9 @@ describe('experiments:finetune with a fake trainer', () => {
   it('a bad config is a UserError naming the field, and nothing is written', async () => {
     const out = path.join(dir, 'out');
     const cases: [string[], RegExp][] = [
-      [['--steps', '-1'], /steps: got -1/],
+      [['--steps', '-1'], /steps: got '-1', expected a number >= 1/],
       [['--seeds', '[1, 1]'], /seeds: \[1,1\] has repeats/],
-      [['--learningRates.grpo', '0'], /learningRates\.grpo: got 0/],
+      [['--learningRates.grpo', '0'], /learningRates\.grpo: got '0'/],
       [['--methods', '["ppo"]'], /methods\.0/],
       [['--evaluation.problems', '100000'], /has 500 problems, 100000 were asked for/],
       [['--nope', '1'], /unknown flag --nope/],
