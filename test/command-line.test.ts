@@ -29,7 +29,7 @@ const ENTRIES: Entry[] = [
   { name: 'sweep', script: 'experiments/src/sweep/main.ts', inline: [['--grid=/nonexistent/grid.json'], /grid file \/nonexistent\/grid\.json: cannot read \(no such file\)/] },
   { name: 'sweep-report', script: 'experiments/src/sweep/report.ts', inline: [['--sweep=abc', '--out='], /sweep-report: --out: got '', expected a directory path/] },
   { name: 'render', script: 'experiments/src/render/main.ts', lead: ['tables'], inline: [['--out='], /render: --out: got '', expected a directory path/] },
-  { name: 'bench', script: 'experiments/src/bench/main.ts', inline: [['--only=nope'], /bench: --only: unknown section\(s\) nope/] },
+  { name: 'bench', script: 'experiments/src/bench/main.ts', inline: [['--only=nope'], /sections.0: got 'nope', expected one of "engine"/] },
   { name: 'evaluate', script: 'packages/recipes/src/cli/evaluate.ts', inline: [['--samplesPerProblem=0'], /samplesPerProblem: got '0', expected a number >= 1/] },
   { name: 'pretrain', script: 'packages/recipes/src/cli/pretrain.ts', inline: [['--seed=1e999'], /pretrain: --seed: got 1e999, expected a finite number/] },
   { name: 'tasks:datasets', script: 'packages/tasks/src/cli/build-datasets.ts', inline: [['--seed=-1'], /seed: got '-1', expected an integer seed/] },

@@ -6,8 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseConfig } from '@rred/core';
-import { readJsonFile } from './common/load-config';
+import { parseConfig, readJsonFile } from '@rred/core';
 import { EXPERIMENTS, sweepableExperiments } from './registry';
 import { expandGrid, gridSpecSchema } from './sweep/grid';
 

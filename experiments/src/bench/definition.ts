@@ -66,6 +66,7 @@ export const benchExperiment: ExperimentDefinition<typeof benchConfigSchema> = {
   name: 'bench',
   schema: benchConfigSchema,
   aliases: { only: 'sections' },
+  summary: 'Performance benchmarks (engine backends and MFU, lm KV cache and scorer, estimator costs, GRPO vs RREDCoT-GRPO step) as one store run; renders results/bench/<section>.json. --quick: a smoke run (fewer repetitions, no cpu backend, written to a temporary directory unless --out is given).',
   command: { project: 'experiments', target: 'bench', main: 'experiments/src/bench/main.ts' },
   precheck: (config) => {
     checkpointTags(config);

@@ -55,6 +55,8 @@ describe('parseConfig', () => {
     expect(() => parseConfig(schema, { k: Infinity }, 'c', { k: '1e999' })).toThrow(/k: got '1e999', /);
     expect(() => parseConfig(schema, { k: Infinity }, 'c')).toThrow(/k: got Infinity, /);
     expect(() => parseConfig(schema, { k: '' }, 'c', { k: '' })).toThrow(/k: got '', expected a number/);
+    const list = z.object({ xs: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(z.enum(['a', 'b']))) }).strict();
+    expect(() => parseConfig(list, { xs: 'a,nope' }, 'c', { xs: 'a,nope' })).toThrow(/xs\.1: got 'a,nope', expected one of "a", "b"$/);
   });
 });
 

@@ -25,7 +25,10 @@ function describeIssue(issue: z.ZodIssue, input: unknown, written: Record<string
   }
   if (issue.code === 'custom' && !issue.message.startsWith('expected')) return issue.path.length ? `${path}: ${issue.message}` : issue.message;
   // command-line text is shown quoted, exactly as typed (1e999 stays 1e999, '' stays visible)
-  const given = path in written ? `'${written[path]}'` : formatValue(valueAt(input, issue.path));
+  // (an issue below an override that a preprocess reshaped, e.g. 'a,b' → ['a','b'], shows that override's text)
+  const value = valueAt(input, issue.path);
+  const prefix = issue.path.map((_, i) => issue.path.slice(0, issue.path.length - i).join('.')).find((p) => p in written);
+  const given = path in written || (value === undefined && prefix !== undefined) ? `'${written[prefix ?? path]}'` : formatValue(value);
   return `${path}: got ${given}, ${expectation(issue)}`;
 }
 
