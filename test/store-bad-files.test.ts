@@ -74,7 +74,7 @@ describe('the store against bad files and paths', () => {
       [path.join(dir, 'hard.csv'), /is the results store/],
       [other, /other\.sqlite is a SQLite database; refusing to overwrite it/],
       [`${other}-wal`, /is the -wal file of the SQLite database/],
-      ['', /--out: got an empty path/],
+      ['', /--out: got '', expected a file path/],
       [dir, /is a directory, expected a file name/],
     ];
     for (const [out, pattern] of cases) {

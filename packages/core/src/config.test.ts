@@ -81,8 +81,8 @@ describe('parseConfig with cross-field checks', () => {
   const outer = z.object({ range: pair }).strict();
 
   it('reports a cross-field message as written, at the object it checks', () => {
-    expect(() => parseConfig(pair, { lo: 2, hi: 1 }, 'p.json')).toThrow(/^invalid config \(p\.json\):\n  hi \(1\) must be ≥ lo \(2\)$/);
-    expect(() => parseConfig(outer, { range: { lo: 2, hi: 1 } }, 'o.json')).toThrow(/\n  range: hi \(1\) must be ≥ lo \(2\)$/);
+    expect(() => parseConfig(pair, { lo: 2, hi: 1 }, 'p.json')).toThrow(/^invalid config \(p\.json\): hi \(1\) must be ≥ lo \(2\)$/);
+    expect(() => parseConfig(outer, { range: { lo: 2, hi: 1 } }, 'o.json')).toThrow(/\): range: hi \(1\) must be ≥ lo \(2\)$/);
   });
 
   it("keeps 'got <value>' for a refinement that says what it expected of one field", () => {
