@@ -32,6 +32,8 @@ const ENTRIES: Entry[] = [
   { name: 'bench', script: 'experiments/src/bench/main.ts', inline: [['--only=nope'], /sections.0: got 'nope', expected one of "engine"/] },
   { name: 'evaluate', script: 'packages/recipes/src/cli/evaluate.ts', inline: [['--samplesPerProblem=0'], /samplesPerProblem: got '0', expected a number >= 1/] },
   { name: 'pretrain', script: 'packages/recipes/src/cli/pretrain.ts', inline: [['--seed=1e999'], /pretrain: --seed: got 1e999, expected a finite number/] },
+  { name: 'notebooks:build', script: 'notebooks/src/build.ts', inline: [['--out='], /notebooks:build: --out: got '', expected a directory path/] },
+  { name: 'notebooks:serve', script: 'notebooks/src/serve.ts', inline: [['--port=x'], /notebooks:serve: --port got 'x', expected an integer/] },
   { name: 'tasks:datasets', script: 'packages/tasks/src/cli/build-datasets.ts', inline: [['--seed=-1'], /seed: got '-1', expected an integer seed/] },
 ];
 

@@ -4,14 +4,23 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { repoRoot, runMain, UserError } from '@rred/core';
+import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { openStoreForReading, resolveStorePath } from '@rred/results-store';
-import { parseFlags } from './flags';
 import { buildSite } from './site';
 
+const SPEC = {
+  name: 'notebooks:build',
+  usage: 'npx nx run notebooks:build --',
+  summary: 'Writes the static report site over the results store and the committed results/.',
+  flags: {
+    store: STORE_FLAG,
+    out: { type: 'string', value: 'DIR', path: true, description: 'where the site goes', default: 'notebooks/dist' },
+    results: { type: 'string', value: 'DIR', path: true, description: 'the committed results directory', default: 'results' },
+  },
+} as const;
+
 runMain(async () => {
-  // --store FILE (default $RRED_STORE, else results/store.sqlite), --out DIR (notebooks/dist), --results DIR (results/)
-  const flags = parseFlags(process.argv.slice(2), ['store', 'out', 'results'], 'notebooks:build');
+  const flags = parseCommandLine(process.argv.slice(2), SPEC).flags;
   const root = repoRoot();
   const storeFile = resolveStorePath(flags.store);
   if (!fs.existsSync(storeFile)) {

@@ -4,13 +4,21 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { repoRoot, runMain, UserError } from '@rred/core';
-import { parseFlags } from './flags';
+import { parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { serveDirectory } from './static-server';
 
+const SPEC = {
+  name: 'notebooks:serve',
+  usage: 'npx nx run notebooks:serve --',
+  summary: 'Serves the built report site on 127.0.0.1 only, until Ctrl-C.',
+  flags: {
+    port: { type: 'string', value: 'N', description: 'TCP port; 0 picks a free one', default: '4173' },
+    dir: { type: 'string', value: 'DIR', path: true, description: 'the built site', default: 'notebooks/dist' },
+  },
+} as const;
+
 runMain(async () => {
-  // --port N (default 4173; 0 = any free port), --dir DIR (default notebooks/dist)
-  const flags = parseFlags(process.argv.slice(2), ['port', 'dir'], 'notebooks:serve');
+  const flags = parseCommandLine(process.argv.slice(2), SPEC).flags;
   const portText = flags.port ?? '4173';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UserError(`notebooks:serve: --port got '${portText}', expected an integer in [0, 65535]`);
