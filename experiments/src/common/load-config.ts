@@ -11,7 +11,7 @@ interface ResolvedConfig<C> {
 }
 
 /** The shipped defaults file of an experiment. */
-export function defaultsFileOf(experiment: string): string {
+function defaultsFileOf(experiment: string): string {
   return path.join(repoRoot(), 'experiments', 'configs', `${experiment}.json`);
 }
 

@@ -1,8 +1,8 @@
-import { HelpRequested, UserError, commandHelp as helpOf, parseCommandLine, type CommandSpec } from '@rred/core';
+import { HelpRequested, UserError, parseCommandLine, type CommandSpec } from '@rred/core';
 import type { CliContext, Command } from './command';
 import { COMMANDS } from './commands';
 
-export function helpText(commands: Command[] = COMMANDS): string {
+function helpText(commands: Command[] = COMMANDS): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'usage: rred <command> [options]',
@@ -17,7 +17,7 @@ export function helpText(commands: Command[] = COMMANDS): string {
 }
 
 /** The parser spec of a subcommand: `rred <name>`, its flags, any number of positionals if it takes any. */
-export function commandSpec(c: Command): CommandSpec {
+function commandSpec(c: Command): CommandSpec {
   return {
     name: `rred ${c.name}`,
     usage: `rred ${c.name}`,
@@ -25,10 +25,6 @@ export function commandSpec(c: Command): CommandSpec {
     flags: c.flags,
     positionals: c.args ? { usage: c.args, min: 0, max: Infinity } : undefined,
   };
-}
-
-export function commandHelp(c: Command): string {
-  return helpOf(commandSpec(c));
 }
 
 /** Picks the command whose words match the start of argv (longest match), parses its flags, runs it. */

@@ -145,7 +145,7 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
  * An override's value: JSON when the text parses (numbers, booleans, arrays, objects, null), the
  * text itself otherwise. A number that overflows (1e999) is refused: no config takes ±Infinity.
  */
-export function parseOverrideValue(text: string, flag: string): unknown {
+function parseOverrideValue(text: string, flag: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);

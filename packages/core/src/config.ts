@@ -82,7 +82,7 @@ function valueAt(input: unknown, path: (string | number)[]): unknown {
 }
 
 /** A value for a message: JSON, except what JSON cannot show (NaN, ±Infinity, undefined). */
-export function formatValue(value: unknown): string {
+function formatValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   const text = JSON.stringify(value);

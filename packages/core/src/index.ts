@@ -1,13 +1,13 @@
 export { Rng } from './rng';
 export { UserError, HelpRequested, runMain } from './errors';
-export { parseConfig, canonicalJson, formatValue, seedSchema } from './config';
+export { parseConfig, canonicalJson, seedSchema } from './config';
 export { ProgressBar, formatSeconds } from './progress';
 export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';
 export type { GitState } from './repo';
-export { parseCommandLine, parseOverrideValue, commandHelp, CONFIG_FLAG, STORE_FLAG } from './command-line';
-export type { CommandSpec, CommandLine, ConfigFlags, ConfigKeyDoc, FlagSpec, FlagValues } from './command-line';
-export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig, setPath } from './config-flags';
-export { readJsonFile, parseJsonText } from './json-file';
+export { parseCommandLine, CONFIG_FLAG, STORE_FLAG } from './command-line';
+export type { CommandSpec, CommandLine, FlagSpec } from './command-line';
+export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig } from './config-flags';
+export { readJsonFile } from './json-file';
 export { resolveUserPath } from './paths';
 export { writeFileAtomic } from './atomic-write';
 export {
