@@ -2,7 +2,6 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { repoRoot, Rng, UserError } from '@rred/core';
 import { initEngine, engineInfo } from '@rred/engine';
-import type { Reference } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, readCheckpointHeader, TransformerLM, type Trace } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens, readJsonl, verify, type TaskRecord } from '@rred/tasks';
 
@@ -74,12 +73,6 @@ export async function sampleTraces(lm: TransformerLM, records: TaskRecord[], max
     return buildTrace(tok, { problemId: records[i].id, prompt: prompts[i], sample, answer: v.answer, reward: v.reward });
   });
   return { traces, records, wallMs, tokensGenerated: results.reduce((n, r) => n + r.tokens.length, 0) };
-}
-
-/** Whether every value suffix u* `</think>` y* `<eos>` fits after the trace's whole thinking in the context. */
-export function referencesFit(trace: Trace, refs: readonly Reference[], maxLength: number): boolean {
-  const longest = Math.max(0, ...refs.map((r) => r.solution.length + r.answer.length + 2));
-  return trace.prompt.length + trace.thinkEnd + longest <= maxLength;
 }
 
 /** Seeded generator of a section: every draw of a bench run comes from one of these. */

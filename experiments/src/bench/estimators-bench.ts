@@ -1,10 +1,10 @@
 import { mean, median, parseConfig, ProgressBar, type Rng, sum, textTable, seedSchema } from '@rred/core';
-import { buildReferenceSet, gradientAttribution, leaveOneOut, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
+import { buildReferenceSet, gradientAttribution, leaveOneOut, referencesFit, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, promptTokens, referenceTokens, type TaskRecord, verify } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, heldOutRecords, loadBenchModel, referencesFit, timed } from './bench-data';
+import { benchRng, heldOutRecords, loadBenchModel, timed } from './bench-data';
 import { round } from './timing';
 
 const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;

@@ -1,5 +1,5 @@
 import { mean, ProgressBar, repoRoot, UserError } from '@rred/core';
-import { gradientAttribution, leaveOneOut, rredcot, toStoreRows, type EstimatorResult, type Reference } from '@rred/estimators';
+import { gradientAttribution, leaveOneOut, referencesFit, rredcot, toStoreRows, type EstimatorResult } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
 import { readJsonl, referenceTokens, type TaskRecord } from '@rred/tasks';
@@ -13,12 +13,6 @@ import type { CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
 import { findSourceRun, loadSource, type SourceItem } from './source';
-
-/** Whether every reference suffix (u* </think> y* <eos>) fits after the trace's last exit point. */
-function referencesFit(trace: Trace, refs: readonly Reference[], maxLength: number): boolean {
-  const longest = Math.max(0, ...refs.map((r) => r.solution.length + r.answer.length + 2));
-  return trace.prompt.length + trace.thinkEnd + longest <= maxLength;
-}
 
 function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
   const c = result.cost;

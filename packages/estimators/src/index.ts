@@ -7,6 +7,6 @@ export { leaveOneOut, looConfigSchema } from './loo';
 export { gradientAttribution, gradientConfigSchema } from './gradient';
 export { normalizeCredits, type Normalization } from './normalize';
 export { tokenWeights } from './token-weights';
-export { buildReferenceSet, ownReferences } from './references';
+export { buildReferenceSet, ownReferences, referencesFit } from './references';
 export { toStoreRows } from './store-rows';
 export { getEstimator, type EstimatorMethod } from './registry';

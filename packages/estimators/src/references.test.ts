@@ -1,5 +1,5 @@
 import type { Trace } from '@rred/lm';
-import { buildReferenceSet, distinctAnswers, ownReferences, referenceFromTrace } from './references';
+import { buildReferenceSet, distinctAnswers, ownReferences, referenceFromTrace, referencesFit } from './references';
 
 const tokens = { endThink: 8, eos: 9 };
 const a = { solution: [1, 2], answer: [5] };
@@ -40,5 +40,16 @@ describe('referenceFromTrace', () => {
       { solution: [1, 2], answer: [5] },
       { solution: [7], answer: [6] },
     ]);
+  });
+});
+
+describe('referencesFit', () => {
+  it('asks whether prompt + thinking + the longest u* </think> y* <eos> fits the context', () => {
+    const trace = { prompt: [1, 2, 3], thinkEnd: 4 };
+    // longest suffix: [1, 2] + </think> + [5] + <eos> = 5 tokens; 3 + 4 + 5 = 12
+    expect(referencesFit(trace, [a, c], 12)).toBe(true);
+    expect(referencesFit(trace, [a, c], 11)).toBe(false);
+    expect(referencesFit(trace, [c], 11)).toBe(true);
+    expect(referencesFit(trace, [], 7)).toBe(true);
   });
 });

@@ -72,3 +72,13 @@ function checkReference(ref: Reference, where: string, tokens: SpecialTokens): v
   }
   if (ref.answer.length === 0) throw new UserError(`${where}.answer: is empty; a reference needs its answer tokens`);
 }
+
+/**
+ * Whether every value suffix u* `</think>` y* `<eos>` of `refs` fits after the trace's whole thinking
+ * (its last exit point) within `maxLength` tokens: the traces an experiment can score with RREDCoT
+ * without the `overlong` fallback.
+ */
+export function referencesFit(trace: Pick<Trace, 'prompt' | 'thinkEnd'>, refs: readonly Reference[], maxLength: number): boolean {
+  const longest = Math.max(0, ...refs.map((r) => r.solution.length + r.answer.length + 2));
+  return trace.prompt.length + trace.thinkEnd + longest <= maxLength;
+}
