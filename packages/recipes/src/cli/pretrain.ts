@@ -10,7 +10,7 @@ import * as path from 'path';
 import { ProgressBar, Rng, CONFIG_FLAG, STORE_FLAG, UserError, canonicalJson, configKeyDocs, gitState, loadCommandConfig, parseCommandLine, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
+import { COMPOSITE_TASK_ALPHABET, DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import { openStore, withRun, type Run } from '@rred/results-store';
 import { SftTrainer, initSinusoidalPositions, initTokenEmbeddings, transformerPolicy, type SftStepMetrics } from '@rred/training';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const output = { checkpoint: resolveUserPath(config.output.checkpoint), state: resolveUserPath(config.output.state), runRecord: resolveUserPath(config.output.runRecord) };
   const engine = await initEngine();
 
-  const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
+  const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
   const { positionInit, embeddingStd, ...shape } = config.model;
   const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${configSource}: model`);
   const root = new Rng(config.seed);
@@ -70,10 +70,11 @@ async function main(): Promise<void> {
   initTokenEmbeddings(transformer, embeddingStd, root.fork('token-embedding-init'));
   // same norm as a token embedding row: a·√(C/2) = std·√C
   if (positionInit === 'sinusoidal') initSinusoidalPositions(transformer, embeddingStd * Math.SQRT2);
+  if (config.initCheckpoint) warmStart(transformer, tokenizer, resolveUserPath(config.initCheckpoint));
   process.stderr.write(`pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`);
 
   const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });
-  const corpus = taskCorpus(splits.train.map(problemFromRecord), tokenizer, root.fork('corpus'), config.data.corpusRefreshEpochs);
+  const corpus = taskCorpus(splits.train.map(problemFromRecord), tokenizer, root.fork('corpus'), config.data.corpusRefreshEpochs, config.data.mix);
   const validation = splits.validation.slice(0, config.validation.problems);
   const validationExamples = validation.map((r) => tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }));
 
@@ -248,6 +249,23 @@ async function main(): Promise<void> {
         `  checkpoint ${output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${output.runRecord}, store run ${run.id}\n`,
     );
   }
+}
+
+/**
+ * Copies a checkpoint's weights into the freshly built transformer (a second training stage). The
+ * checkpoint must have the same tokenizer alphabet and model shape; the seed still draws corpus and data order.
+ */
+function warmStart(transformer: ReturnType<typeof createTransformer>, tokenizer: Tokenizer, file: string): void {
+  const from = TransformerLM.fromCheckpoint(file);
+  if (from.tokenizer.alphabet !== tokenizer.alphabet) {
+    throw new UserError(`initCheckpoint ${file}: its tokenizer alphabet ${JSON.stringify(from.tokenizer.alphabet)} differs from this run's ${JSON.stringify(tokenizer.alphabet)}`);
+  }
+  const src = from.transformer.variables();
+  const dst = transformer.variables();
+  if (src.length !== dst.length || src.some((v, i) => v.shape.join('x') !== dst[i].shape.join('x'))) {
+    throw new UserError(`initCheckpoint ${file}: its model shape differs from config.model`);
+  }
+  dst.forEach((v, i) => v.assign(src[i]));
 }
 
 runMain(main);

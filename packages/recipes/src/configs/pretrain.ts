@@ -1,6 +1,7 @@
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { SftConfigSchema } from '@rred/tasks';
 import { optimizerConfigSchema } from '@rred/training';
 
 /**
@@ -41,10 +42,24 @@ export const pretrainConfigSchema = z
           .boolean()
           .default(true)
           .describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch. Default true.'),
+        mix: SftConfigSchema.default({}).describe(
+          'The SFT example mix (@rred/tasks SftConfigSchema: alternative orders, errors and corrections, errorLineLoss, ' +
+            'composite forms, early exits). Default {}: the committed embedded checkpoint\'s mix. The tokenizer alphabet is ' +
+            'COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET.',
+        ),
       })
       .strict()
       .default({})
       .describe('Where the SFT corpus comes from (generated on the fly from the seeds; nothing downloaded).'),
+    initCheckpoint: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        'Start from this checkpoint\'s weights instead of the seeded init (a second stage; same alphabet and model shape, path relative to ' +
+          'the repository root); the optimizer state and lr schedule start fresh. Default null: train from the seed.',
+      ),
     steps: z
       .number()
       .int()

@@ -7,7 +7,7 @@
 import * as path from 'path';
 import { configKeyDocs, parseCommandLine, parseConfig, runMain, seedSchema } from '@rred/core';
 import { z } from 'zod';
-import { DEFAULT_DATASET_SEED, SPLITS, buildDatasets, writeJsonl } from '../index';
+import { COMPOSITE_SPLITS, DEFAULT_DATASET_SEED, SPLITS, buildDatasets, compositeSplit, writeJsonl } from '../index';
 
 const optionsSchema = z
   .object({
@@ -19,7 +19,7 @@ const optionsSchema = z
 const SPEC = {
   name: 'tasks:datasets',
   usage: 'npx nx run tasks:datasets --',
-  summary: 'Writes the dataset splits of the task as JSONL (validation, eval-easy, eval-medium, eval-hard; train with --train N).',
+  summary: 'Writes the dataset splits of the task as JSONL (validation, eval-easy, eval-medium, eval-hard, eval-medium-composite; train with --train N).',
   flags: {
     out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'packages/tasks/data' },
   },
@@ -36,5 +36,11 @@ runMain(() => {
     const file = path.join(out, `${split}.jsonl`);
     writeJsonl(file, data[split]);
     process.stdout.write(`${file}: ${data[split].length} problems\n`);
+  }
+  for (const [name, source] of Object.entries(COMPOSITE_SPLITS) as [keyof typeof COMPOSITE_SPLITS, (typeof SPLITS)[number]][]) {
+    const file = path.join(out, `${name}.jsonl`);
+    const records = compositeSplit(name, data[source], options.seed);
+    writeJsonl(file, records);
+    process.stdout.write(`${file}: ${records.length} problems (composite form of ${source})\n`);
   }
 });
