@@ -23,7 +23,7 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
 };
 
 /** One report per checkpoint (results/lm/<checkpoint stem>.*): the newest FINISHED top-level run of each, by checkpoint path. */
-export function newestRunPerCheckpoint(store: Store): string[] {
+function newestRunPerCheckpoint(store: Store): string[] {
   const runs = store.listRuns({ experiment: 'lm', status: 'FINISHED' }).filter((r) => r.parentRunId === null);
   runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || (a.id < b.id ? -1 : 1));
   const newest = new Map<string, string>();

@@ -7,7 +7,7 @@ import { continuationReward, generateRollouts, specialTokens } from '../common/r
 import type { LmQualityConfig } from './config';
 
 /** One exit point of one T = 1 trace: what the forced-exit immediate term says, and what MC says. */
-export interface CalibrationPoint {
+interface CalibrationPoint {
   problemId: string;
   /** Exit point k (0 = the prompt) and its relative position k / K. */
   k: number;
@@ -19,7 +19,7 @@ export interface CalibrationPoint {
 }
 
 /** The two acceptance differences of issue 12 on one correct trace, in nats. */
-export interface TermDifferences {
+interface TermDifferences {
   problemId: string;
   /** log V(s_1) − log V(s_0) (exit 'forced', valueSuffix 'remaining', combine 'sum'). */
   valueStep1: number;

@@ -44,7 +44,7 @@ interface LmQualityReport {
 }
 
 /** The file stem of a checkpoint's report: `embedded` for packages/lm/checkpoints/embedded.ckpt. */
-export function reportStem(checkpoint: string): string {
+function reportStem(checkpoint: string): string {
   return path.basename(checkpoint).replace(/\.ckpt$/, '');
 }
 

@@ -40,7 +40,7 @@ export function remainingSolution(thinking: string, reference: string): string {
 }
 
 /** Text ↔ token ids of the model (the lm tokenizer satisfies it). */
-export interface TextCodec {
+interface TextCodec {
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
 }

@@ -1,7 +1,7 @@
 export type { Problem } from './problem';
 export { COMPOSITE_TASK_ALPHABET, TASK_ALPHABET } from './solution';
 export { THINK_CLOSE, verify } from './verify';
-export { SftConfigSchema, sftConfig, sftExamples } from './sft';
+export { SftConfigSchema, sftExamples } from './sft';
 export type { SftConfig } from './sft';
 export { reachedSubgoals, remainingAlignment } from './alignment';
 export { readJsonl, writeJsonl } from './dataset';
