@@ -46,7 +46,7 @@ module.exports = {
     {
       name: 'only-through-entry-points',
       comment:
-        "Another package is imported only through its declared entry points: src/index.ts, or testing.ts / value-head.ts " +
+        'Another package is imported only through its declared entry points: src/index.ts, or testing.ts / value-head.ts ' +
         'at the package root (@rred/x, @rred/x/testing, @rred/x/value-head).',
       severity: 'error',
       from: { path: '^(packages/([^/]+)|experiments|test)/' },
@@ -66,7 +66,11 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     combinedDependencies: false,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.json', '.d.ts'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.json', '.d.ts'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

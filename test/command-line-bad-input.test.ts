@@ -56,15 +56,21 @@ describe('experiment commands refuse bad flags and configs in one line, writing 
 
   it('#8: seeds outside [0, 2^32) are refused instead of aliasing mod 2^32', async () => {
     for (const seed of ['4294967297', '-4294967295', '4294967296', '-1', '1.5']) {
-      expect(await message(['--seed', seed])).toMatch(new RegExp(`seed: got '${seed.replace('.', '\\.')}', expected an integer seed in \\[0, 2\\^32\\)`));
+      expect(await message(['--seed', seed])).toMatch(
+        new RegExp(`seed: got '${seed.replace('.', '\\.')}', expected an integer seed in \\[0, 2\\^32\\)`),
+      );
     }
   });
 
   it('#25: a repeated --store, --config or --out is an error, even when the first was invalid', async () => {
     expect(await message(['--store', path.join(dir, 'a.sqlite'), '--store', store])).toBe('mc-variance: --store given twice; give it once');
-    expect(await message(['--config', file('bad.json', '{"seed": -1}'), '--config', file('good.json', shipped)])).toBe('mc-variance: --config given twice; give it once');
+    expect(await message(['--config', file('bad.json', '{"seed": -1}'), '--config', file('good.json', shipped)])).toBe(
+      'mc-variance: --config given twice; give it once',
+    );
     expect(await message(['--out', path.join(dir, 'other')])).toBe('mc-variance: --out given twice; give it once');
-    expect(await message(['--samples', '3', '--mc.samplesPerExitPoint=4'])).toMatch(/--mc\.samplesPerExitPoint given twice \(also as --samples\)/);
+    expect(await message(['--samples', '3', '--mc.samplesPerExitPoint=4'])).toMatch(
+      /--mc\.samplesPerExitPoint given twice \(also as --samples\)/,
+    );
   });
 
   it('#6: an empty --store or --out is an error, never the default store or the repo root', async () => {
@@ -80,10 +86,16 @@ describe('experiment commands refuse bad flags and configs in one line, writing 
     expect(await message(['--n', '0', '--samples', '0'])).toMatch(
       /^invalid config \(.*mc-variance\.json \+ --problems, --mc\.samplesPerExitPoint\): problems: got '0', expected a number >= 1; mc\.samplesPerExitPoint: got '0', expected a number >= 1$/,
     );
-    expect(await message(['--config', file('c.yaml', 'seed: 1\nproblems: 3\n')])).toMatch(/c\.yaml: not valid JSON at line 1, column 1: found "s", expected a value/);
-    expect(await message(['--config', file('dup.json', '{"seed": 1,\n "seed": 2}')])).toMatch(/dup\.json: key 'seed' appears twice \(line 2, column 2\); give each key once$/);
+    expect(await message(['--config', file('c.yaml', 'seed: 1\nproblems: 3\n')])).toMatch(
+      /c\.yaml: not valid JSON at line 1, column 1: found "s", expected a value/,
+    );
+    expect(await message(['--config', file('dup.json', '{"seed": 1,\n "seed": 2}')])).toMatch(
+      /dup\.json: key 'seed' appears twice \(line 2, column 2\); give each key once$/,
+    );
     // a BOM is dropped: the BOM file is read like the plain one (here: both refuse the same bad value)
-    expect(await message(['--config', file('bom.json', `\uFEFF${shipped.replace('"seed": 1', '"seed": -2')}`)])).toMatch(/bom\.json\): seed: got -2, expected an integer seed/);
+    expect(await message(['--config', file('bom.json', `\uFEFF${shipped.replace('"seed": 1', '"seed": -2')}`)])).toMatch(
+      /bom\.json\): seed: got -2, expected an integer seed/,
+    );
   });
 
   it('#28: a relative --config is relative to the repository root, whatever the cwd', async () => {

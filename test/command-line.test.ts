@@ -20,21 +20,76 @@ interface Entry {
 }
 
 const ENTRIES: Entry[] = [
-  { name: 'rred runs list', script: 'packages/cli/bin/rred.js', lead: ['runs', 'list'], inline: [['--store='], /rred runs list: --store: got '', expected a file path/] },
-  { name: 'rred db check', script: 'packages/cli/bin/rred.js', lead: ['db', 'check'], inline: [['--store='], /rred db check: --store: got '', expected a file path/] },
-  { name: 'mc-variance', script: 'experiments/src/mc-variance/main.ts', inline: [['--seed=-1'], /seed: got '-1', expected an integer seed in \[0, 2\^32\)/] },
-  { name: 'correlation', script: 'experiments/src/correlation/main.ts', inline: [['--seed=4294967297'], /seed: got '4294967297', expected an integer seed/] },
-  { name: 'lm-quality', script: 'experiments/src/lm-quality/main.ts', inline: [['--seed=1.5'], /seed: got '1.5', expected an integer seed/] },
+  {
+    name: 'rred runs list',
+    script: 'packages/cli/bin/rred.js',
+    lead: ['runs', 'list'],
+    inline: [['--store='], /rred runs list: --store: got '', expected a file path/],
+  },
+  {
+    name: 'rred db check',
+    script: 'packages/cli/bin/rred.js',
+    lead: ['db', 'check'],
+    inline: [['--store='], /rred db check: --store: got '', expected a file path/],
+  },
+  {
+    name: 'mc-variance',
+    script: 'experiments/src/mc-variance/main.ts',
+    inline: [['--seed=-1'], /seed: got '-1', expected an integer seed in \[0, 2\^32\)/],
+  },
+  {
+    name: 'correlation',
+    script: 'experiments/src/correlation/main.ts',
+    inline: [['--seed=4294967297'], /seed: got '4294967297', expected an integer seed/],
+  },
+  {
+    name: 'lm-quality',
+    script: 'experiments/src/lm-quality/main.ts',
+    inline: [['--seed=1.5'], /seed: got '1.5', expected an integer seed/],
+  },
   { name: 'finetune', script: 'experiments/src/finetune/main.ts', inline: [['--steps=0'], /steps: got '0', expected a number >= 1/] },
-  { name: 'sweep', script: 'experiments/src/sweep/main.ts', inline: [['--grid=/nonexistent/grid.json'], /grid file \/nonexistent\/grid\.json: cannot read \(no such file\)/] },
-  { name: 'sweep-report', script: 'experiments/src/sweep/report.ts', inline: [['--sweep=abc', '--out='], /sweep-report: --out: got '', expected a directory path/] },
-  { name: 'render', script: 'experiments/src/render/main.ts', lead: ['tables'], inline: [['--out='], /render: --out: got '', expected a directory path/] },
+  {
+    name: 'sweep',
+    script: 'experiments/src/sweep/main.ts',
+    inline: [['--grid=/nonexistent/grid.json'], /grid file \/nonexistent\/grid\.json: cannot read \(no such file\)/],
+  },
+  {
+    name: 'sweep-report',
+    script: 'experiments/src/sweep/report.ts',
+    inline: [['--sweep=abc', '--out='], /sweep-report: --out: got '', expected a directory path/],
+  },
+  {
+    name: 'render',
+    script: 'experiments/src/render/main.ts',
+    lead: ['tables'],
+    inline: [['--out='], /render: --out: got '', expected a directory path/],
+  },
   { name: 'bench', script: 'experiments/src/bench/main.ts', inline: [['--only=nope'], /sections.0: got 'nope', expected one of "engine"/] },
-  { name: 'evaluate', script: 'packages/recipes/src/cli/evaluate.ts', inline: [['--samplesPerProblem=0'], /samplesPerProblem: got '0', expected a number >= 1/] },
-  { name: 'pretrain', script: 'packages/recipes/src/cli/pretrain.ts', inline: [['--seed=1e999'], /pretrain: --seed: got 1e999, expected a finite number/] },
-  { name: 'notebooks:build', script: 'notebooks/src/build.ts', inline: [['--out='], /notebooks:build: --out: got '', expected a directory path/] },
-  { name: 'notebooks:serve', script: 'notebooks/src/serve.ts', inline: [['--port=x'], /notebooks:serve: --port got 'x', expected an integer/] },
-  { name: 'tasks:datasets', script: 'packages/tasks/src/cli/build-datasets.ts', inline: [['--seed=-1'], /seed: got '-1', expected an integer seed/] },
+  {
+    name: 'evaluate',
+    script: 'packages/recipes/src/cli/evaluate.ts',
+    inline: [['--samplesPerProblem=0'], /samplesPerProblem: got '0', expected a number >= 1/],
+  },
+  {
+    name: 'pretrain',
+    script: 'packages/recipes/src/cli/pretrain.ts',
+    inline: [['--seed=1e999'], /pretrain: --seed: got 1e999, expected a finite number/],
+  },
+  {
+    name: 'notebooks:build',
+    script: 'notebooks/src/build.ts',
+    inline: [['--out='], /notebooks:build: --out: got '', expected a directory path/],
+  },
+  {
+    name: 'notebooks:serve',
+    script: 'notebooks/src/serve.ts',
+    inline: [['--port=x'], /notebooks:serve: --port got 'x', expected an integer/],
+  },
+  {
+    name: 'tasks:datasets',
+    script: 'packages/tasks/src/cli/build-datasets.ts',
+    inline: [['--seed=-1'], /seed: got '-1', expected an integer seed/],
+  },
 ];
 
 describe('every entry point uses the one parser', () => {

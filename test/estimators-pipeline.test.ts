@@ -4,31 +4,50 @@
  */
 import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
-import {
-  getEstimator,
-  ownReferences,
-  rredcotPresets,
-  toStoreRows,
-  tokenWeights,
-} from '@rred/estimators';
+import { getEstimator, ownReferences, rredcotPresets, toStoreRows, tokenWeights } from '@rred/estimators';
 import { segment, segmentationConfig } from '@rred/segmentation';
 import { EnumerableLM, exactAnswerReward, exactValue } from '@rred/estimators/testing';
 
 const tokens = { endThink: 3, eos: 4 };
 const accepted = [[1], [0, 1]];
 const reward = exactAnswerReward(accepted, tokens);
-const model = new EnumerableLM({ vocabSize: 5, tokens, seed: 11, scale: 3, bias: [0, 0.6, 0, 0.3, -1.5], eosBiasAfterThink: 2, maxLength: 40 });
+const model = new EnumerableLM({
+  vocabSize: 5,
+  tokens,
+  seed: 11,
+  scale: 3,
+  bias: [0, 0.6, 0, 0.3, -1.5],
+  eosBiasAfterThink: 2,
+  maxLength: 40,
+});
 const prompt = [0, 2];
 const tokenText = ['a', 'b', '\n', '</think>', '<eos>'];
-const datasetRefs = [{ solution: [1, 0], answer: [1] }, { solution: [2], answer: [0, 1] }];
+const datasetRefs = [
+  { solution: [1, 0], answer: [1] },
+  { solution: [2], answer: [0, 1] },
+];
 
 async function sampleTraces(n: number): Promise<Trace[]> {
-  const { results } = await model.sample(Array.from({ length: n }, () => prompt), { temperature: 1, topP: 1, maxNewTokens: 14, stopToken: tokens.eos }, new Rng(99));
+  const { results } = await model.sample(
+    Array.from({ length: n }, () => prompt),
+    { temperature: 1, topP: 1, maxNewTokens: 14, stopToken: tokens.eos },
+    new Rng(99),
+  );
   return results.map((r, i) => {
     const close = r.tokens.indexOf(tokens.endThink);
     const thinkEnd = close < 0 ? r.tokens.length : close;
     const z = reward(r.tokens, !r.truncated);
-    return { problemId: `toy-${i}`, prompt, completion: r.tokens, logprobs: r.logprobs, entropies: r.entropies, thinkEnd, answer: null, reward: z, text: '' };
+    return {
+      problemId: `toy-${i}`,
+      prompt,
+      completion: r.tokens,
+      logprobs: r.logprobs,
+      entropies: r.entropies,
+      thinkEnd,
+      answer: null,
+      reward: z,
+      text: '',
+    };
   });
 }
 
@@ -52,7 +71,9 @@ describe('estimators on segmented sampled traces', () => {
       const rr = await getEstimator('rredcot')(model, trace, segments, inputs, { terms: 'immediate' });
       expect(rr.credits).toHaveLength(K);
       // I(s_k) is the probability of a subset of the correct continuations: never above the truth (Eq. 10)
-      rr.values!.forEach((v, k) => expect(v).toBeLessThanOrEqual(exactValue(model, sequence.slice(0, exitAt[k]), 6, reward, tokens) + 1e-12));
+      rr.values!.forEach((v, k) =>
+        expect(v).toBeLessThanOrEqual(exactValue(model, sequence.slice(0, exitAt[k]), 6, reward, tokens) + 1e-12),
+      );
 
       const own = await getEstimator('rredcot')(model, trace, segments, inputs, rredcotPresets.own);
       const w = tokenWeights(trace, segments, own.sigma!);

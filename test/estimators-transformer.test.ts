@@ -14,12 +14,24 @@ describe('estimators on TransformerLM', () => {
   let lm: TransformerLM;
   let naive: LanguageModel;
   let trace: Trace;
-  const segments = [{ start: 0, end: 2 }, { start: 2, end: 5 }, { start: 5, end: 8 }];
-  const references = { dataset: [{ solution: tokenizer.encode('1+2=3'), answer: tokenizer.encode('3') }, { solution: tokenizer.encode('3'), answer: tokenizer.encode('03') }] };
+  const segments = [
+    { start: 0, end: 2 },
+    { start: 2, end: 5 },
+    { start: 5, end: 8 },
+  ];
+  const references = {
+    dataset: [
+      { solution: tokenizer.encode('1+2=3'), answer: tokenizer.encode('3') },
+      { solution: tokenizer.encode('3'), answer: tokenizer.encode('03') },
+    ],
+  };
 
   beforeAll(async () => {
     await initEngine({ quiet: true });
-    lm = new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 }, new Rng(3)), tokenizer);
+    lm = new TransformerLM(
+      createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 }, new Rng(3)),
+      tokenizer,
+    );
     naive = {
       vocabSize: lm.vocabSize,
       maxLength: lm.maxLength,
@@ -32,8 +44,15 @@ describe('estimators on TransformerLM', () => {
     const completion = tokenizer.encode('12+3=1+2</think>3<eos>');
     const scored = await lm.scoreAfterPrefixes(prompt, [{ exitAt: prompt.length, suffix: completion }]);
     trace = {
-      problemId: 'tf-1', prompt, completion, logprobs: scored.logprobs[0], entropies: completion.map(() => 1),
-      thinkEnd: completion.indexOf(tokenizer.endThink), answer: '3', reward: 1, text: tokenizer.decode(completion),
+      problemId: 'tf-1',
+      prompt,
+      completion,
+      logprobs: scored.logprobs[0],
+      entropies: completion.map(() => 1),
+      thinkEnd: completion.indexOf(tokenizer.endThink),
+      answer: '3',
+      reward: 1,
+      text: tokenizer.decode(completion),
     };
     expect(trace.thinkEnd).toBe(8);
   });
@@ -50,7 +69,7 @@ describe('estimators on TransformerLM', () => {
       shared.credits.forEach((r, i) => expect(Math.abs(r - other.credits[i])).toBeLessThan(1e-4));
     }
     // cost T + Σ|suffix|: prefix up to the last exit point, (K+1) × (2 immediate + 2 value suffixes)
-    const suffixTokens = (1 + 1 + 1) + (1 + 2 + 1) + (5 + 1 + 1 + 1) + (1 + 1 + 2 + 1);
+    const suffixTokens = 1 + 1 + 1 + (1 + 2 + 1) + (5 + 1 + 1 + 1) + (1 + 1 + 2 + 1);
     expect(shared.cost.tokensForwarded).toBe(trace.prompt.length + 8 + 4 * suffixTokens);
     expect(shared.cost.tokensForwarded).toBeLessThan(perExit.cost.tokensForwarded);
   });
@@ -61,7 +80,14 @@ describe('estimators on TransformerLM', () => {
     const items = [
       { trace, segments, inputs: { tokens, references } },
       { trace: shorter, segments: [{ start: 0, end: shorter.thinkEnd }], inputs: { tokens, references } },
-      { trace, segments: [{ start: 0, end: 5 }, { start: 5, end: 8 }], inputs: { tokens, references: { dataset: references.dataset.slice(1) } } },
+      {
+        trace,
+        segments: [
+          { start: 0, end: 5 },
+          { start: 5, end: 8 },
+        ],
+        inputs: { tokens, references: { dataset: references.dataset.slice(1) } },
+      },
     ];
     const batch = await rredcotBatch(lm, items, { terms: 'both' });
     for (const [i, item] of items.entries()) {

@@ -10,7 +10,10 @@ describe('value head on Transformer hidden states', () => {
   let transformer: Transformer;
   beforeAll(async () => {
     await initEngine({ quiet: true });
-    transformer = createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 32, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 }, new Rng(8));
+    transformer = createTransformer(
+      { vocabSize: tokenizer.vocabSize, contextLength: 32, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 },
+      new Rng(8),
+    );
   });
   afterAll(() => transformer.dispose());
 
@@ -35,11 +38,20 @@ describe('value head on Transformer hidden states', () => {
       return { problemId: 'p', prompt, completion, logprobs: [], entropies: [], thinkEnd: thinking.length, answer, reward, text: '' };
     };
     const traces = [mk('1+2=3', '3', 1), mk('1+2=4', '4', 0), mk('2+1=3', '3', 1), mk('12=5', '5', 0)];
-    const segs = [{ start: 0, end: 2 }, { start: 2, end: 5 }];
+    const segs = [
+      { start: 0, end: 2 },
+      { start: 2, end: 5 },
+    ];
     const feats: number[][] = [];
     const targets: number[] = [];
     for (const t of traces) {
-      const s = t.thinkEnd === 4 ? [{ start: 0, end: 2 }, { start: 2, end: 4 }] : segs;
+      const s =
+        t.thinkEnd === 4
+          ? [
+              { start: 0, end: 2 },
+              { start: 2, end: 4 },
+            ]
+          : segs;
       const { features } = await exitPointFeatures(hidden, t, s, tokens);
       features.forEach((f) => {
         feats.push(f);

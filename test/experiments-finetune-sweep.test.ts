@@ -35,7 +35,11 @@ describe('sweep over finetune (tiny model, real trainer)', () => {
   });
 
   it('runs every point, reuses the unchanged child, and reports the summary metrics', async () => {
-    const def = finetuneExperimentWith({ data: tinyChildData(), backend, checkpointHash: 'f'.repeat(64) }) as unknown as ExperimentDefinition;
+    const def = finetuneExperimentWith({
+      data: tinyChildData(),
+      backend,
+      checkpointHash: 'f'.repeat(64),
+    }) as unknown as ExperimentDefinition;
     const spec = gridSpecSchema.parse({
       experiment: 'finetune',
       base: {
@@ -48,7 +52,10 @@ describe('sweep over finetune (tiny model, real trainer)', () => {
       },
       grid: { 'learningRates.rredcot': [1e-4, 2e-4] },
     });
-    const defaults = readJsonFile(path.join(repoRoot(), 'experiments', 'configs', 'finetune.json'), 'config file') as Record<string, unknown>;
+    const defaults = readJsonFile(path.join(repoRoot(), 'experiments', 'configs', 'finetune.json'), 'config file') as Record<
+      string,
+      unknown
+    >;
     const points = expandGrid(def, spec, defaults, 'finetune-grid.json');
     points.forEach((p) => def.precheck?.(p.config));
     const lines: string[] = [];
@@ -59,7 +66,10 @@ describe('sweep over finetune (tiny model, real trainer)', () => {
     expect(store.getRun(out.parentId).status).toBe('FINISHED');
     // each point is a finetune run; its children hang below it. grpo's child has the same config in
     // both points (only rredcot's lr changed), so point 1 reuses point 0's grpo child.
-    const childrenOf = (id: string) => Object.entries(store.getRun(id).tags).filter(([k]) => k.startsWith('child.')).sort();
+    const childrenOf = (id: string) =>
+      Object.entries(store.getRun(id).tags)
+        .filter(([k]) => k.startsWith('child.'))
+        .sort();
     const [c0, c1] = out.ran.map(childrenOf);
     expect(c0.map(([k]) => k)).toEqual(['child.grpo.seed4', 'child.rredcot.seed4']);
     expect(c1[0]).toEqual(c0[0]);
@@ -68,7 +78,11 @@ describe('sweep over finetune (tiny model, real trainer)', () => {
     expect(store.getRun(c1[1][1]).config).toMatchObject({ method: 'rredcot', lr: 2e-4, steps: 2 });
 
     const files = await renderSweep(store, out.parentId, def.sweep!.reportMetrics, path.join(dir, 'report'), 'tables');
-    const rows = fs.readFileSync(files[1], 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(','));
+    const rows = fs
+      .readFileSync(files[1], 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split(','));
     const header = rows[0];
     expect(header.slice(0, 2)).toEqual(['learningRates.rredcot', 'run']);
     expect(rows.slice(1).map((r) => r[1])).toEqual(out.ran);

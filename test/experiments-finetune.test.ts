@@ -39,7 +39,14 @@ function fakeTrainer(calls: string[], failOn: string | null = null): ChildTraine
         if (c.method !== 'grpo') run.logMetrics({ [KEYS.fallback]: 1, [KEYS.estimated]: 3 }, step);
       }
       if (step % c.validation.every === 0 || step === c.steps) {
-        run.logMetrics({ [KEYS.validationAvg]: fakeAvg(c.method, c.seed, step, c.steps), [KEYS.validationPass]: 0.5, [KEYS.validationSeconds]: fakeSeconds(c.method, step) }, step);
+        run.logMetrics(
+          {
+            [KEYS.validationAvg]: fakeAvg(c.method, c.seed, step, c.steps),
+            [KEYS.validationPass]: 0.5,
+            [KEYS.validationSeconds]: fakeSeconds(c.method, step),
+          },
+          step,
+        );
       }
     }
     c.evaluation.splits.forEach((split, i) => {
@@ -58,7 +65,10 @@ describe('experiments:finetune with a fake trainer', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-finetune-'));
     storeFile = path.join(dir, 'store.sqlite');
     configFile = path.join(dir, 'finetune.json');
-    fs.writeFileSync(configFile, JSON.stringify({ steps: 4, seeds: [1, 2, 3], validation: { every: 2, problems: 5 }, evaluation: { problems: 5 } }));
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({ steps: 4, seeds: [1, 2, 3], validation: { every: 2, problems: 5 }, evaluation: { problems: 5 } }),
+    );
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -69,23 +79,47 @@ describe('experiments:finetune with a fake trainer', () => {
     const calls: string[] = [];
     const out = path.join(dir, 'out');
     const { runId, files } = await runFinetuneCommand(argv(out), deps(fakeTrainer(calls)));
-    expect(calls).toEqual(['grpo.seed1', 'grpo.seed2', 'grpo.seed3', 'rredcot.seed1', 'rredcot.seed2', 'rredcot.seed3', 'rredcot-own.seed1', 'rredcot-own.seed2', 'rredcot-own.seed3']);
+    expect(calls).toEqual([
+      'grpo.seed1',
+      'grpo.seed2',
+      'grpo.seed3',
+      'rredcot.seed1',
+      'rredcot.seed2',
+      'rredcot.seed3',
+      'rredcot-own.seed1',
+      'rredcot-own.seed2',
+      'rredcot-own.seed3',
+    ]);
     expect(files.map((f) => path.basename(f)).sort()).toEqual(
-      ['curves.csv', 'eval.csv', 'table.md', ...['curves_by_step', 'curves_by_time'].flatMap((n) => [`${n}.png`, `${n}.svg`, `${n}.vl.json`])].sort(),
+      [
+        'curves.csv',
+        'eval.csv',
+        'table.md',
+        ...['curves_by_step', 'curves_by_time'].flatMap((n) => [`${n}.png`, `${n}.svg`, `${n}.vl.json`]),
+      ].sort(),
     );
     const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
     // grpo final on eval-easy: seeds give 0.22, 0.24, 0.26 → mean 0.24, half-width t_{0.975,2} · 0.02 / √3
     const half = (4.302653 * 0.02) / Math.sqrt(3);
-    expect(md).toContain(`| grpo | 1e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`);
+    expect(md).toContain(
+      `| grpo | 1e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`,
+    );
     expect(md).toContain(`| rredcot | 1e-4 | best (mean step 2.0) | 0.290 ± ${half.toFixed(3)} |`);
     // GRPO's seed-mean curve ends at 0.12 + 0.2 = 0.32 (first reached at step 4, 4 s); rredcot's is 0.37 at step 2 (3 s)
     expect(md).toContain('| grpo | 0.120 | 0.320 | 0.320 | 0.320 | 4 | 1.00 | 4.0 | 1.00 | 1.00 | 4.0 | — |');
     expect(md).toContain('| rredcot | 0.120 | 0.620 | 0.620 | 0.320 | 2 | 2.00 | 3.0 | 1.33 | 1.50 | 6.0 | 0.250 |');
     expect(md).toContain('| rredcot-own | 0.120 | 0.220 | 0.220 | 0.320 | not reached | — | — | — | 2.00 | 8.0 | 0.250 |');
-    const csv = fs.readFileSync(path.join(out, 'curves.csv'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+    const csv = fs
+      .readFileSync(path.join(out, 'curves.csv'), 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
     expect(csv[0]).toBe('method,seed,run,step,train_seconds,validation_avg_at_k');
     const rredcotMean = csv.filter((l) => l.startsWith('rredcot,mean,')).map((l) => l.split(',').slice(3).map(Number));
-    const expected = [[0, 0, 0.12], [2, 3, 0.37], [4, 6, 0.62]]; // step, seconds, mean of 0.1 + 0.01·seed + 0.5·step/4
+    const expected = [
+      [0, 0, 0.12],
+      [2, 3, 0.37],
+      [4, 6, 0.62],
+    ]; // step, seconds, mean of 0.1 + 0.01·seed + 0.5·step/4
     expect(rredcotMean).toHaveLength(3);
     rredcotMean.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(expected[i][j], 12)));
     expect(csv).toHaveLength(1 + 9 * 3 + 3 * 3);
@@ -107,7 +141,9 @@ describe('experiments:finetune with a fake trainer', () => {
 
   it('resume: FINISHED children with the same config hash are reused; a failed child and the rest are trained', async () => {
     const first: string[] = [];
-    await expect(runFinetuneCommand(argv(path.join(dir, 'o1')), deps(fakeTrainer(first, 'rredcot.seed2')))).rejects.toThrow(/fake failure in rredcot.seed2/);
+    await expect(runFinetuneCommand(argv(path.join(dir, 'o1')), deps(fakeTrainer(first, 'rredcot.seed2')))).rejects.toThrow(
+      /fake failure in rredcot.seed2/,
+    );
     expect(first).toEqual(['grpo.seed1', 'grpo.seed2', 'grpo.seed3', 'rredcot.seed1', 'rredcot.seed2']);
     let store = openStore(storeFile);
     const parents1 = store.listRuns({ experiment: 'finetune' }).filter((r) => r.parentRunId === null);
@@ -124,7 +160,10 @@ describe('experiments:finetune with a fake trainer', () => {
     expect(third).toEqual([]);
     store = openStore(storeFile);
     try {
-      const tags = (id: string) => Object.entries(store.getRun(id).tags).filter(([k]) => k.startsWith('child.')).sort();
+      const tags = (id: string) =>
+        Object.entries(store.getRun(id).tags)
+          .filter(([k]) => k.startsWith('child.'))
+          .sort();
       expect(tags(runId3)).toEqual(tags(runId));
       expect(tags(runId3)).toHaveLength(9);
       expect(store.getRun(runId3).metrics).toMatchObject({ children: 9, ran: 0, reused: 9 });
@@ -133,7 +172,10 @@ describe('experiments:finetune with a fake trainer', () => {
     }
     // a changed shared hyperparameter changes every child's hash: nothing is reused
     const fourth: string[] = [];
-    await runFinetuneCommand(argv(path.join(dir, 'o4'), ['--methods', '["grpo"]', '--seeds', '[1]', '--grpo.epsilon', '0.3']), deps(fakeTrainer(fourth)));
+    await runFinetuneCommand(
+      argv(path.join(dir, 'o4'), ['--methods', '["grpo"]', '--seeds', '[1]', '--grpo.epsilon', '0.3']),
+      deps(fakeTrainer(fourth)),
+    );
     expect(fourth).toEqual(['grpo.seed1']);
   });
 

@@ -14,25 +14,57 @@ describe('mcValuesWithReuse', () => {
   let lm: TransformerLM;
   let trace: Trace;
   const record = { id: 'p0', problem: 'a=1+2;?a', answer: '3' } as TaskRecord;
-  const mc = { samplesPerExitPoint: 3, maxNewTokens: 24, horizon: 'completion' as const, temperature: 1, topP: 1, batchSize: 64, progress: false };
+  const mc = {
+    samplesPerExitPoint: 3,
+    maxNewTokens: 24,
+    horizon: 'completion' as const,
+    temperature: 1,
+    topP: 1,
+    batchSize: 64,
+    progress: false,
+  };
 
   beforeAll(async () => {
     await initEngine({ backend: 'cpu', quiet: true });
     const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
-    lm = new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 }, new Rng(0)), tokenizer);
+    lm = new TransformerLM(
+      createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 }, new Rng(0)),
+      tokenizer,
+    );
     const prompt = [tokenizer.bos, ...tokenizer.encode(record.problem), tokenizer.think];
     const completion = [...tokenizer.encode('a=1+2=3\nb=3'), tokenizer.endThink, ...tokenizer.encode('3'), tokenizer.eos];
     const thinkEnd = completion.indexOf(tokenizer.endThink);
-    trace = { problemId: 'p0', prompt, completion, logprobs: completion.map(() => -1), entropies: completion.map(() => 1), thinkEnd, answer: '3', reward: 1, text: '' };
+    trace = {
+      problemId: 'p0',
+      prompt,
+      completion,
+      logprobs: completion.map(() => -1),
+      entropies: completion.map(() => 1),
+      thinkEnd,
+      answer: '3',
+      reward: 1,
+      text: '',
+    };
   });
 
   const stored = (offsets: number[]): ContinuationRecord[] =>
     offsets.flatMap((offset, exitPoint) =>
-      [1, 0, 1, 1].map((utility) => ({ exitPoint, offset, limit: 24 - offset, length: 5, truncated: false, utility, correct: utility > 0 })),
+      [1, 0, 1, 1].map((utility) => ({
+        exitPoint,
+        offset,
+        limit: 24 - offset,
+        length: 5,
+        truncated: false,
+        utility,
+        correct: utility > 0,
+      })),
     );
 
   it('reuses every stored exit point without sampling', async () => {
-    const segments = [{ start: 0, end: 8 }, { start: 8, end: trace.thinkEnd }];
+    const segments = [
+      { start: 0, end: 8 },
+      { start: 8, end: trace.thinkEnd },
+    ];
     const cost = { method: 'mc', tokensForwarded: 300, tokensGenerated: 90, forwardPasses: 30, wallMs: 60 };
     const out = await mcValuesWithReuse(lm, trace, segments, record, mc, { records: stored([0, 8, trace.thinkEnd]), cost }, new Rng(1));
     expect(out.sampled).toBe(0);
@@ -41,7 +73,11 @@ describe('mcValuesWithReuse', () => {
   });
 
   it('samples only the exit points the stored run lacks', async () => {
-    const segments = [{ start: 0, end: 4 }, { start: 4, end: 8 }, { start: 8, end: trace.thinkEnd }];
+    const segments = [
+      { start: 0, end: 4 },
+      { start: 4, end: 8 },
+      { start: 8, end: trace.thinkEnd },
+    ];
     const cost = { method: 'mc', tokensForwarded: 300, tokensGenerated: 90, forwardPasses: 30, wallMs: 60 };
     const out = await mcValuesWithReuse(lm, trace, segments, record, mc, { records: stored([0, 8, trace.thinkEnd]), cost }, new Rng(1));
     expect(out.sampled).toBe(1);

@@ -76,7 +76,10 @@ describe('render from store', () => {
     [2, 3, 4].forEach((K, t) => {
       const records = mcRecords(K, rng);
       allRecords.push(records);
-      const values = Array.from({ length: K + 1 }, (_, k) => records.filter((r) => r.exitPoint === k).reduce((s, r) => s + r.utility, 0) / N_SAMPLES);
+      const values = Array.from(
+        { length: K + 1 },
+        (_, k) => records.filter((r) => r.exitPoint === k).reduce((s, r) => s + r.utility, 0) / N_SAMPLES,
+      );
       const rows: EstimateRecord[] = values.map((v, k) => ({ exitPoint: k, method: 'mc', value: v, credit: k ? v - values[k - 1] : null }));
       mc.writeTraceBundle({ ...syntheticTrace(`p${t}`, K, rng), estimates: rows, continuations: continuationRows(records) });
     });
@@ -90,16 +93,33 @@ describe('render from store', () => {
       const estimates: EstimateRecord[] = [];
       for (let s = 0; s < K; s++) {
         const truth = rng.normal();
-        const values = { rredcot: truth + 0.5 * rng.normal(), loo: rng.normal(), gradient: Math.abs(rng.normal()), mc: truth + 0.3 * rng.normal() };
+        const values = {
+          rredcot: truth + 0.5 * rng.normal(),
+          loo: rng.normal(),
+          gradient: Math.abs(rng.normal()),
+          mc: truth + 0.3 * rng.normal(),
+        };
         credits.rredcot.push(values.rredcot);
         credits.mc.push(values.mc);
         for (const [method, credit] of Object.entries(values)) {
           // two leave-one-out gaps: a row never written (trace 0) and a null credit (trace 1); both must count as non-finite
           if (method === 'loo' && t === 0 && s === 0) continue;
-          estimates.push({ exitPoint: s + 1, method, credit: method === 'loo' && t === 1 && s === 1 ? null : credit, value: null, sigma: null });
+          estimates.push({
+            exitPoint: s + 1,
+            method,
+            credit: method === 'loo' && t === 1 && s === 1 ? null : credit,
+            value: null,
+            sigma: null,
+          });
         }
       }
-      const costs = ['rredcot', 'loo', 'gradient', 'mc'].map((method, i) => ({ method, tokensForwarded: 100 * (i + 1), tokensGenerated: i === 3 ? 500 : 0, forwardPasses: i + 1, wallMs: 10 * (i + 1) }));
+      const costs = ['rredcot', 'loo', 'gradient', 'mc'].map((method, i) => ({
+        method,
+        tokensForwarded: 100 * (i + 1),
+        tokensGenerated: i === 3 ? 500 : 0,
+        forwardPasses: i + 1,
+        wallMs: 10 * (i + 1),
+      }));
       corr.writeTraceBundle({ ...syntheticTrace(`q${t}`, K, rng), estimates, costs });
     }
     corr.finish();
@@ -113,7 +133,11 @@ describe('render from store', () => {
 
   it('re-rendering from a reopened store writes byte-identical tables and plots', async () => {
     const first: string[] = [];
-    for (const [exp, id] of [['mc-variance', mcRun], ['correlation', corrRun]]) first.push(...(await renderExperiment(exp, store, id, path.join(dir, 'a', exp))));
+    for (const [exp, id] of [
+      ['mc-variance', mcRun],
+      ['correlation', corrRun],
+    ])
+      first.push(...(await renderExperiment(exp, store, id, path.join(dir, 'a', exp))));
     store.close();
     store = openStore(file);
     for (const exp of ['mc-variance', 'correlation']) {
@@ -135,7 +159,12 @@ describe('render from store', () => {
   });
 
   it('truncation.csv counts match the synthetic records; correlations.csv matches a direct Pearson', () => {
-    const rows = (f: string) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(','));
+    const rows = (f: string) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.split(','));
     const trunc = rows(path.join(dir, 'a', 'mc-variance', 'truncation.csv'));
     const header = trunc[0];
     const flat = allRecords.flat();

@@ -63,7 +63,10 @@ describe('sweep', () => {
   const run = (behaviour: Behaviour, exit = jest.fn()) => {
     const def = fakeExperiment(behaviour) as unknown as ExperimentDefinition;
     const points = expandGrid(def, spec, {}, 'grid.json');
-    return { exit, promise: runSweep({ store, def, spec, points, backend: { backend: 'cpu', openblasThreads: null }, exit, log: () => undefined }) };
+    return {
+      exit,
+      promise: runSweep({ store, def, spec, points, backend: { backend: 'cpu', openblasThreads: null }, exit, log: () => undefined }),
+    };
   };
 
   it('rejects a bad grid point before anything is written', () => {
@@ -99,7 +102,10 @@ describe('sweep', () => {
 
     // the report finds every point's FINISHED run whichever sweep attempt produced it
     const files = await renderSweep(store, out2.parentId, ['score'], path.join(dir, 'report'));
-    const csv = fs.readFileSync(files[1], 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+    const csv = fs
+      .readFileSync(files[1], 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
     expect(csv[0]).toBe('a,b,run,score');
     expect(csv.slice(1).map((l) => l.split(',').pop())).toEqual(['10', '11', '20', '21']);
   });

@@ -22,30 +22,46 @@ const CHROMIUM = process.env.RRED_CHROMIUM ?? '/usr/bin/chromium';
 const browserRequired = process.env.RRED_REQUIRE_BROWSER === '1';
 const browserPresent = fs.existsSync(CHROMIUM);
 if (!browserPresent && !browserRequired) {
-  process.stderr.write(`\nSKIPPED: notebooks browser test: ${CHROMIUM} not found (apt-get install -y --no-install-recommends chromium; RRED_REQUIRE_BROWSER=1 makes this a failure)\n\n`);
+  process.stderr.write(
+    `\nSKIPPED: notebooks browser test: ${CHROMIUM} not found (apt-get install -y --no-install-recommends chromium; RRED_REQUIRE_BROWSER=1 makes this a failure)\n\n`,
+  );
 }
 const describeBrowser = browserPresent || browserRequired ? describe : describe.skip;
 
 // Without the background-networking flags Chromium's own connections are refused by a closed network.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const repoRoot = path.resolve(__dirname, '..');
 const resultsDir = path.join(repoRoot, 'results');
 
 function filesUnder(dir: string, suffix: string): string[] {
   const out: string[] = [];
-  const walk = (d: string) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith(suffix) && out.push(path.join(d, e.name))));
+  const walk = (d: string) =>
+    fs
+      .readdirSync(d, { withFileTypes: true })
+      .forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith(suffix) && out.push(path.join(d, e.name))));
   walk(dir);
   return out;
 }
 
 /** Per chart element: does its SVG hold data marks (paths with geometry, text or symbols), not just axes? */
 function chartMarks(page: Page): Promise<{ label: string; svg: boolean; marks: number }[]> {
-  return page.$$eval('div.chart', (charts) => charts.map((c) => ({
-    label: c.getAttribute('data-chart') ?? c.getAttribute('data-spec') ?? '',
-    svg: c.querySelector('svg') !== null,
-    marks: c.querySelectorAll('svg g.role-mark > path[d]:not([d=""]), svg g.role-mark > text, svg g.role-mark > g').length,
-  })));
+  return page.$$eval('div.chart', (charts) =>
+    charts.map((c) => ({
+      label: c.getAttribute('data-chart') ?? c.getAttribute('data-spec') ?? '',
+      svg: c.querySelector('svg') !== null,
+      marks: c.querySelectorAll('svg g.role-mark > path[d]:not([d=""]), svg g.role-mark > text, svg g.role-mark > g').length,
+    })),
+  );
 }
 
 describeBrowser('report site in headless Chromium', () => {
@@ -63,8 +79,22 @@ describeBrowser('report site in headless Chromium', () => {
     const runContext = captureRunContext({ backend, argv: ['node', 'notebooks-browser.test'] }); // one context: provenance does not differ
     const sweep = store.startRun({ experiment: 'sweep', config: { grid: 'lr x method' }, backend, context: runContext });
     const base = { batch: 8, seed: 1, segmentation: { strategy: 'hybrid', maxSegments: 20 } };
-    const a = store.startRun({ experiment: 'toy', config: { ...base, lr: 1e-4, method: 'grpo' }, backend, context: runContext, parentRunId: sweep.id, tags: { note: 'same' } });
-    const b = store.startRun({ experiment: 'toy', config: { ...base, lr: 2e-4, method: 'rredcot' }, backend, context: runContext, parentRunId: sweep.id, tags: { note: 'same' } });
+    const a = store.startRun({
+      experiment: 'toy',
+      config: { ...base, lr: 1e-4, method: 'grpo' },
+      backend,
+      context: runContext,
+      parentRunId: sweep.id,
+      tags: { note: 'same' },
+    });
+    const b = store.startRun({
+      experiment: 'toy',
+      config: { ...base, lr: 2e-4, method: 'rredcot' },
+      backend,
+      context: runContext,
+      parentRunId: sweep.id,
+      tags: { note: 'same' },
+    });
     for (let step = 0; step < 5; step++) {
       a.logMetrics({ loss: 2 - 0.3 * step, acc: 0.1 * step }, step);
       b.logMetrics({ loss: 2.2 - 0.35 * step, acc: 0.12 * step }, step);
@@ -77,7 +107,11 @@ describeBrowser('report site in headless Chromium', () => {
     await buildSite({ store, resultsDir, outDir: path.join(tmp, 'site'), repoRoot });
     store.close();
     server = await serveDirectory(path.join(tmp, 'site'), 0);
-    context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(tmp, 'profile-')), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(tmp, 'profile-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
     page = await context.newPage();
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
@@ -124,8 +158,16 @@ describeBrowser('report site in headless Chromium', () => {
   it('run: params, metrics with curves, provenance and children', async () => {
     await load(`run.html?id=${ids.a.slice(0, 8)}`);
     expect(await page.textContent('h1')).toBe(`Run ${ids.a}`);
-    const params = await page.$$eval('table.params tr', (rows) => rows.map((r) => [r.querySelector('th')?.textContent, r.querySelector('td')?.textContent]));
-    expect(params).toEqual(expect.arrayContaining([['lr', '0.0001'], ['method', 'grpo'], ['segmentation.maxSegments', '20']]));
+    const params = await page.$$eval('table.params tr', (rows) =>
+      rows.map((r) => [r.querySelector('th')?.textContent, r.querySelector('td')?.textContent]),
+    );
+    expect(params).toEqual(
+      expect.arrayContaining([
+        ['lr', '0.0001'],
+        ['method', 'grpo'],
+        ['segmentation.maxSegments', '20'],
+      ]),
+    );
     const charts = await chartMarks(page);
     expect(charts.map((c) => c.label).sort()).toEqual(['acc', 'loss']);
     for (const c of charts) expect(c).toEqual({ label: c.label, svg: true, marks: expect.any(Number) });

@@ -43,7 +43,11 @@ it("rredcot 'remaining' scores, after each line, the reference lines for the var
   const trace = traceOf(thinking);
   const segments = segment(trace, segmentationConfig({ strategy: 'keyword' }), (id) => tok.tokenText(id));
   expect(segments.length).toBe(5); // one per line; 'wait' starts its line, so no extra cut
-  const inputs = { tokens, references: { dataset: [{ solution: tok.encode(reference), answer: tok.encode('5,8') }] }, alignment: remainingAlignment(tok) };
+  const inputs = {
+    tokens,
+    references: { dataset: [{ solution: tok.encode(reference), answer: tok.encode('5,8') }] },
+    alignment: remainingAlignment(tok),
+  };
   const res = await rredcot(model, trace, segments, inputs, { terms: 'value', valueSuffix: 'remaining' });
   expect(scored).toEqual([
     `${reference}</think>5,8<eos>`, // s_0: nothing done

@@ -52,7 +52,12 @@ function storeWithRun(dir: string): { file: string; id: string } {
 /** Every file in `dir` with its bytes: a case that must change nothing compares these before and after. */
 function snapshot(dir: string): Record<string, string> {
   const digest = (f: string) => createHash('sha256').update(fs.readFileSync(f)).digest('hex');
-  return Object.fromEntries(fs.readdirSync(dir).sort().map((f) => [f, fs.statSync(path.join(dir, f)).isFile() ? digest(path.join(dir, f)) : 'dir']));
+  return Object.fromEntries(
+    fs
+      .readdirSync(dir)
+      .sort()
+      .map((f) => [f, fs.statSync(path.join(dir, f)).isFile() ? digest(path.join(dir, f)) : 'dir']),
+  );
 }
 
 describe('the store against bad files and paths', () => {
@@ -106,7 +111,10 @@ describe('the store against bad files and paths', () => {
     db2.close();
     const before = snapshot(dir);
     for (const f of [notes, withRuns]) {
-      expectOneLineError(rred(['runs', 'list', '--store', f]), /is a SQLite database but not a results store \(tables .*\); refusing to touch it; the file was not changed/);
+      expectOneLineError(
+        rred(['runs', 'list', '--store', f]),
+        /is a SQLite database but not a results store \(tables .*\); refusing to touch it; the file was not changed/,
+      );
       expect(() => openStore(f)).toThrow(/not a results store/);
     }
     expect(snapshot(dir)).toEqual(before); // no rred tables, no -wal/-shm, journal mode unchanged
@@ -154,7 +162,10 @@ describe('the store against bad files and paths', () => {
     bytes.fill(0xee, (root - 1) * pageSize, root * pageSize);
     fs.writeFileSync(file, bytes);
     const before = snapshot(dir);
-    for (const args of [['runs', 'list'], ['runs', 'show', 'abc']]) {
+    for (const args of [
+      ['runs', 'list'],
+      ['runs', 'show', 'abc'],
+    ]) {
       const r = rred([...args, '--store', file]);
       expectOneLineError(r, /results store .*store\.sqlite is corrupt \(database disk image is malformed\)/);
       expect(r.stderr).not.toMatch(/internal error|SqliteError/);
@@ -172,7 +183,10 @@ describe('the store against bad files and paths', () => {
     };
     tamper('PRAGMA user_version = 1');
     let before = snapshot(dir);
-    expectOneLineError(rred(['runs', 'list', '--store', file]), /says schema version 1 \(PRAGMA user_version\) but its tables disagree \(tables of a later version traces, segments, estimates, estimator_costs, continuations\)/);
+    expectOneLineError(
+      rred(['runs', 'list', '--store', file]),
+      /says schema version 1 \(PRAGMA user_version\) but its tables disagree \(tables of a later version traces, segments, estimates, estimator_costs, continuations\)/,
+    );
     expect(() => openStore(file)).toThrow(/says schema version 1/);
     const check = rred(['db', 'check', '--store', file]);
     expectOneLineError(check, /says schema version 1/);
@@ -187,7 +201,10 @@ describe('the store against bad files and paths', () => {
 
   it('#19: --store naming a directory is a one-line error for db check and the run commands', () => {
     const dir = tmp('dir');
-    for (const args of [['db', 'check'], ['runs', 'list']]) {
+    for (const args of [
+      ['db', 'check'],
+      ['runs', 'list'],
+    ]) {
       expectOneLineError(rred([...args, '--store', dir]), /results store .* is not a regular file/);
     }
     expect(fs.readdirSync(dir)).toEqual([]);

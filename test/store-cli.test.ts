@@ -20,7 +20,14 @@ describe('rred runs compare', () => {
   // One context for both runs, as a sweep would capture it: the runs then differ only in their config.
   const context = captureRunContext({ backend, argv: ['node', 'sweep.ts'] });
   const ids = [0.001, 0.0003].map((lr) => {
-    const run = store.startRun({ experiment: 'cmp', name: 'same-name', config: { lr, k: 8, strategy: 'hybrid' }, backend, context, tags: { stage: 'dev' } });
+    const run = store.startRun({
+      experiment: 'cmp',
+      name: 'same-name',
+      config: { lr, k: 8, strategy: 'hybrid' },
+      backend,
+      context,
+      tags: { stage: 'dev' },
+    });
     run.logMetric('acc', 0.5, 10);
     run.finish();
     return run.id;
@@ -48,7 +55,10 @@ describe('rred runs compare', () => {
   });
 
   it('exits non-zero with a one-line error for a bad id or an unknown flag', () => {
-    for (const args of [['runs', 'compare', ids[0], 'ffffffffffff'], ['runs', 'compare', '--everything', ids[0], ids[1]]]) {
+    for (const args of [
+      ['runs', 'compare', ids[0], 'ffffffffffff'],
+      ['runs', 'compare', '--everything', ids[0], ids[1]],
+    ]) {
       const r = rred(args, file);
       expect(r.status).toBe(2);
       expect(r.stdout).toBe('');

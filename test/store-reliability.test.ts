@@ -15,8 +15,16 @@ import { makeBundle, METHODS, segmentCount } from './fixtures/store-bundles';
 const ROOT = path.resolve(__dirname, '..');
 const WRITER = path.join(__dirname, 'fixtures', 'store-writer.ts');
 
-function startWriter(file: string, experiment: string, n: number, mode = ''): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n), mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function startWriter(
+  file: string,
+  experiment: string,
+  n: number,
+  mode = '',
+): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n), mode], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const runId = new Promise<string>((resolve, reject) => {
@@ -29,10 +37,12 @@ function startWriter(file: string, experiment: string, n: number, mode = ''): { 
   });
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   // 'exit' fires after node has reaped the child, so its pid is no longer alive (not a zombie).
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    if (code !== 0 && code !== null) process.stderr.write(`writer stderr: ${err}\n`);
-    resolve(code);
-  }));
+  const exit = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      if (code !== 0 && code !== null) process.stderr.write(`writer stderr: ${err}\n`);
+      resolve(code);
+    }),
+  );
   return { child, runId, exit };
 }
 
@@ -92,11 +102,13 @@ describe('results store reliability', () => {
     for (let round = 0; round < rounds; round++) {
       const writers = Array.from({ length: writersPerRound }, () => startWriter(file, 'kill-test', 1_000_000));
       const runIds = await Promise.all(writers.map((w) => w.runId));
-      await Promise.all(writers.map(async (w) => {
-        await sleep(rng.int(0, 400));
-        w.child.kill('SIGKILL');
-        expect(await w.exit).toBeNull();
-      }));
+      await Promise.all(
+        writers.map(async (w) => {
+          await sleep(rng.int(0, 400));
+          w.child.kill('SIGKILL');
+          expect(await w.exit).toBeNull();
+        }),
+      );
 
       // staleAfterMs 0: the heartbeat cannot be stale yet after a few hundred ms, but the pids are dead.
       const store = openStore(file, { staleAfterMs: 0 });

@@ -31,7 +31,11 @@ function longFunctions(files: readonly string[], limit = LIMIT): string[] {
         const lines = src.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
         // the comment may sit on the function or on the statement that holds it (const f = () => …)
         const holder = ts.isVariableDeclaration(node.parent) ? node.parent.parent.parent : node;
-        const comment = ts.getLeadingCommentRanges(text, holder.getFullStart())?.map((r) => text.slice(r.pos, r.end)).join('\n') ?? '';
+        const comment =
+          ts
+            .getLeadingCommentRanges(text, holder.getFullStart())
+            ?.map((r) => text.slice(r.pos, r.end))
+            .join('\n') ?? '';
         if (lines > limit && !/Long because:/.test(comment)) out.push(`${path.relative(ROOT, file)}:${first + 1} (${lines} lines)`);
       }
       ts.forEachChild(node, visit);
@@ -49,7 +53,10 @@ describe('function length', () => {
   it('finds a long function, and accepts one whose comment gives the reason', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-fnlen-'));
     const body = Array.from({ length: 5 }, (_, i) => `  const x${i} = ${i};`).join('\n');
-    fs.writeFileSync(path.join(dir, 'a.ts'), `export function f() {\n${body}\n}\n/** Long because: one table. */\nexport const g = () => {\n${body}\n};\n`);
+    fs.writeFileSync(
+      path.join(dir, 'a.ts'),
+      `export function f() {\n${body}\n}\n/** Long because: one table. */\nexport const g = () => {\n${body}\n};\n`,
+    );
     try {
       expect(longFunctions([path.join(dir, 'a.ts')], 4)).toEqual([expect.stringMatching(/a\.ts:1 \(7 lines\)$/)]);
     } finally {

@@ -16,16 +16,13 @@ interface Target {
   options?: { command?: string };
 }
 const targetsOf = (project: string): Record<string, Target> => {
-  const file = project === 'experiments' ? path.join(ROOT, 'experiments', 'project.json') : path.join(ROOT, 'packages', project, 'project.json');
+  const file =
+    project === 'experiments' ? path.join(ROOT, 'experiments', 'project.json') : path.join(ROOT, 'packages', project, 'project.json');
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { targets: Record<string, Target> }).targets;
 };
 
 /** Main files of the tools that run over experiments rather than being one (they take the experiment as data). */
-const TOOLS = [
-  'experiments/src/sweep/main.ts',
-  'experiments/src/sweep/report.ts',
-  'experiments/src/render/main.ts',
-];
+const TOOLS = ['experiments/src/sweep/main.ts', 'experiments/src/sweep/report.ts', 'experiments/src/render/main.ts'];
 
 describe('experiment registry', () => {
   it('names are unique', () => {
@@ -60,7 +57,10 @@ describe('experiment registry', () => {
 
   it('every target that runs an experiments/ main file is a registered experiment or a tool', () => {
     const mains = new Set(EXPERIMENTS.map((e) => e.command.main));
-    const projects = ['experiments', ...fs.readdirSync(path.join(ROOT, 'packages')).filter((p) => fs.existsSync(path.join(ROOT, 'packages', p, 'project.json')))];
+    const projects = [
+      'experiments',
+      ...fs.readdirSync(path.join(ROOT, 'packages')).filter((p) => fs.existsSync(path.join(ROOT, 'packages', p, 'project.json'))),
+    ];
     const unregistered: string[] = [];
     for (const project of projects) {
       for (const [name, target] of Object.entries(targetsOf(project))) {
@@ -72,15 +72,25 @@ describe('experiment registry', () => {
   });
 
   it('a sweepable experiment lists the metrics its sweep report shows', () => {
-    expect(sweepableExperiments().map((e) => e.name).sort()).toEqual(['correlation', 'finetune', 'mc-variance']);
+    expect(
+      sweepableExperiments()
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['correlation', 'finetune', 'mc-variance']);
     for (const def of sweepableExperiments()) expect(def.sweep!.reportMetrics.length).toBeGreaterThan(0);
   });
 
-  it.each(fs.readdirSync(path.join(ROOT, 'experiments', 'sweeps')).filter((f) => f.endsWith('.json')))('grid %s names a sweepable experiment and every point is a valid config', (file) => {
-    const spec = parseConfig(gridSpecSchema, readJsonFile(path.join(ROOT, 'experiments', 'sweeps', file), 'grid file'), file);
-    const def = sweepableExperiments().find((e) => e.name === spec.experiment);
-    expect([file, def?.name]).toEqual([file, spec.experiment]);
-    const defaults = readJsonFile(path.join(ROOT, 'experiments', 'configs', `${spec.experiment}.json`), 'config file') as Record<string, unknown>;
-    expect(expandGrid(def!, spec, defaults, file).length).toBeGreaterThan(1);
-  });
+  it.each(fs.readdirSync(path.join(ROOT, 'experiments', 'sweeps')).filter((f) => f.endsWith('.json')))(
+    'grid %s names a sweepable experiment and every point is a valid config',
+    (file) => {
+      const spec = parseConfig(gridSpecSchema, readJsonFile(path.join(ROOT, 'experiments', 'sweeps', file), 'grid file'), file);
+      const def = sweepableExperiments().find((e) => e.name === spec.experiment);
+      expect([file, def?.name]).toEqual([file, spec.experiment]);
+      const defaults = readJsonFile(path.join(ROOT, 'experiments', 'configs', `${spec.experiment}.json`), 'config file') as Record<
+        string,
+        unknown
+      >;
+      expect(expandGrid(def!, spec, defaults, file).length).toBeGreaterThan(1);
+    },
+  );
 });

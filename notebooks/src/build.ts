@@ -24,7 +24,9 @@ runMain(async () => {
   const root = repoRoot();
   const storeFile = resolveStorePath(flags.store);
   if (!fs.existsSync(storeFile)) {
-    throw new UserError(`notebooks:build: no results store at ${storeFile}; run an experiment first (npx nx run experiments:mc-variance) or pass --store FILE`);
+    throw new UserError(
+      `notebooks:build: no results store at ${storeFile}; run an experiment first (npx nx run experiments:mc-variance) or pass --store FILE`,
+    );
   }
   const out = path.resolve(flags.out ?? path.join(root, 'notebooks', 'dist'));
   const results = path.resolve(flags.results ?? path.join(root, 'results'));
@@ -33,7 +35,9 @@ runMain(async () => {
   try {
     const started = Date.now();
     const s = await buildSite({ store, resultsDir: results, outDir: out, repoRoot: root });
-    process.stderr.write(`notebooks: wrote ${out}/ (${s.runs} runs, ${s.figures} figures, ${s.tables} tables, ${s.files} files) in ${((Date.now() - started) / 1000).toFixed(1)} s; serve it with npx nx run notebooks:serve\n`);
+    process.stderr.write(
+      `notebooks: wrote ${out}/ (${s.runs} runs, ${s.figures} figures, ${s.tables} tables, ${s.files} files) in ${((Date.now() - started) / 1000).toFixed(1)} s; serve it with npx nx run notebooks:serve\n`,
+    );
   } finally {
     store.close();
   }

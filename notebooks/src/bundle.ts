@@ -18,7 +18,12 @@ function pureWorkspacePackages(repoRoot: string): Plugin {
         if (args.pluginData === 'pure-workspace-packages') return undefined;
         if (nodeOnly.has(args.path.replace(/^node:/, ''))) return { path: args.path, external: true, sideEffects: false };
         if (args.kind === 'entry-point') return undefined;
-        const r = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: 'pure-workspace-packages' });
+        const r = await b.resolve(args.path, {
+          resolveDir: args.resolveDir,
+          kind: args.kind,
+          importer: args.importer,
+          pluginData: 'pure-workspace-packages',
+        });
         if (r.errors.length > 0) return { errors: r.errors };
         return r.path.startsWith(packagesDir) ? { ...r, sideEffects: false } : r;
       });
@@ -40,6 +45,9 @@ export async function bundleClient(repoRoot: string): Promise<string> {
   });
   const text = result.outputFiles[0].text;
   const leaked = /__require\("([^"]+)"\)/.exec(text);
-  if (leaked) throw new Error(`notebooks: the page bundle still needs the Node module '${leaked[1]}'; a page imports store code that cannot run in a browser`);
+  if (leaked)
+    throw new Error(
+      `notebooks: the page bundle still needs the Node module '${leaked[1]}'; a page imports store code that cannot run in a browser`,
+    );
   return text;
 }

@@ -20,6 +20,9 @@ describe('site JSON keeps every float', () => {
   });
 
   it('an object that merely has a $float key among others is left alone', () => {
-    expect(parseWithFloats('{"x":{"$float":"NaN","y":1},"z":{"$float":"oops"}}')).toEqual({ x: { $float: 'NaN', y: 1 }, z: { $float: 'oops' } });
+    expect(parseWithFloats('{"x":{"$float":"NaN","y":1},"z":{"$float":"oops"}}')).toEqual({
+      x: { $float: 'NaN', y: 1 },
+      z: { $float: 'oops' },
+    });
   });
 });

@@ -11,7 +11,8 @@ export function stringifyWithFloats(value: unknown): string {
   return JSON.stringify(value, function replacer(this: unknown, key: string, v: unknown) {
     // JSON.stringify turns -0 into 0 before the replacer sees it, so read the raw value from the holder.
     const raw = key === '' ? v : (this as Record<string, unknown>)[key];
-    if (typeof raw === 'number' && (!Number.isFinite(raw) || Object.is(raw, -0))) return { $float: Object.is(raw, -0) ? '-0' : String(raw) };
+    if (typeof raw === 'number' && (!Number.isFinite(raw) || Object.is(raw, -0)))
+      return { $float: Object.is(raw, -0) ? '-0' : String(raw) };
     return v;
   });
 }

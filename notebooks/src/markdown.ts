@@ -11,9 +11,11 @@ export function escapeHtml(text: string): string {
 function inline(text: string): string {
   return text
     .split(/(`[^`]*`)/)
-    .map((part) => (part.startsWith('`') && part.endsWith('`') && part.length >= 2
-      ? `<code>${escapeHtml(part.slice(1, -1))}</code>`
-      : escapeHtml(part).replace(/\brun ([0-9a-f]{12})\b/g, 'run <a href="run.html?id=$1">$1</a>')))
+    .map((part) =>
+      part.startsWith('`') && part.endsWith('`') && part.length >= 2
+        ? `<code>${escapeHtml(part.slice(1, -1))}</code>`
+        : escapeHtml(part).replace(/\brun ([0-9a-f]{12})\b/g, 'run <a href="run.html?id=$1">$1</a>'),
+    )
     .join('');
 }
 
@@ -46,8 +48,13 @@ export function renderMarkdown(src: string): string {
       i += 2;
       const body: string[][] = [];
       while (i < lines.length && lines[i].trimStart().startsWith('|')) body.push(cells(lines[i++]));
-      out.push('<table class="md-table"><thead><tr>' + header.map((h) => `<th>${inline(h)}</th>`).join('') + '</tr></thead><tbody>' +
-        body.map((r) => '<tr>' + header.map((_h, c) => `<td>${inline(r[c] ?? '')}</td>`).join('') + '</tr>').join('') + '</tbody></table>');
+      out.push(
+        '<table class="md-table"><thead><tr>' +
+          header.map((h) => `<th>${inline(h)}</th>`).join('') +
+          '</tr></thead><tbody>' +
+          body.map((r) => '<tr>' + header.map((_h, c) => `<td>${inline(r[c] ?? '')}</td>`).join('') + '</tr>').join('') +
+          '</tbody></table>',
+      );
       continue;
     }
     if (/^\s*- /.test(line)) {
@@ -57,7 +64,13 @@ export function renderMarkdown(src: string): string {
       continue;
     }
     const para: string[] = [];
-    while (i < lines.length && lines[i].trim() !== '' && !/^#{1,6}\s/.test(lines[i]) && !/^\s*- /.test(lines[i]) && !lines[i].trimStart().startsWith('|')) {
+    while (
+      i < lines.length &&
+      lines[i].trim() !== '' &&
+      !/^#{1,6}\s/.test(lines[i]) &&
+      !/^\s*- /.test(lines[i]) &&
+      !lines[i].trimStart().startsWith('|')
+    ) {
       para.push(lines[i++].trim());
     }
     if (para.length === 0) para.push(lines[i++].trim()); // a lone '|' line that is not a table

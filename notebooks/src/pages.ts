@@ -17,7 +17,8 @@ export const VENDOR_SCRIPTS = ['vendor/vega.min.js', 'vendor/vega-lite.min.js', 
 // Only this origin: a page that tried to load anything from elsewhere would be blocked (and the
 // browser test would see the console error). Vega compiles its expressions with Function ('unsafe-eval')
 // and vega-embed adds a <style> element ('unsafe-inline' styles).
-const CSP = "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 
 export function pageHtml(page: PageName, body: string, subtitle: string): string {
   const meta = PAGES.find((p) => p.page === page)!;
@@ -56,20 +57,37 @@ ${scripts}
 export function figuresBody(figures: readonly ResultFile[]): string {
   if (figures.length === 0) return '<h1>Figures</h1>\n<p class="empty">No committed figures (results/**/*.vl.json) found.</p>';
   const groups = [...new Set(figures.map((f) => f.group))];
-  return ['<h1>Figures</h1>', '<p>Every committed vega-lite spec under <code>results/</code>, interactive (hover for values).</p>',
-    ...groups.map((g) => `<section class="figures" id="fig-${escapeHtml(g.replace(/\//g, '-'))}">\n<h2>${escapeHtml(g)}</h2>\n` +
-      figures.filter((f) => f.group === g).map((f) =>
-        `<figure><div class="chart" data-spec="figures/${escapeHtml(f.rel)}"></div><figcaption><code>results/${escapeHtml(f.rel)}</code></figcaption></figure>`).join('\n') +
-      '\n</section>'),
+  return [
+    '<h1>Figures</h1>',
+    '<p>Every committed vega-lite spec under <code>results/</code>, interactive (hover for values).</p>',
+    ...groups.map(
+      (g) =>
+        `<section class="figures" id="fig-${escapeHtml(g.replace(/\//g, '-'))}">\n<h2>${escapeHtml(g)}</h2>\n` +
+        figures
+          .filter((f) => f.group === g)
+          .map(
+            (f) =>
+              `<figure><div class="chart" data-spec="figures/${escapeHtml(f.rel)}"></div><figcaption><code>results/${escapeHtml(f.rel)}</code></figcaption></figure>`,
+          )
+          .join('\n') +
+        '\n</section>',
+    ),
   ].join('\n');
 }
 
 /** The tables page: every committed `.md` table, rendered at build time. */
 export function tablesBody(tables: readonly { rel: string; html: string }[]): string {
   if (tables.length === 0) return '<h1>Tables</h1>\n<p class="empty">No committed tables (results/**/*.md) found.</p>';
-  const toc = '<ul class="toc">' + tables.map((t, i) => `<li><a href="#table-${i}">results/${escapeHtml(t.rel)}</a></li>`).join('') + '</ul>';
-  return ['<h1>Tables</h1>', toc, ...tables.map((t, i) =>
-    `<section class="result-table" id="table-${i}">\n<p class="source"><code>results/${escapeHtml(t.rel)}</code></p>\n${t.html}\n</section>`)].join('\n');
+  const toc =
+    '<ul class="toc">' + tables.map((t, i) => `<li><a href="#table-${i}">results/${escapeHtml(t.rel)}</a></li>`).join('') + '</ul>';
+  return [
+    '<h1>Tables</h1>',
+    toc,
+    ...tables.map(
+      (t, i) =>
+        `<section class="result-table" id="table-${i}">\n<p class="source"><code>results/${escapeHtml(t.rel)}</code></p>\n${t.html}\n</section>`,
+    ),
+  ].join('\n');
 }
 
 export const STYLE = `

@@ -21,9 +21,11 @@ runMain(async () => {
   const flags = parseCommandLine(process.argv.slice(2), SPEC).flags;
   const portText = flags.port ?? '4173';
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new UserError(`notebooks:serve: --port got '${portText}', expected an integer in [0, 65535]`);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    throw new UserError(`notebooks:serve: --port got '${portText}', expected an integer in [0, 65535]`);
   const dir = path.resolve(flags.dir ?? path.join(repoRoot(), 'notebooks', 'dist'));
-  if (!fs.existsSync(path.join(dir, 'index.html'))) throw new UserError(`notebooks:serve: no site in ${dir}; build it with npx nx run notebooks:build`);
+  if (!fs.existsSync(path.join(dir, 'index.html')))
+    throw new UserError(`notebooks:serve: no site in ${dir}; build it with npx nx run notebooks:build`);
   let server;
   try {
     server = await serveDirectory(dir, port);

@@ -28,7 +28,9 @@ export function collectSiteData(store: Store, builtAt: Date): { index: RunsIndex
   }
   const documents = runs.map((r): RunDocument => ({
     run: store.getRun(r.id),
-    history: Object.fromEntries(store.metricKeys(r.id).map((k) => [k, store.metricHistory(r.id, k).map((p) => ({ step: p.step, value: p.value }))])),
+    history: Object.fromEntries(
+      store.metricKeys(r.id).map((k) => [k, store.metricHistory(r.id, k).map((p) => ({ step: p.step, value: p.value }))]),
+    ),
     children: children.get(r.id) ?? [],
   }));
   return { index: { store: store.file, builtAt: builtAt.toISOString(), runs }, documents };

@@ -36,7 +36,19 @@ describe('buildSite', () => {
       store.close();
 
       expect(fs.existsSync(path.join(outDir, 'stale.html'))).toBe(false); // the folder is replaced, not merged
-      for (const f of ['index.html', 'run.html', 'compare.html', 'figures.html', 'tables.html', 'style.css', 'app.js', 'vendor/vega.min.js', 'vendor/vega-lite.min.js', 'vendor/vega-embed.min.js', 'figures/exp/plot.vl.json']) {
+      for (const f of [
+        'index.html',
+        'run.html',
+        'compare.html',
+        'figures.html',
+        'tables.html',
+        'style.css',
+        'app.js',
+        'vendor/vega.min.js',
+        'vendor/vega-lite.min.js',
+        'vendor/vega-embed.min.js',
+        'figures/exp/plot.vl.json',
+      ]) {
         expect(fs.existsSync(path.join(outDir, f))).toBe(true);
       }
       const index = parseWithFloats<RunsIndex>(fs.readFileSync(path.join(outDir, 'data', 'runs.json'), 'utf8'));
@@ -52,7 +64,9 @@ describe('buildSite', () => {
       const html = fs.readFileSync(path.join(outDir, 'index.html'), 'utf8');
       expect(html).not.toMatch(/https?:\/\/(?!vega\.github\.io\/schema)/); // no CDN: every script is local
       expect(html).toContain('<script src="vendor/vega-embed.min.js"></script>');
-      expect(fs.readFileSync(path.join(outDir, 'tables.html'), 'utf8')).toContain('run <a href="run.html?id=0123456789ab">0123456789ab</a>');
+      expect(fs.readFileSync(path.join(outDir, 'tables.html'), 'utf8')).toContain(
+        'run <a href="run.html?id=0123456789ab">0123456789ab</a>',
+      );
       expect(fs.readFileSync(path.join(outDir, 'figures.html'), 'utf8')).toContain('data-spec="figures/exp/plot.vl.json"');
       const app = fs.readFileSync(path.join(outDir, 'app.js'), 'utf8');
       expect(app).not.toMatch(/require\(|better-sqlite3/);

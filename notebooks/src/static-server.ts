@@ -53,7 +53,11 @@ export function serveDirectory(dir: string, port: number): Promise<RunningServer
       return;
     }
     const body = fs.readFileSync(file);
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+    res.writeHead(200, {
+      'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'Content-Length': body.length,
+      'Cache-Control': 'no-store',
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   });
   return new Promise((resolve, reject) => {
@@ -64,10 +68,11 @@ export function serveDirectory(dir: string, port: number): Promise<RunningServer
       resolve({
         url: `http://127.0.0.1:${actual}/`,
         port: actual,
-        close: () => new Promise<void>((done) => {
-          server.closeAllConnections();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -13,7 +13,13 @@ export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training'] as cons
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 
 const sectionList = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : v,
   z.array(z.enum(BENCH_SECTIONS)).min(1),
 );
 
@@ -25,10 +31,16 @@ export const benchConfigSchema = z
     quick: z
       .boolean()
       .default(false)
-      .describe('Smoke run (`--quick`: the QUICK_OVERRIDES below): fewer repetitions, no cpu backend. Its numbers are not the acceptance numbers, so results/bench/ is never rendered from it. Default false.'),
-    engine: EngineBenchConfigSchema.default({}).describe('Engine section: train / forward step per backend, sgemm peak, MFU (engine-bench.ts).'),
+      .describe(
+        'Smoke run (`--quick`: the QUICK_OVERRIDES below): fewer repetitions, no cpu backend. Its numbers are not the acceptance numbers, so results/bench/ is never rendered from it. Default false.',
+      ),
+    engine: EngineBenchConfigSchema.default({}).describe(
+      'Engine section: train / forward step per backend, sgemm peak, MFU (engine-bench.ts).',
+    ),
     lm: LmBenchConfigSchema.default({}).describe('lm section: KV-cache sampling, prefix-sharing scorer (lm-bench.ts).'),
-    estimators: EstimatorsBenchConfigSchema.default({}).describe('Estimators section: per-trace cost of rredcot / mc / loo / gradient (estimators-bench.ts).'),
+    estimators: EstimatorsBenchConfigSchema.default({}).describe(
+      'Estimators section: per-trace cost of rredcot / mc / loo / gradient (estimators-bench.ts).',
+    ),
     training: TrainingBenchConfigSchema.default({}).describe('Training section: GRPO vs RREDCoT-GRPO step (training-bench.ts).'),
   })
   .strict();

@@ -54,7 +54,9 @@ describe('bench runs in the store', () => {
     }
     // the numbers are run metrics, queryable like any other experiment's
     const metrics = store.getRun(id).metrics;
-    expect(metrics['estimators.costRatioMcOverRredcot']).toBe((JSON.parse(committed('estimators')) as { costRatioMcOverRredcot: number }).costRatioMcOverRredcot);
+    expect(metrics['estimators.costRatioMcOverRredcot']).toBe(
+      (JSON.parse(committed('estimators')) as { costRatioMcOverRredcot: number }).costRatioMcOverRredcot,
+    );
     expect(metrics['engine.details.wasm+native.trainStep.allMs.0']).toBe(514.1);
   });
 
@@ -66,7 +68,9 @@ describe('bench runs in the store', () => {
     const back = readDocument(store.getRun(run.id), 'lm');
     expect(JSON.stringify(back)).toBe(JSON.stringify(doc));
     expect(Number.isNaN((back.a as { nan: number }).nan)).toBe(true);
-    expect(() => recordDocument(store.startRun({ experiment: 'bench', config: {}, backend }), 'lm', { 'a.b': 1 })).toThrow(/key 'a.b' contains '.'/);
+    expect(() => recordDocument(store.startRun({ experiment: 'bench', config: {}, backend }), 'lm', { 'a.b': 1 })).toThrow(
+      /key 'a.b' contains '.'/,
+    );
   });
 
   it('results/bench/ shows the newest full run of each section; quick runs never', () => {

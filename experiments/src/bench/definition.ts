@@ -31,7 +31,11 @@ export function renderBench(store: Store, runId: string, outDir: string): string
   const run = store.getRun(runId);
   const config = benchConfigSchema.parse(run.config);
   return config.sections.map((section) => {
-    const document = { ...readDocument(run, section), config: config[section], measuredAt: new Date(run.endTime ?? run.startTime).toISOString() };
+    const document = {
+      ...readDocument(run, section),
+      config: config[section],
+      measuredAt: new Date(run.endTime ?? run.startTime).toISOString(),
+    };
     const file = path.join(outDir, `${section}.json`);
     writeText(file, `${JSON.stringify(document, null, 2)}\n`);
     return file;
@@ -56,7 +60,9 @@ export function benchRunsToRender(store: Store): string[] {
 
 /** Weights hash of the checkpoint the chosen sections load (per section if they differ; the engine section builds a random model). */
 function checkpointTags(config: BenchConfig): Record<string, string> {
-  const bySection = config.sections.filter((s) => s !== 'engine').map((s) => [s, checkpointHashOf((config[s] as { checkpoint: string }).checkpoint)] as const);
+  const bySection = config.sections
+    .filter((s) => s !== 'engine')
+    .map((s) => [s, checkpointHashOf((config[s] as { checkpoint: string }).checkpoint)] as const);
   const distinct = [...new Set(bySection.map(([, h]) => h))];
   if (distinct.length <= 1) return distinct.length ? { checkpointHash: distinct[0] } : {};
   return Object.fromEntries(bySection.map(([s, h]) => [`checkpointHash.${s}`, h]));
@@ -66,7 +72,8 @@ export const benchExperiment: ExperimentDefinition<typeof benchConfigSchema> = {
   name: 'bench',
   schema: benchConfigSchema,
   aliases: { only: 'sections' },
-  summary: 'Performance benchmarks (engine backends and MFU, lm KV cache and scorer, estimator costs, GRPO vs RREDCoT-GRPO step) as one store run; renders results/bench/<section>.json. --quick: a smoke run (fewer repetitions, no cpu backend, written to a temporary directory unless --out is given).',
+  summary:
+    'Performance benchmarks (engine backends and MFU, lm KV cache and scorer, estimator costs, GRPO vs RREDCoT-GRPO step) as one store run; renders results/bench/<section>.json. --quick: a smoke run (fewer repetitions, no cpu backend, written to a temporary directory unless --out is given).',
   command: { project: 'experiments', target: 'bench', main: 'experiments/src/bench/main.ts' },
   precheck: (config) => {
     checkpointTags(config);

@@ -29,7 +29,8 @@ function split(value: unknown, path: string, metrics: Record<string, number>): u
 function join(layout: unknown, path: string, metrics: Record<string, number | null>): unknown {
   if (layout === HOLE) return path in metrics ? metrics[path] : null;
   if (Array.isArray(layout)) return layout.map((v, i) => join(v, `${path}.${i}`, metrics));
-  if (typeof layout === 'object') return Object.fromEntries(Object.entries(layout as Record<string, unknown>).map(([k, v]) => [k, join(v, `${path}.${k}`, metrics)]));
+  if (typeof layout === 'object')
+    return Object.fromEntries(Object.entries(layout as Record<string, unknown>).map(([k, v]) => [k, join(v, `${path}.${k}`, metrics)]));
   return layout;
 }
 

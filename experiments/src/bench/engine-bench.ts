@@ -19,7 +19,12 @@ export const EngineBenchConfigSchema = z
     batch: z.number().int().min(1).default(32).describe('Sequences per step B. Default 32 (issue 2: batch 32 × 64 tokens).'),
     seqLen: z.number().int().min(2).default(64).describe('Tokens per sequence T. Default 64.'),
     vocabSize: z.number().int().min(2).default(64).describe('Vocabulary V of the benchmark model. Default 64.'),
-    nLayers: z.number().int().min(1).default(4).describe('Transformer blocks (lm default 4: ≈0.82 M parameters with the other lm defaults).'),
+    nLayers: z
+      .number()
+      .int()
+      .min(1)
+      .default(4)
+      .describe('Transformer blocks (lm default 4: ≈0.82 M parameters with the other lm defaults).'),
     backends: z
       .array(z.enum(BENCH_BACKENDS))
       .min(1)
@@ -55,7 +60,12 @@ interface BackendResult {
 }
 
 /** Train and forward steps of the benchmark model on one backend (fresh weights and batch from the seed), and the tensors a step leaks. */
-function benchBackend(backend: BenchBackend, config: EngineBenchConfig, modelConfig: ModelConfig, tick: () => void): { result: BackendResult; paramCount: number } {
+function benchBackend(
+  backend: BenchBackend,
+  config: EngineBenchConfig,
+  modelConfig: ModelConfig,
+  tick: () => void,
+): { result: BackendResult; paramCount: number } {
   const rng = new Rng(config.seed);
   const model = createTransformer(modelConfig, rng.fork('init'));
   const { inputs, targets } = randomBatch(rng.fork('data'), config.batch, config.seqLen, config.vocabSize);
@@ -87,9 +97,15 @@ function benchBackend(backend: BenchBackend, config: EngineBenchConfig, modelCon
 }
 
 /** Medians per backend, speedup over plain wasm, achieved FLOP/s and MFU against the sgemm peak. */
-function engineDocument(results: Partial<Record<BenchBackend, BackendResult>>, sgemm: number | null, modelConfig: ModelConfig, paramCount: number, config: EngineBenchConfig, info: ReturnType<typeof engineInfo>) {
-  const ms = (key: 'trainStep' | 'forward') =>
-    Object.fromEntries(Object.entries(results).map(([b, r]) => [b, r ? r[key].medianMs : null]));
+function engineDocument(
+  results: Partial<Record<BenchBackend, BackendResult>>,
+  sgemm: number | null,
+  modelConfig: ModelConfig,
+  paramCount: number,
+  config: EngineBenchConfig,
+  info: ReturnType<typeof engineInfo>,
+) {
+  const ms = (key: 'trainStep' | 'forward') => Object.fromEntries(Object.entries(results).map(([b, r]) => [b, r ? r[key].medianMs : null]));
   const trainStepMs = ms('trainStep');
   const forwardMs = ms('forward');
   const flops = trainStepFlops(modelConfig, config.batch, config.seqLen);
@@ -110,11 +126,21 @@ function engineDocument(results: Partial<Record<BenchBackend, BackendResult>>, s
     batch: config.batch,
     seqLen: config.seqLen,
     details: results,
-    engine: { backend: info.backend, openblasThreads: info.openblasThreads, openblasConfig: info.openblasConfig, nativeKernels: info.nativeKernels.length },
+    engine: {
+      backend: info.backend,
+      openblasThreads: info.openblasThreads,
+      openblasConfig: info.openblasConfig,
+      nativeKernels: info.nativeKernels.length,
+    },
   };
 }
 
-function printEngineBench(out: ReturnType<typeof engineDocument>, results: Partial<Record<BenchBackend, BackendResult>>, config: EngineBenchConfig, info: ReturnType<typeof engineInfo>): void {
+function printEngineBench(
+  out: ReturnType<typeof engineDocument>,
+  results: Partial<Record<BenchBackend, BackendResult>>,
+  config: EngineBenchConfig,
+  info: ReturnType<typeof engineInfo>,
+): void {
   const wasmMs = out.trainStepMs.wasm;
   const rows = BENCH_BACKENDS.filter((b) => results[b]).map((b) => [
     b,
@@ -170,7 +196,15 @@ async function selectBackend(backend: BenchBackend): Promise<void> {
 function randomBatch(rng: Rng, batch: number, seqLen: number, vocab: number): { inputs: tf.Tensor2D; targets: tf.Tensor2D } {
   const rows = Array.from({ length: batch }, () => Array.from({ length: seqLen + 1 }, () => rng.int(0, vocab - 1)));
   return {
-    inputs: tf.tensor2d(rows.map((r) => r.slice(0, seqLen)), undefined, 'int32'),
-    targets: tf.tensor2d(rows.map((r) => r.slice(1)), undefined, 'int32'),
+    inputs: tf.tensor2d(
+      rows.map((r) => r.slice(0, seqLen)),
+      undefined,
+      'int32',
+    ),
+    targets: tf.tensor2d(
+      rows.map((r) => r.slice(1)),
+      undefined,
+      'int32',
+    ),
   };
 }

@@ -1,5 +1,14 @@
 import { mean, median, parseConfig, ProgressBar, type Rng, sum, textTable, seedSchema } from '@rred/core';
-import { buildReferenceSet, gradientAttribution, leaveOneOut, referencesFit, rredcot, truncatedMc, type EstimatorInputs, type EstimatorResult } from '@rred/estimators';
+import {
+  buildReferenceSet,
+  gradientAttribution,
+  leaveOneOut,
+  referencesFit,
+  rredcot,
+  truncatedMc,
+  type EstimatorInputs,
+  type EstimatorResult,
+} from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, promptTokens, referenceTokens, type TaskRecord, verify } from '@rred/tasks';
@@ -14,9 +23,18 @@ type Method = (typeof MEASURED)[number];
 
 export const EstimatorsBenchConfigSchema = z
   .object({
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
     seed: seedSchema.default(0).describe('Seed of every draw (traces, MC continuations). Default 0.'),
-    traces: z.number().int().min(1).default(8).describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
+    traces: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
     maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context). Default 120.'),
     maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1; issue 4: 20). Default 20.'),
     reps: z
@@ -33,18 +51,25 @@ export const EstimatorsBenchConfigSchema = z
       .int()
       .min(1)
       .default(1)
-      .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1, the experiments\' default.'),
+      .describe(
+        "Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1, the experiments' default.",
+      ),
     mc: z
       .object({
         samplesPerExitPoint: z.number().int().min(1).default(20).describe('n (App. 10.1 and issue 4: 20). Default 20.'),
-        maxNewTokens: z.number().int().min(1).default(120).describe('M; with horizon completion it bounds the whole completion (as the experiments). Default 120.'),
+        maxNewTokens: z
+          .number()
+          .int()
+          .min(1)
+          .default(120)
+          .describe('M; with horizon completion it bounds the whole completion (as the experiments). Default 120.'),
         batchSize: z
           .number()
           .int()
           .min(1)
           .default(64)
           .describe(
-            'Continuations per sample call. Default 64 (the estimator\'s default): measured on this machine, 16–64 run at the same speed and ' +
+            "Continuations per sample call. Default 64 (the estimator's default): measured on this machine, 16–64 run at the same speed and " +
               'one call holding all (K+1)·n ≈ 140 continuations of a trace is ~1.4× slower, so 64 is MC batched as well as it can be.',
           ),
       })
@@ -75,7 +100,11 @@ interface Item {
 }
 
 /** RREDCoT's token bill for one trace: T (sequence up to the last exit point) + (K+1) · Σ |suffix|. */
-function expectedRredcotTokens(item: Item, tokens: { endThink: number; eos: number }, maxReferences: number): { T: number; suffixTokens: number } {
+function expectedRredcotTokens(
+  item: Item,
+  tokens: { endThink: number; eos: number },
+  maxReferences: number,
+): { T: number; suffixTokens: number } {
   const refs = buildReferenceSet(item.inputs.references ?? {}, 'dataset', tokens, maxReferences);
   const answers = [...new Map(refs.map((r) => [r.answer.join(','), r.answer])).values()];
   const perExit = sum(answers.map((y) => y.length + 2)) + sum(refs.map((r) => r.solution.length + r.answer.length + 2));
@@ -88,7 +117,12 @@ function expectedRredcotTokens(item: Item, tokens: { endThink: number; eos: numb
  * that trace" is measured directly), kept when the thinking is non-empty and every reference fits
  * after it.
  */
-async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng: Rng, bar: ProgressBar): Promise<{ items: Item[]; sampled: number }> {
+async function sampleItems(
+  lm: TransformerLM,
+  config: EstimatorsBenchConfig,
+  rng: Rng,
+  bar: ProgressBar,
+): Promise<{ items: Item[]; sampled: number }> {
   const tok = lm.tokenizer;
   const tokens = { endThink: tok.endThink, eos: tok.eos };
   const records = heldOutRecords(config.traces * 6);
@@ -97,7 +131,12 @@ async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng
   for (const record of records) {
     if (items.length === config.traces) break;
     const prompt = promptTokens(tok, record.problem);
-    const options = { temperature: 1, topP: 1, maxNewTokens: Math.min(config.maxNewTokens, lm.maxLength - prompt.length), stopToken: tok.eos };
+    const options = {
+      temperature: 1,
+      topP: 1,
+      maxNewTokens: Math.min(config.maxNewTokens, lm.maxLength - prompt.length),
+      stopToken: tok.eos,
+    };
     const draw = () => lm.sample([prompt], options, rng.fork(`trace-${record.id}`));
     const [{ results }, firstMs] = await timed(draw);
     sampled++;
@@ -109,7 +148,8 @@ async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng
     const sampleRuns = [firstMs];
     for (let rep = 1; rep < config.reps; rep++) {
       const [again, ms] = await timed(draw);
-      if (again.results[0].tokens.join(',') !== results[0].tokens.join(',')) throw new Error(`bench estimators: re-sampling ${record.id} with the same rng gave a different trace`);
+      if (again.results[0].tokens.join(',') !== results[0].tokens.join(','))
+        throw new Error(`bench estimators: re-sampling ${record.id} with the same rng gave a different trace`);
       sampleRuns.push(ms);
     }
     const sampleMs = median(sampleRuns);
@@ -122,7 +162,8 @@ async function sampleItems(lm: TransformerLM, config: EstimatorsBenchConfig, rng
     items.push({ trace, record, segments, inputs, sampleMs });
     bar.tick(1, `trace ${items.length}: T=${trace.completion.length}, K=${segments.length}`);
   }
-  if (items.length < config.traces) throw new Error(`bench estimators: only ${items.length} of ${sampled} sampled traces have thinking and fit their references`);
+  if (items.length < config.traces)
+    throw new Error(`bench estimators: only ${items.length} of ${sampled} sampled traces have thinking and fit their references`);
   return { items, sampled };
 }
 
@@ -160,8 +201,21 @@ function methodRunner(lm: TransformerLM, mcConfig: McConfig, rng: Rng): Runner {
  * One trace's row: every method's cost (median wall over reps; MC once), methods interleaved per rep so
  * machine load drifts hit all of them alike; checks that rredcot forwarded exactly T + (K+1)·Σ|suffix|.
  */
-async function benchTrace(run: Runner, item: Item, index: number, config: EstimatorsBenchConfig, tokens: { endThink: number; eos: number }, bar: ProgressBar): Promise<Record<string, unknown>> {
-  const row: Record<string, unknown> = { problemId: item.trace.problemId, completionTokens: item.trace.completion.length, K: item.segments.length, reward: item.trace.reward, sampleMs: round(item.sampleMs, 2) };
+async function benchTrace(
+  run: Runner,
+  item: Item,
+  index: number,
+  config: EstimatorsBenchConfig,
+  tokens: { endThink: number; eos: number },
+  bar: ProgressBar,
+): Promise<Record<string, unknown>> {
+  const row: Record<string, unknown> = {
+    problemId: item.trace.problemId,
+    completionTokens: item.trace.completion.length,
+    K: item.segments.length,
+    reward: item.trace.reward,
+    sampleMs: round(item.sampleMs, 2),
+  };
   const runs: Partial<Record<Method, { result: EstimatorResult<unknown>; ms: number[] }>> = {};
   for (let rep = 0; rep < config.reps; rep++) {
     for (const method of MEASURED) {
@@ -174,13 +228,27 @@ async function benchTrace(run: Runner, item: Item, index: number, config: Estima
     const { result, ms } = runs[method]!;
     const wallMs = median(ms);
     const c = result.cost;
-    row[method] = { tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, tokensBackpropagated: c.tokensBackpropagated ?? 0, wallMs: round(wallMs, 2), runs: ms.length };
+    row[method] = {
+      tokensForwarded: c.tokensForwarded,
+      tokensGenerated: c.tokensGenerated,
+      forwardPasses: c.forwardPasses,
+      tokensBackpropagated: c.tokensBackpropagated ?? 0,
+      wallMs: round(wallMs, 2),
+      runs: ms.length,
+    };
     if (method === 'rredcot') {
       const { T, suffixTokens } = expectedRredcotTokens(item, tokens, 16);
       if (c.tokensForwarded !== T + suffixTokens) {
-        throw new Error(`bench estimators: rredcot forwarded ${c.tokensForwarded} tokens on trace ${item.trace.problemId}, expected T + Σ suffix = ${T} + ${suffixTokens}`);
+        throw new Error(
+          `bench estimators: rredcot forwarded ${c.tokensForwarded} tokens on trace ${item.trace.problemId}, expected T + Σ suffix = ${T} + ${suffixTokens}`,
+        );
       }
-      Object.assign(row, { rredcotT: T, rredcotSuffixTokens: suffixTokens, rredcotTokensMatch: true, rredcotWithinSampleTime: wallMs <= item.sampleMs });
+      Object.assign(row, {
+        rredcotT: T,
+        rredcotSuffixTokens: suffixTokens,
+        rredcotTokensMatch: true,
+        rredcotWithinSampleTime: wallMs <= item.sampleMs,
+      });
     }
     bar.tick(1, `trace ${index} ${method}`);
   }
@@ -210,7 +278,9 @@ function methodSummaries(perTrace: Record<string, unknown>[]) {
 async function batchedSampleMs(lm: TransformerLM, items: readonly Item[], config: EstimatorsBenchConfig, rng: Rng): Promise<number> {
   const prompts = items.map((i) => i.trace.prompt);
   const maxNewTokens = Math.min(config.maxNewTokens, lm.maxLength - Math.max(...prompts.map((p) => p.length)));
-  const [, ms] = await timed(() => lm.sample(prompts, { temperature: 1, topP: 1, maxNewTokens, stopToken: lm.tokenizer.eos }, rng.fork('batched-sampling')));
+  const [, ms] = await timed(() =>
+    lm.sample(prompts, { temperature: 1, topP: 1, maxNewTokens, stopToken: lm.tokenizer.eos }, rng.fork('batched-sampling')),
+  );
   return ms;
 }
 
@@ -218,7 +288,14 @@ function printEstimatorsBench(out: EstimatorsBenchResult, config: EstimatorsBenc
   const { perMethod } = out;
   const rows = MEASURED.map((m) => {
     const p = perMethod[m];
-    return [m, p.tokensForwardedPerTrace.toFixed(0), p.tokensGeneratedPerTrace.toFixed(0), p.forwardPassesPerTrace.toFixed(1), p.wallMsPerTrace.toFixed(1), (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1)];
+    return [
+      m,
+      p.tokensForwardedPerTrace.toFixed(0),
+      p.tokensGeneratedPerTrace.toFixed(0),
+      p.forwardPassesPerTrace.toFixed(1),
+      p.wallMsPerTrace.toFixed(1),
+      (p.wallMsPerTrace / perMethod.rredcot.wallMsPerTrace).toFixed(1),
+    ];
   });
   const n = out.traces;
   process.stdout.write(
@@ -283,7 +360,14 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
   try {
     const measured = await measure(model.lm, config);
     printEstimatorsBench(measured, config);
-    return { ...measured, checkpoint: model.checkpoint, engine: model.engine, split: DEFAULT_EVAL_SPLIT, config, measuredAt: new Date().toISOString() };
+    return {
+      ...measured,
+      checkpoint: model.checkpoint,
+      engine: model.engine,
+      split: DEFAULT_EVAL_SPLIT,
+      config,
+      measuredAt: new Date().toISOString(),
+    };
   } finally {
     model.lm.dispose();
   }

@@ -20,10 +20,16 @@ describe('lm bench helpers', () => {
   it('the padded naive-batched baseline scores exactly what the prefix-sharing scorer does', async () => {
     const rng = new Rng(5);
     const tokenizer = Tokenizer.fromAlphabet('0123456789+-=;?abc\n');
-    const lm = new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, nLayers: 2, dModel: 32, dFF: 64 }, rng.fork('init')), tokenizer);
+    const lm = new TransformerLM(
+      createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 48, nLayers: 2, dModel: 32, dFF: 64 }, rng.fork('init')),
+      tokenizer,
+    );
     const sequence = Array.from({ length: 30 }, () => rng.int(5, tokenizer.vocabSize - 1));
     // suffixes of different lengths, so rows are padded differently
-    const requests = evenExitPoints(4, 26, 6).map((exitAt, k) => ({ exitAt, suffix: Array.from({ length: 2 + (k % 3) }, () => rng.int(0, tokenizer.vocabSize - 1)) }));
+    const requests = evenExitPoints(4, 26, 6).map((exitAt, k) => ({
+      exitAt,
+      suffix: Array.from({ length: 2 + (k % 3) }, () => rng.int(0, tokenizer.vocabSize - 1)),
+    }));
     const shared = await lm.scoreAfterPrefixes(sequence, requests);
     const batched = await naiveBatchedScore(lm, sequence, requests);
     expect(batched.logprobs.map((r) => r.length)).toEqual(requests.map((r) => r.suffix.length));

@@ -8,7 +8,11 @@ import { round } from './timing';
 
 export const LmBenchConfigSchema = z
   .object({
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
     seed: seedSchema.default(0).describe('Seed of every draw (sampling of both samplers, trace sampling). Default 0.'),
     samplingPrompts: z
       .number()
@@ -16,7 +20,12 @@ export const LmBenchConfigSchema = z
       .min(1)
       .default(16)
       .describe(`Prompts B of the sampling throughput test: the first B problems of ${DEFAULT_EVAL_SPLIT}. Default 16.`),
-    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of every sample call (cut to fit the context). Default 120.'),
+    maxNewTokens: z
+      .number()
+      .int()
+      .min(1)
+      .default(120)
+      .describe('Generation limit of every sample call (cut to fit the context). Default 120.'),
     samplingReps: z.number().int().min(1).default(1).describe('Timed runs of each sampler (median reported). Default 1.'),
     scoringTraces: z
       .number()
@@ -30,7 +39,12 @@ export const LmBenchConfigSchema = z
       .min(2)
       .default(20)
       .describe('Exit points per trace (issue 3: 20), evenly spaced from the prompt (s_0) to the end of the thinking (s_K). Default 20.'),
-    scoringReps: z.number().int().min(1).default(3).describe('Timed runs of each scorer per trace (median per trace, summed over traces). Default 3.'),
+    scoringReps: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('Timed runs of each scorer per trace (median per trace, summed over traces). Default 3.'),
   })
   .strict();
 
@@ -38,7 +52,8 @@ type LmBenchConfig = z.infer<typeof LmBenchConfigSchema>;
 
 /** Exit points 0..E−1 from the prompt end to the end of the thinking, rounded, strictly increasing. */
 export function evenExitPoints(promptLength: number, thinkEnd: number, count: number): number[] {
-  if (thinkEnd < count - 1) throw new Error(`evenExitPoints: a thinking span of ${thinkEnd} tokens cannot hold ${count} distinct exit points`);
+  if (thinkEnd < count - 1)
+    throw new Error(`evenExitPoints: a thinking span of ${thinkEnd} tokens cannot hold ${count} distinct exit points`);
   return Array.from({ length: count }, (_, k) => promptLength + Math.round((k * thinkEnd) / (count - 1)));
 }
 
@@ -46,7 +61,11 @@ export function evenExitPoints(promptLength: number, thinkEnd: number, count: nu
  * The "naive but batched" baseline: every request's prefix ++ suffix as its own row, right-padded into
  * one batch, one forward (no prefix sharing). Rows are causal, so padding after a row never changes it.
  */
-export async function naiveBatchedScore(lm: TransformerLM, sequence: number[], requests: SuffixRequest[]): Promise<{ logprobs: number[][]; positions: number; realTokens: number }> {
+export async function naiveBatchedScore(
+  lm: TransformerLM,
+  sequence: number[],
+  requests: SuffixRequest[],
+): Promise<{ logprobs: number[][]; positions: number; realTokens: number }> {
   const rows = requests.map((r) => [...sequence.slice(0, r.exitAt), ...r.suffix]);
   const L = Math.max(...rows.map((r) => r.length));
   const pad = lm.tokenizer.pad;
@@ -54,8 +73,16 @@ export async function naiveBatchedScore(lm: TransformerLM, sequence: number[], r
   const logp = tf.tidy(() =>
     tokenLogprobs(
       lm.transformer,
-      tf.tensor2d(padded.map((r) => r.slice(0, L - 1)), undefined, 'int32'),
-      tf.tensor2d(padded.map((r) => r.slice(1)), undefined, 'int32'),
+      tf.tensor2d(
+        padded.map((r) => r.slice(0, L - 1)),
+        undefined,
+        'int32',
+      ),
+      tf.tensor2d(
+        padded.map((r) => r.slice(1)),
+        undefined,
+        'int32',
+      ),
     ),
   ); // [R, L − 1]
   const data = (await logp.data()) as Float32Array;
@@ -101,8 +128,18 @@ async function benchSampling(lm: TransformerLM, records: readonly TaskRecord[], 
     maxNewTokens,
     tokensGenerated: generated,
     identicalSamples: cached.results.every((r, i) => r.tokens.join(',') === plain.results[i].tokens.join(',')),
-    kvCache: { wallMs: round(median(cachedMs)), tokensPerSecond: round(generated / (median(cachedMs) / 1000)), tokensForwarded: cached.cost.tokensForwarded, forwardPasses: cached.cost.forwardPasses },
-    noCache: { wallMs: round(median(plainMs)), tokensPerSecond: round(generatedPlain / (median(plainMs) / 1000)), tokensForwarded: plain.cost.tokensForwarded, forwardPasses: plain.cost.forwardPasses },
+    kvCache: {
+      wallMs: round(median(cachedMs)),
+      tokensPerSecond: round(generated / (median(cachedMs) / 1000)),
+      tokensForwarded: cached.cost.tokensForwarded,
+      forwardPasses: cached.cost.forwardPasses,
+    },
+    noCache: {
+      wallMs: round(median(plainMs)),
+      tokensPerSecond: round(generatedPlain / (median(plainMs) / 1000)),
+      tokensForwarded: plain.cost.tokensForwarded,
+      forwardPasses: plain.cost.forwardPasses,
+    },
     speedup: round(median(plainMs) / median(cachedMs), 2),
   };
 }
@@ -131,12 +168,19 @@ async function scoringItems(lm: TransformerLM, records: readonly TaskRecord[], c
     })
     .filter(({ trace, sequence, suffix }) => trace.thinkEnd >= config.exitPoints - 1 && sequence.length + suffix.length <= lm.maxLength)
     .slice(0, config.scoringTraces);
-  if (work.length === 0) throw new Error(`bench lm: none of ${pool.traces.length} sampled traces has ${config.exitPoints - 1}+ thinking tokens`);
+  if (work.length === 0)
+    throw new Error(`bench lm: none of ${pool.traces.length} sampled traces has ${config.exitPoints - 1}+ thinking tokens`);
   return work;
 }
 
 /** (2) One trace: the three scorers' results checked against each other (untimed), then timed reps. */
-async function benchScoringTrace(lm: TransformerLM, { trace, sequence, suffix }: ScoringItem, index: number, config: LmBenchConfig, bar: Bar): Promise<Record<string, number | boolean>> {
+async function benchScoringTrace(
+  lm: TransformerLM,
+  { trace, sequence, suffix }: ScoringItem,
+  index: number,
+  config: LmBenchConfig,
+  bar: Bar,
+): Promise<Record<string, number | boolean>> {
   const requests = evenExitPoints(trace.prompt.length, trace.thinkEnd, config.exitPoints).map((exitAt) => ({ exitAt, suffix }));
   const T = sequence.length;
   const suffixTokens = sum(requests.map((r) => r.suffix.length));
@@ -146,11 +190,14 @@ async function benchScoringTrace(lm: TransformerLM, { trace, sequence, suffix }:
   const batched = await naiveBatchedScore(lm, sequence, requests);
   bar.tick(1, `trace ${index} checks`);
   if (shared.cost.tokensForwarded !== T + suffixTokens) {
-    throw new Error(`bench lm: prefix-sharing scorer forwarded ${shared.cost.tokensForwarded} tokens, expected T + Σ|suffix| = ${T} + ${suffixTokens} = ${T + suffixTokens}`);
+    throw new Error(
+      `bench lm: prefix-sharing scorer forwarded ${shared.cost.tokensForwarded} tokens, expected T + Σ|suffix| = ${T} + ${suffixTokens} = ${T + suffixTokens}`,
+    );
   }
   const diffNaive = maxAbsDiff(shared.logprobs, naive.logprobs);
   const diffBatched = maxAbsDiff(shared.logprobs, batched.logprobs);
-  if (!(diffNaive < 1e-3 && diffBatched < 1e-3)) throw new Error(`bench lm: scorers disagree on trace ${trace.problemId} (max |Δ log p| ${diffNaive}, ${diffBatched})`);
+  if (!(diffNaive < 1e-3 && diffBatched < 1e-3))
+    throw new Error(`bench lm: scorers disagree on trace ${trace.problemId} (max |Δ log p| ${diffNaive}, ${diffBatched})`);
   const ms = { shared: [] as number[], naive: [] as number[], batched: [] as number[] };
   for (let rep = 0; rep < config.scoringReps; rep++) {
     ms.shared.push((await timed(() => lm.scoreAfterPrefixes(sequence, requests)))[1]);
@@ -179,7 +226,12 @@ function scoringSummary(perTrace: Record<string, number | boolean>[], config: Lm
     traces: perTrace.length,
     exitPoints: config.exitPoints,
     suffix: '</think> + dataset answer + <eos> (immediate term, one distinct answer)',
-    tokensForwarded: { sharedPrefix: total('sharedTokensForwarded'), expectedTPlusSuffixes: total('T') + total('suffixTokens'), naive: total('naiveTokensForwarded'), naiveBatchedPositions: total('naiveBatchedPositions') },
+    tokensForwarded: {
+      sharedPrefix: total('sharedTokensForwarded'),
+      expectedTPlusSuffixes: total('T') + total('suffixTokens'),
+      naive: total('naiveTokensForwarded'),
+      naiveBatchedPositions: total('naiveBatchedPositions'),
+    },
     tokensMatchExactly: perTrace.every((r) => r.tokensMatch),
     wallMs: { sharedPrefix: round(total('sharedMs')), naive: round(total('naiveMs')), naiveBatched: round(total('naiveBatchedMs')) },
     speedup: round(total('naiveMs') / total('sharedMs'), 2),
@@ -193,22 +245,40 @@ function scoringSummary(perTrace: Record<string, number | boolean>[], config: Lm
 
 function printLmBench(sampling: Awaited<ReturnType<typeof benchSampling>>, scoring: ReturnType<typeof scoringSummary>): void {
   process.stdout.write(
-    `\n${textTable({
-      columns: ['sampling', 'wall ms', 'tokens/s', 'tokens forwarded', 'passes'],
-      rows: [
-        ['KV cache', sampling.kvCache.wallMs.toFixed(0), sampling.kvCache.tokensPerSecond.toFixed(0), sampling.kvCache.tokensForwarded, sampling.kvCache.forwardPasses],
-        ['no cache', sampling.noCache.wallMs.toFixed(0), sampling.noCache.tokensPerSecond.toFixed(0), sampling.noCache.tokensForwarded, sampling.noCache.forwardPasses],
-      ],
-    }, 'numbers')}\n` +
-      `${sampling.prompts} prompts, ${sampling.tokensGenerated} tokens generated, identical samples: ${sampling.identicalSamples}; KV-cache speedup ${sampling.speedup}×\n\n` +
-      `${textTable({
-        columns: ['scoring (' + scoring.traces + ' traces × ' + scoring.exitPoints + ' exit points)', 'wall ms', 'tokens forwarded'],
+    `\n${textTable(
+      {
+        columns: ['sampling', 'wall ms', 'tokens/s', 'tokens forwarded', 'passes'],
         rows: [
-          ['prefix-sharing (batched)', scoring.wallMs.sharedPrefix.toFixed(1), scoring.tokensForwarded.sharedPrefix],
-          ['naive (one pass per suffix)', scoring.wallMs.naive.toFixed(1), scoring.tokensForwarded.naive],
-          ['naive batched (padded rows)', scoring.wallMs.naiveBatched.toFixed(1), scoring.tokensForwarded.naiveBatchedPositions],
+          [
+            'KV cache',
+            sampling.kvCache.wallMs.toFixed(0),
+            sampling.kvCache.tokensPerSecond.toFixed(0),
+            sampling.kvCache.tokensForwarded,
+            sampling.kvCache.forwardPasses,
+          ],
+          [
+            'no cache',
+            sampling.noCache.wallMs.toFixed(0),
+            sampling.noCache.tokensPerSecond.toFixed(0),
+            sampling.noCache.tokensForwarded,
+            sampling.noCache.forwardPasses,
+          ],
         ],
-      }, 'numbers')}\n` +
+      },
+      'numbers',
+    )}\n` +
+      `${sampling.prompts} prompts, ${sampling.tokensGenerated} tokens generated, identical samples: ${sampling.identicalSamples}; KV-cache speedup ${sampling.speedup}×\n\n` +
+      `${textTable(
+        {
+          columns: ['scoring (' + scoring.traces + ' traces × ' + scoring.exitPoints + ' exit points)', 'wall ms', 'tokens forwarded'],
+          rows: [
+            ['prefix-sharing (batched)', scoring.wallMs.sharedPrefix.toFixed(1), scoring.tokensForwarded.sharedPrefix],
+            ['naive (one pass per suffix)', scoring.wallMs.naive.toFixed(1), scoring.tokensForwarded.naive],
+            ['naive batched (padded rows)', scoring.wallMs.naiveBatched.toFixed(1), scoring.tokensForwarded.naiveBatchedPositions],
+          ],
+        },
+        'numbers',
+      )}\n` +
       `prefix-sharing forwarded ${scoring.tokensForwarded.sharedPrefix} tokens = T + Σ|suffix| = ${scoring.tokensForwarded.expectedTPlusSuffixes} (exact: ${scoring.tokensMatchExactly}); ` +
       `speedup vs naive ${scoring.speedup}× (bar ≥ 3: ${scoring.meetsBar ? 'met' : 'MISSED'}), vs naive batched ${scoring.speedupVsNaiveBatched}×\n`,
   );
@@ -223,10 +293,19 @@ export async function runLmBench(rawConfig: unknown = {}): Promise<Record<string
     const bar = new ProgressBar('bench lm', 2 * config.samplingReps + config.scoringTraces * (1 + config.scoringReps), 5000);
     const sampling = await benchSampling(lm, records, config, bar);
     const perTrace: Record<string, number | boolean>[] = [];
-    for (const [index, item] of (await scoringItems(lm, records, config)).entries()) perTrace.push(await benchScoringTrace(lm, item, index, config, bar));
+    for (const [index, item] of (await scoringItems(lm, records, config)).entries())
+      perTrace.push(await benchScoringTrace(lm, item, index, config, bar));
     const scoring = scoringSummary(perTrace, config);
     printLmBench(sampling, scoring);
-    return { sampling, scoring, checkpoint: model.checkpoint, engine: model.engine, split: DEFAULT_EVAL_SPLIT, config, measuredAt: new Date().toISOString() };
+    return {
+      sampling,
+      scoring,
+      checkpoint: model.checkpoint,
+      engine: model.engine,
+      split: DEFAULT_EVAL_SPLIT,
+      config,
+      measuredAt: new Date().toISOString(),
+    };
   } finally {
     lm.dispose();
   }

@@ -21,8 +21,14 @@ type Variant = (typeof VARIANTS)[number];
 
 export const TrainingBenchConfigSchema = z
   .object({
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Policy checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: seedSchema.default(1).describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch. Default 1.'),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Policy checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
+    seed: seedSchema
+      .default(1)
+      .describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch. Default 1.'),
     promptsPerStep: z.number().int().min(1).default(8).describe('Prompts per step (issue 6: 8). Default 8.'),
     groupSize: z.number().int().min(2).default(4).describe('G completions per prompt (issue 6 and paper App. 10: 4). Default 4.'),
     maxSegments: z.number().int().min(1).default(10).describe('K of the hybrid segmentation (Sec. 3.1; issue 6: 10). Default 10.'),
@@ -48,7 +54,7 @@ export const TrainingBenchConfigSchema = z
       .min(1)
       .default(7)
       .describe(
-        'Timed steps per variant, interleaved. The ratios use each variant\'s fastest step (the least disturbed by other jobs on the shared ' +
+        "Timed steps per variant, interleaved. The ratios use each variant's fastest step (the least disturbed by other jobs on the shared " +
           'machine); medians are reported beside them. Default 7.',
       ),
   })
@@ -61,7 +67,13 @@ type TrainingBenchConfig = z.infer<typeof TrainingBenchConfigSchema>;
  * Their references: `referencesById` of @rred/tasks, as the finetune experiment uses them.
  */
 function trainRecords(count: number, maxSteps: number): TaskRecord[] {
-  const { train } = buildDatasets(DEFAULT_DATASET_SEED, { train: count * 12, validation: 0, 'eval-easy': 0, 'eval-medium': 0, 'eval-hard': 0 });
+  const { train } = buildDatasets(DEFAULT_DATASET_SEED, {
+    train: count * 12,
+    validation: 0,
+    'eval-easy': 0,
+    'eval-medium': 0,
+    'eval-hard': 0,
+  });
   const picked = train.filter((r) => Number(r.meta.steps) <= maxSteps).slice(0, count);
   if (picked.length < count) throw new Error(`bench training: only ${picked.length} train problems have ≤ ${maxSteps} steps`);
   return picked;
@@ -101,7 +113,13 @@ interface HookCounts {
 type TrainingBenchModel = Awaited<ReturnType<typeof loadBenchModel>>['lm'];
 
 /** σ of a RREDCoT variant: the estimator hook, recording its counts; the AllTraces variants estimate every trace. */
-function hookFor(variant: Exclude<Variant, 'grpo'>, lm: TrainingBenchModel, config: TrainingBenchConfig, references: ReturnType<typeof referencesById>, counts: HookCounts): RedistributionHook {
+function hookFor(
+  variant: Exclude<Variant, 'grpo'>,
+  lm: TrainingBenchModel,
+  config: TrainingBenchConfig,
+  references: ReturnType<typeof referencesById>,
+  counts: HookCounts,
+): RedistributionHook {
   const tok = lm.tokenizer;
   const terms = variant.replace(/AllTraces$/, '') as Terms;
   const allTraces = variant.endsWith('AllTraces');
@@ -131,7 +149,11 @@ type StepTimes = Record<Variant, { stepMs: number[]; sampleMs: number[]; redistr
  * reps + 1 rounds (round 0 an untimed warm-up), each running every variant back to back from the same
  * restored weights; checks that every step sampled the same batch and gave a finite loss.
  */
-async function timeSteps(lm: TrainingBenchModel, config: TrainingBenchConfig, trainerFor: (v: Variant) => GrpoTrainer): Promise<{ times: StepTimes; batchInfo: Record<string, number> }> {
+async function timeSteps(
+  lm: TrainingBenchModel,
+  config: TrainingBenchConfig,
+  trainerFor: (v: Variant) => GrpoTrainer,
+): Promise<{ times: StepTimes; batchInfo: Record<string, number> }> {
   const policyVariables = lm.transformer.variables();
   const snapshot = captureWeights(policyVariables);
   const bar = new ProgressBar('bench training', (config.reps + 1) * VARIANTS.length, 5000);
@@ -174,7 +196,8 @@ async function timeSteps(lm: TrainingBenchModel, config: TrainingBenchConfig, tr
   } finally {
     restoreWeights(policyVariables, snapshot, 'bench snapshot');
   }
-  if (!sameBatch) throw new Error('bench training: the variants sampled different batches (same seed and weights should give the same batch)');
+  if (!sameBatch)
+    throw new Error('bench training: the variants sampled different batches (same seed and weights should give the same batch)');
   return { times, batchInfo };
 }
 
@@ -213,9 +236,19 @@ export async function runTrainingBench(rawConfig: unknown = {}): Promise<Record<
   };
   const trainerFor = (variant: Variant) =>
     new GrpoTrainer(
-      taskGrpoSetup({ model: lm, records, redistribute: variant === 'grpo' ? undefined : hookFor(variant, lm, config, references, counts) }),
+      taskGrpoSetup({
+        model: lm,
+        records,
+        redistribute: variant === 'grpo' ? undefined : hookFor(variant, lm, config, references, counts),
+      }),
       parseGrpoConfig(
-        { seed: config.seed, steps: 1, promptsPerStep: config.promptsPerStep, groupSize: config.groupSize, redistribution: variant === 'grpo' ? 'none' : 'rredcot' },
+        {
+          seed: config.seed,
+          steps: 1,
+          promptsPerStep: config.promptsPerStep,
+          groupSize: config.groupSize,
+          redistribution: variant === 'grpo' ? 'none' : 'rredcot',
+        },
         'training bench grpo config',
       ),
     );
@@ -248,7 +281,11 @@ function trainingDocument(times: StepTimes, batchInfo: Record<string, number>, c
     rredcotStepOverGrpoStepPerRep: byTerms((v) => pairedRatios(times, v).map((r) => round(r, 2))),
     rredcotStepOverGrpoStepFastest: byTerms((v) => fastestRatio(summary, v)),
     rredcotStepOverGrpoStepOfMedians: byTerms(medianRatio),
-    rredcotStepOverGrpoStepAllTracesEstimated: { immediate: ratio('immediateAllTraces'), value: ratio('valueAllTraces'), both: ratio('bothAllTraces') },
+    rredcotStepOverGrpoStepAllTracesEstimated: {
+      immediate: ratio('immediateAllTraces'),
+      value: ratio('valueAllTraces'),
+      both: ratio('bothAllTraces'),
+    },
     ratioDefinition:
       'median over the interleaved reps of (RREDCoT-GRPO step / GRPO step of the same rep); Fastest: fastest step / fastest GRPO step; ' +
       'OfMedians: median step / median GRPO step',

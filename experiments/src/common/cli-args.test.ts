@@ -7,7 +7,10 @@ const schema = z
   .object({
     seed: z.number().default(1).describe('seed'),
     problems: z.number().default(3).describe('problems'),
-    mc: z.object({ samplesPerExitPoint: z.number().default(20) }).strict().default({}),
+    mc: z
+      .object({ samplesPerExitPoint: z.number().default(20) })
+      .strict()
+      .default({}),
     seg: z.discriminatedUnion('strategy', [
       z.object({ strategy: z.literal('a'), k: z.number() }).strict(),
       z.object({ strategy: z.literal('b'), len: z.number() }).strict(),
@@ -19,7 +22,10 @@ describe('experiment flags', () => {
   const spec = experimentSpec('x', schema, { n: 'problems' }, '/nonexistent.json', { summary: 'an experiment' });
 
   it('parses --config, --store, aliases and JSON values in both --a.b v and --a.b=v forms', () => {
-    const a = parseExperimentArgs(['--config', 'c.json', '--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--store=s.db'], spec);
+    const a = parseExperimentArgs(
+      ['--config', 'c.json', '--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--store=s.db'],
+      spec,
+    );
     expect(a).toEqual({
       configFile: path.join(repoRoot(), 'c.json'),
       store: path.join(repoRoot(), 's.db'),
@@ -30,7 +36,9 @@ describe('experiment flags', () => {
   });
 
   it('rejects unknown paths (listing the valid ones), missing values, stray arguments and repeats', () => {
-    expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(/unknown flag --nope \(valid: --config, --store, --out, --help, --seed, --problems \(--n\), --mc,/);
+    expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(
+      /unknown flag --nope \(valid: --config, --store, --out, --help, --seed, --problems \(--n\), --mc,/,
+    );
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(UserError);
     expect(() => parseExperimentArgs(['--seed'], spec)).toThrow(/--seed needs a value/);
     expect(() => parseExperimentArgs(['10'], spec)).toThrow(/unexpected argument '10'/);

@@ -59,5 +59,11 @@ function helpDefaults(file: string): Record<string, string> {
 /** Parses an experiment's argv (one grammar for every command: see parseCommandLine in @rred/core). */
 export function parseExperimentArgs(argv: readonly string[], spec: CommandSpec<typeof EXPERIMENT_FLAGS>): ExperimentArgs {
   const a = parseCommandLine(argv, spec);
-  return { configFile: a.flags.config ?? null, store: a.flags.store ?? null, out: a.flags.out ?? null, overrides: a.overrides, written: a.written };
+  return {
+    configFile: a.flags.config ?? null,
+    store: a.flags.store ?? null,
+    out: a.flags.out ?? null,
+    overrides: a.overrides,
+    written: a.written,
+  };
 }

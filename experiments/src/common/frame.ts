@@ -20,7 +20,11 @@ interface Group<T, K extends keyof T> {
  * Rows grouped by the values of `keys`: groups in order of first appearance, or sorted by the keys
  * (ascending, first key first) with `order: 'keys'`.
  */
-export function groupRows<T extends object, K extends keyof T & string>(rows: readonly T[], keys: readonly K[], order: 'first' | 'keys' = 'first'): Group<T, K>[] {
+export function groupRows<T extends object, K extends keyof T & string>(
+  rows: readonly T[],
+  keys: readonly K[],
+  order: 'first' | 'keys' = 'first',
+): Group<T, K>[] {
   if (rows.length === 0) return [];
   const pick = (o: Record<string, unknown>) => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
   const frame = aq.from(rows.map((r, i) => ({ ...pick(r as Record<string, unknown>), [ROW]: i })));

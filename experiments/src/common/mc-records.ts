@@ -12,7 +12,15 @@ export function continuationRows(records: readonly ContinuationRecord[]): Contin
   return records.map((r) => {
     const sample = seen.get(r.exitPoint) ?? 0;
     seen.set(r.exitPoint, sample + 1);
-    return { exitPoint: r.exitPoint, sample, offset: r.offset, limit: r.limit, length: r.length, truncated: r.truncated, utility: r.utility };
+    return {
+      exitPoint: r.exitPoint,
+      sample,
+      offset: r.offset,
+      limit: r.limit,
+      length: r.length,
+      truncated: r.truncated,
+      utility: r.utility,
+    };
   });
 }
 
@@ -20,7 +28,15 @@ export function continuationRows(records: readonly ContinuationRecord[]): Contin
 export function continuationRecords(rows: readonly ContinuationRow[]): ContinuationRecord[] {
   return [...rows]
     .sort((a, b) => a.exitPoint - b.exitPoint || a.sample - b.sample)
-    .map((c) => ({ exitPoint: c.exitPoint, offset: c.offset, limit: c.limit, length: c.length, truncated: c.truncated, utility: c.utility, correct: c.utility > 0 }));
+    .map((c) => ({
+      exitPoint: c.exitPoint,
+      offset: c.offset,
+      limit: c.limit,
+      length: c.length,
+      truncated: c.truncated,
+      utility: c.utility,
+      correct: c.utility > 0,
+    }));
 }
 
 /** Exit-point offsets |u_1..u_k| (k = 0..K) of a segmented trace. */

@@ -5,9 +5,13 @@ function provenance(run: RunDetail): string {
   const git = run.context.git;
   const state = git.dirty === null ? 'unknown state' : git.dirty ? `dirty, diff sha256 ${git.diffSha256?.slice(0, 12) ?? '?'}` : 'clean';
   const checkpoint = run.tags.checkpointHash ? `, checkpoint ${run.tags.checkpointHash.slice(0, 12)}` : '';
-  const code = run.tags['code.experiments'] ? ` [experiments/: ${run.tags['code.experiments']}; packages/: ${run.tags['code.packages'] ?? 'unknown'}]` : '';
-  return `run ${run.id} (${run.experiment}, ${run.status}), git ${git.commit.slice(0, 12)} (${state})${code}, seed ${run.seed ?? '—'}, ` +
-    `config ${run.configHash.slice(0, 12)}${checkpoint}, backend ${run.context.backend}`;
+  const code = run.tags['code.experiments']
+    ? ` [experiments/: ${run.tags['code.experiments']}; packages/: ${run.tags['code.packages'] ?? 'unknown'}]`
+    : '';
+  return (
+    `run ${run.id} (${run.experiment}, ${run.status}), git ${git.commit.slice(0, 12)} (${state})${code}, seed ${run.seed ?? '—'}, ` +
+    `config ${run.configHash.slice(0, 12)}${checkpoint}, backend ${run.context.backend}`
+  );
 }
 
 /** Markdown header: title, the generating command, one provenance line per run. */

@@ -38,7 +38,12 @@ interface RolloutOptions {
  * One rollout per problem at the given temperature (T = 1 for the paper's on-policy traces), verified
  * into a Trace. Every draw comes from `rng` (one fork per batch), so the traces are a function of the seed.
  */
-export async function generateRollouts(lm: TransformerLM, records: readonly TaskRecord[], opts: RolloutOptions, rng: Rng): Promise<Trace[]> {
+export async function generateRollouts(
+  lm: TransformerLM,
+  records: readonly TaskRecord[],
+  opts: RolloutOptions,
+  rng: Rng,
+): Promise<Trace[]> {
   const tokenizer = lm.tokenizer;
   const traces: Trace[] = [];
   const bar = new ProgressBar('rollouts', records.length);
@@ -47,7 +52,9 @@ export async function generateRollouts(lm: TransformerLM, records: readonly Task
     const prompts = chunk.map((r) => promptTokens(tokenizer, r.problem));
     for (const p of prompts) {
       if (p.length + opts.maxNewTokens > lm.maxLength) {
-        throw new UserError(`rollout: prompt of ${p.length} tokens + maxNewTokens ${opts.maxNewTokens} exceeds the model's context of ${lm.maxLength}`);
+        throw new UserError(
+          `rollout: prompt of ${p.length} tokens + maxNewTokens ${opts.maxNewTokens} exceeds the model's context of ${lm.maxLength}`,
+        );
       }
     }
     const { results } = await lm.sample(

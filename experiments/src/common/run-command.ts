@@ -11,7 +11,13 @@ function runSeed(config: Record<string, unknown>): number | null {
 }
 
 /** Runs an experiment's compute step into an open run (the command and the sweep both go through here). */
-export async function computeInto(def: ExperimentDefinition, store: Store, run: Run, config: Record<string, unknown>, backend: BackendInfo): Promise<void> {
+export async function computeInto(
+  def: ExperimentDefinition,
+  store: Store,
+  run: Run,
+  config: Record<string, unknown>,
+  backend: BackendInfo,
+): Promise<void> {
   const seed = runSeed(config);
   await def.compute({ store, run, config, rng: seed === null ? null : new Rng(seed), backend });
 }
@@ -27,15 +33,22 @@ export function runTags(def: ExperimentDefinition, config: Record<string, unknow
  * writes the very same files. Returns the run id and the files written.
  */
 export async function runExperiment(def: ExperimentDefinition, argv: readonly string[]): Promise<{ runId: string; files: string[] }> {
-  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases, { summary: def.summary, usage: `npx nx run ${def.command.project}:${def.command.target} --` });
+  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases, {
+    summary: def.summary,
+    usage: `npx nx run ${def.command.project}:${def.command.target} --`,
+  });
   def.precheck?.(config);
   const backend = await def.backend();
   const store = openStore(args.store);
   try {
-    const runId = await withRun(store, { experiment: def.name, config, backend, tags: runTags(def, config), argv: process.argv }, async (run) => {
-      await computeInto(def, store, run, config, backend);
-      return run.id;
-    });
+    const runId = await withRun(
+      store,
+      { experiment: def.name, config, backend, tags: runTags(def, config), argv: process.argv },
+      async (run) => {
+        await computeInto(def, store, run, config, backend);
+        return run.id;
+      },
+    );
     const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
     const files = [...(await def.render.tables(store, runId, outDir)), ...(await def.render.plots(store, runId, outDir))];
     return { runId, files };

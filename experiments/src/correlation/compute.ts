@@ -16,7 +16,13 @@ import { findSourceRun, loadSource, type SourceItem } from './source';
 
 function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
   const c = result.cost;
-  return { method, tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, wallMs: c.wallMs };
+  return {
+    method,
+    tokensForwarded: c.tokensForwarded,
+    tokensGenerated: c.tokensGenerated,
+    forwardPasses: c.forwardPasses,
+    wallMs: c.wallMs,
+  };
 }
 
 /** Every problem record of a split file, by id (stored traces name their problem by id). */
@@ -38,7 +44,9 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
   if (sourceId) {
     const source = loadSource(store, sourceId, config);
     run.setTags({ sourceRun: sourceId, reusedSegments: String(source.sameSegmentation), reusedMc: String(source.sameMc) });
-    process.stderr.write(`correlation: reusing ${source.items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`);
+    process.stderr.write(
+      `correlation: reusing ${source.items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`,
+    );
     return { items: source.items, records: recordsById(source.config.split), reuseSegments: source.sameSegmentation };
   }
   if (config.source.onMissing === 'error') {
@@ -50,8 +58,14 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
   const list = loadSplit(config.generate.split, config.generate.problems);
   const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));
   run.setTags({ sourceRun: 'none (generated)' });
-  process.stderr.write(`correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${traces.length} traces\n`);
-  return { items: traces.map((trace) => ({ trace, segments: [], mcRecords: null, mcCost: null })), records: new Map(list.map((r) => [r.id, r])), reuseSegments: false };
+  process.stderr.write(
+    `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${traces.length} traces\n`,
+  );
+  return {
+    items: traces.map((trace) => ({ trace, segments: [], mcRecords: null, mcCost: null })),
+    records: new Map(list.map((r) => [r.id, r])),
+    reuseSegments: false,
+  };
 }
 
 /**
@@ -59,7 +73,12 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
  * trace's last exit point + reference suffix exceed the context: RREDCoT cannot score it, so the trace
  * is left out of every method (all methods see the same segments). Returns the reference count used.
  */
-async function scoreTrace(ctx: ComputeContext<CorrelationConfig>, model: LoadedModel, set: TraceSet, item: SourceItem): Promise<{ references: number; label: string } | null> {
+async function scoreTrace(
+  ctx: ComputeContext<CorrelationConfig>,
+  model: LoadedModel,
+  set: TraceSet,
+  item: SourceItem,
+): Promise<{ references: number; label: string } | null> {
   const { run, config, rng } = ctx;
   const { trace } = item;
   const record = set.records.get(trace.problemId);
@@ -76,7 +95,13 @@ async function scoreTrace(ctx: ComputeContext<CorrelationConfig>, model: LoadedM
     baselines.push(await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo));
     baselines.push(await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient));
   }
-  const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({ exitPoint: k, method: 'mc', value: v, credit: k === 0 ? null : v - mc.values[k - 1], sigma: null }));
+  const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({
+    exitPoint: k,
+    method: 'mc',
+    value: v,
+    credit: k === 0 ? null : v - mc.values[k - 1],
+    sigma: null,
+  }));
   run.writeTraceBundle({
     key: trace.problemId,
     trace,
@@ -85,7 +110,10 @@ async function scoreTrace(ctx: ComputeContext<CorrelationConfig>, model: LoadedM
     estimates: [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows],
     costs: [costOf('rredcot', rr), ...baselines.map((r) => costOf(r.method, r)), mc.cost],
   });
-  return { references: rr.extra.referenceCount, label: `K=${segments.length}${mc.sampled ? `, MC sampled at ${mc.sampled} exit points` : ''}` };
+  return {
+    references: rr.extra.referenceCount,
+    label: `K=${segments.length}${mc.sampled ? `, MC sampled at ${mc.sampled} exit points` : ''}`,
+  };
 }
 
 export async function computeCorrelation(ctx: ComputeContext<CorrelationConfig>): Promise<void> {

@@ -8,7 +8,11 @@ import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
 export const correlationConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer, default 1.'),
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     source: z
       .object({
         mcRun: z
@@ -39,7 +43,12 @@ export const correlationConfigSchema = z
     generate: z
       .object({
         split: splitSchema,
-        problems: z.number().int().min(1).default(40).describe('Problems (one rollout each) when no mc-variance run is reused. Default 40.'),
+        problems: z
+          .number()
+          .int()
+          .min(1)
+          .default(40)
+          .describe('Problems (one rollout each) when no mc-variance run is reused. Default 40.'),
         rollout: rolloutConfigSchema.default({}).describe('Rollout settings when generating.'),
       })
       .strict()
@@ -51,7 +60,7 @@ export const correlationConfigSchema = z
     ),
     mc: mcConfigSchema
       .default({ samplesPerExitPoint: 20, maxNewTokens: 120, horizon: 'completion', batchSize: 64 })
-      .describe('MC proxy ground truth (App. 10.2: n = 20). Stored values are reused only when this equals the source run\'s MC config.'),
+      .describe("MC proxy ground truth (App. 10.2: n = 20). Stored values are reused only when this equals the source run's MC config."),
     references: z
       .object({
         count: z
@@ -60,20 +69,28 @@ export const correlationConfigSchema = z
           .min(1)
           .max(16)
           .default(1)
-          .describe('Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.'),
+          .describe(
+            'Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.',
+          ),
       })
       .strict()
       .default({})
       .describe('Reference set R for RREDCoT (dataset references).'),
-    rredcot: rredcotConfigSchema.default(rredcotPresets.dataset).describe('RREDCoT estimator config; default the dataset preset of Tab. 1 (I+V, log space, L1).'),
+    rredcot: rredcotConfigSchema
+      .default(rredcotPresets.dataset)
+      .describe('RREDCoT estimator config; default the dataset preset of Tab. 1 (I+V, log space, L1).'),
     rredcotQuantity: z
       .enum(['credit', 'sigma'])
       .default('credit')
-      .describe("RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps). Default credit."),
+      .describe(
+        "RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps). Default credit.",
+      ),
     baselines: z
       .enum(['compute', 'skip'])
       .default('compute')
-      .describe("'compute' the LOO and gradient baselines, or 'skip' them (sweeps over RREDCoT/segmentation options that only need RREDCoT vs MC). Default compute."),
+      .describe(
+        "'compute' the LOO and gradient baselines, or 'skip' them (sweeps over RREDCoT/segmentation options that only need RREDCoT vs MC). Default compute.",
+      ),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
     analysis: z

@@ -8,7 +8,8 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
   name: 'correlation',
   schema: correlationConfigSchema,
   aliases: CORRELATION_ALIASES,
-  summary: 'Paper Fig. 5 (Sec. 4, App. 10.2): correlation of RREDCoT, LOO and gradient credit with MC credit, and their costs; writes results/correlation/.',
+  summary:
+    'Paper Fig. 5 (Sec. 4, App. 10.2): correlation of RREDCoT, LOO and gradient credit with MC credit, and their costs; writes results/correlation/.',
   command: { project: 'experiments', target: 'correlation', main: 'experiments/src/correlation/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);

@@ -66,18 +66,20 @@ function segmentValues(store: Store, runId: string, config: CorrelationConfig): 
   if (segments.length === 0) return [];
   if (estimates.length === 0) return segments.map((s) => ({ ...s, values: noValues() }));
   const wide = aq.from(estimates).groupby('trace', 'k').pivot('method', 'value');
-  return aq
-    .from(segments)
-    // [[left keys], [right keys]]: a flat ['trace', 'k'] would mean left.trace = right.k
-    .join_left(wide, [KEYS, KEYS])
-    .orderby('trace', 'k')
-    .objects()
-    .map((row) => {
-      const o = row as Record<string, unknown>;
-      const values = noValues();
-      for (const m of CORRELATION_METHODS) if (typeof o[m] === 'number') values[m] = o[m] as number;
-      return { trace: o.trace as number, k: o.k as number, K: o.K as number, values };
-    });
+  return (
+    aq
+      .from(segments)
+      // [[left keys], [right keys]]: a flat ['trace', 'k'] would mean left.trace = right.k
+      .join_left(wide, [KEYS, KEYS])
+      .orderby('trace', 'k')
+      .objects()
+      .map((row) => {
+        const o = row as Record<string, unknown>;
+        const values = noValues();
+        for (const m of CORRELATION_METHODS) if (typeof o[m] === 'number') values[m] = o[m] as number;
+        return { trace: o.trace as number, k: o.k as number, K: o.K as number, values };
+      })
+  );
 }
 
 /** Deterministic from the store: bootstrap seeded by the run's seed, one stream per (bin, pair). */

@@ -68,7 +68,13 @@ export async function mcValuesWithReuse(
     }
     for (const [o, g] of fresh) utilities.set(o, g);
     const c = result.cost;
-    cost = { method: 'mc', tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, wallMs: c.wallMs };
+    cost = {
+      method: 'mc',
+      tokensForwarded: c.tokensForwarded,
+      tokensGenerated: c.tokensGenerated,
+      forwardPasses: c.forwardPasses,
+      wallMs: c.wallMs,
+    };
   }
   const reused = offsets.length - missing.length;
   if (stored?.cost && reused > 0 && storedExitPoints.size > 0) {

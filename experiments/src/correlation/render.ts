@@ -33,22 +33,71 @@ function vsMcByBin(a: CorrelationAnalysis): Table {
     columns: ['position', 'segments', ...methods.map((m) => `${m} vs mc (Spearman)`), ...methods.map((m) => `${m} vs mc (Pearson)`)],
     rows: BINS.map((bin) => {
       const ps = methods.map((m) => find(a, bin, m, 'mc')!);
-      return [bin, ps[0].n, ...ps.map((p) => withCi(p.spearman, p.spearmanLo, p.spearmanHi)), ...ps.map((p) => withCi(p.pearson, p.pearsonLo, p.pearsonHi))];
+      return [
+        bin,
+        ps[0].n,
+        ...ps.map((p) => withCi(p.spearman, p.spearmanLo, p.spearmanHi)),
+        ...ps.map((p) => withCi(p.pearson, p.pearsonLo, p.pearsonHi)),
+      ];
     }),
   };
 }
 
 function pairsCsv(a: CorrelationAnalysis): Table {
   return {
-    columns: ['bin', 'method_a', 'method_b', 'pearson', 'pearson_lo', 'pearson_hi', 'spearman', 'spearman_lo', 'spearman_hi', 'segments', 'traces', 'non_finite_excluded'],
-    rows: a.pairs.map((p) => [p.bin, p.a, p.b, p.pearson, p.pearsonLo, p.pearsonHi, p.spearman, p.spearmanLo, p.spearmanHi, p.n, p.traces, p.nonFinite]),
+    columns: [
+      'bin',
+      'method_a',
+      'method_b',
+      'pearson',
+      'pearson_lo',
+      'pearson_hi',
+      'spearman',
+      'spearman_lo',
+      'spearman_hi',
+      'segments',
+      'traces',
+      'non_finite_excluded',
+    ],
+    rows: a.pairs.map((p) => [
+      p.bin,
+      p.a,
+      p.b,
+      p.pearson,
+      p.pearsonLo,
+      p.pearsonHi,
+      p.spearman,
+      p.spearmanLo,
+      p.spearmanHi,
+      p.n,
+      p.traces,
+      p.nonFinite,
+    ]),
   };
 }
 
 function costsTable(a: CorrelationAnalysis): Table {
   return {
-    columns: ['method', 'traces', 'wall_ms_per_trace', 'tokens_forwarded', 'tokens_generated', 'forward_passes', 'wall_ratio_to_rredcot', 'tokens_ratio_to_rredcot'],
-    rows: a.costs.map((c) => [c.method, c.traces, c.wallMs, c.tokensForwarded, c.tokensGenerated, c.forwardPasses, c.wallRatio, c.tokensRatio]),
+    columns: [
+      'method',
+      'traces',
+      'wall_ms_per_trace',
+      'tokens_forwarded',
+      'tokens_generated',
+      'forward_passes',
+      'wall_ratio_to_rredcot',
+      'tokens_ratio_to_rredcot',
+    ],
+    rows: a.costs.map((c) => [
+      c.method,
+      c.traces,
+      c.wallMs,
+      c.tokensForwarded,
+      c.tokensGenerated,
+      c.forwardPasses,
+      c.wallRatio,
+      c.tokensRatio,
+    ]),
   };
 }
 
@@ -64,13 +113,20 @@ export function renderCorrelationTables(store: Store, runId: string, outDir: str
   const skipped = (store.getRun(runId).tags.skippedTraces ?? '').split(',').filter(Boolean);
   const nonFinite = a.pairs.filter((p) => p.bin === 'all').reduce((m, p) => Math.max(m, p.nonFinite), 0);
   const md = [
-    markdownHeader('Correlation between credit-assignment methods (paper Sec. 4, Fig. 5, App. 10.2)', store, runs, 'npx nx run experiments:tables'),
+    markdownHeader(
+      'Correlation between credit-assignment methods (paper Sec. 4, Fig. 5, App. 10.2)',
+      store,
+      runs,
+      'npx nx run experiments:tables',
+    ),
     `Setting: ${a.traces} traces, ${a.segments} segments (${c.segmentation.strategy}, K ≤ ${c.segmentation.maxSegments}). ` +
       `Per segment: RREDCoT ${c.rredcotQuantity === 'sigma' ? 'σ_k' : 'credit r_k'} (terms ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}, ` +
       `${c.references.count} dataset reference${c.references.count > 1 ? 's' : ''} per problem), leave-one-out PMI_k, gradient attribution (${c.gradient.aggregate} L1 norm), ` +
       `MC credit ΔV_MC with n = ${c.mc.samplesPerExitPoint} (proxy ground truth). Intervals: ${Math.round(c.analysis.level * 100)}% percentile bootstrap over traces ` +
       `(${c.analysis.bootstrapResamples} resamples).${nonFinite ? ` Up to ${nonFinite} segments with a non-finite value were excluded from a pair.` : ''}` +
-      (skipped.length ? ` ${skipped.length} trace${skipped.length > 1 ? 's were' : ' was'} left out because a reference did not fit in the context after their last exit point: ${skipped.join(', ')}.` : ''),
+      (skipped.length
+        ? ` ${skipped.length} trace${skipped.length > 1 ? 's were' : ' was'} left out because a reference did not fit in the context after their last exit point: ${skipped.join(', ')}.`
+        : ''),
     '',
     '## Spearman (pooled over all segments)',
     '',
@@ -113,7 +169,10 @@ export async function renderCorrelationPlots(store: Store, runId: string, outDir
       y: { field: 'y', type: 'nominal', sort: [...CORRELATION_METHODS], title: null },
     },
     layer: [
-      { mark: 'rect', encoding: { color: { field: 'r', type: 'quantitative', scale: { scheme: 'redblue', domain: [-1, 1] }, title: 'ρ' } } },
+      {
+        mark: 'rect',
+        encoding: { color: { field: 'r', type: 'quantitative', scale: { scheme: 'redblue', domain: [-1, 1] }, title: 'ρ' } },
+      },
       { mark: { type: 'text', fontSize: 12 }, encoding: { text: { field: 'label' } } },
     ],
   };
@@ -134,7 +193,10 @@ export async function renderCorrelationPlots(store: Store, runId: string, outDir
       color: { field: 'method', type: 'nominal' },
     },
     layer: [
-      { mark: { type: 'point', filled: true, size: 60 }, encoding: { y: { field: 'spearman', type: 'quantitative', title: 'Spearman ρ with MC (95% CI)', scale: { domain: [-1, 1] } } } },
+      {
+        mark: { type: 'point', filled: true, size: 60 },
+        encoding: { y: { field: 'spearman', type: 'quantitative', title: 'Spearman ρ with MC (95% CI)', scale: { domain: [-1, 1] } } },
+      },
       { mark: 'rule', encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
     ],
   };

@@ -13,10 +13,14 @@ export function findSourceRun(store: Store, config: CorrelationConfig, checkpoin
   if (config.source.mcRun !== 'latest') {
     const run = store.getRun(config.source.mcRun);
     if (run.experiment !== 'mc-variance' || run.status !== 'FINISHED') {
-      throw new UserError(`source.mcRun ${config.source.mcRun}: run ${run.id} is a ${run.status} ${run.experiment} run; expected a FINISHED mc-variance run`);
+      throw new UserError(
+        `source.mcRun ${config.source.mcRun}: run ${run.id} is a ${run.status} ${run.experiment} run; expected a FINISHED mc-variance run`,
+      );
     }
     if (run.tags.checkpointHash !== checkpointHash) {
-      throw new UserError(`source.mcRun ${run.id}: its traces come from checkpoint ${run.tags.checkpointHash?.slice(0, 12) ?? 'unknown'}, not ${checkpointHash.slice(0, 12)} (${config.checkpoint})`);
+      throw new UserError(
+        `source.mcRun ${run.id}: its traces come from checkpoint ${run.tags.checkpointHash?.slice(0, 12) ?? 'unknown'}, not ${checkpointHash.slice(0, 12)} (${config.checkpoint})`,
+      );
     }
     return run.id;
   }
@@ -43,14 +47,16 @@ interface SourceData {
 }
 
 function storedToTrace(s: StoredTrace): Trace {
-  if (!s.trace.logprobs || !s.trace.entropies) throw new UserError(`stored trace '${s.key}' has no logprobs/entropies; segmentation needs them`);
+  if (!s.trace.logprobs || !s.trace.entropies)
+    throw new UserError(`stored trace '${s.key}' has no logprobs/entropies; segmentation needs them`);
   return { ...s.trace, logprobs: s.trace.logprobs, entropies: s.trace.entropies };
 }
 
 export function loadSource(store: Store, runId: string, config: CorrelationConfig): SourceData {
   const src = mcVarianceConfigSchema.parse(store.getRun(runId).config);
   const sameSegmentation = canonicalJson(src.segmentation) === canonicalJson(config.segmentation);
-  const sameMc = canonicalJson({ ...src.mc, progress: false, batchSize: 0 }) === canonicalJson({ ...config.mc, progress: false, batchSize: 0 });
+  const sameMc =
+    canonicalJson({ ...src.mc, progress: false, batchSize: 0 }) === canonicalJson({ ...config.mc, progress: false, batchSize: 0 });
   const items = store.traces(runId).map((s) => ({
     trace: storedToTrace(s),
     segments: s.segments,

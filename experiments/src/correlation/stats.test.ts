@@ -18,10 +18,11 @@ describe('correlation math', () => {
   it('bootstrap interval covers the estimate for noisy data and is seeded', () => {
     const rng = new Rng(7);
     const pts: PairedPoint[] = [];
-    for (let t = 0; t < 30; t++) for (let k = 0; k < 5; k++) {
-      const a = rng.normal();
-      pts.push({ trace: t, a, b: 0.5 * a + rng.normal() });
-    }
+    for (let t = 0; t < 30; t++)
+      for (let k = 0; k < 5; k++) {
+        const a = rng.normal();
+        pts.push({ trace: t, a, b: 0.5 * a + rng.normal() });
+      }
     const e1 = correlate(pts, 300, 0.9, new Rng(3));
     const e2 = correlate(pts, 300, 0.9, new Rng(3));
     expect(e1).toEqual(e2);

@@ -26,7 +26,10 @@ describe('trainChild', () => {
     });
     const child = planChildren(config, 'hash')[0].config;
     const metrics: { key: string; step: number; value: number }[] = [];
-    const sink = { logMetrics: (values: Record<string, number>, step: number) => Object.entries(values).forEach(([key, value]) => metrics.push({ key, step, value })) };
+    const sink = {
+      logMetrics: (values: Record<string, number>, step: number) =>
+        Object.entries(values).forEach(([key, value]) => metrics.push({ key, step, value })),
+    };
     await trainChild(sink, child, tinyChildData(), 'test');
 
     const at = (key: string) => metrics.filter((m) => m.key === key);
@@ -52,13 +55,18 @@ describe('trainChild', () => {
     // memory), and with zero-spread groups the weights never moved: best and final numbers coincide
     expect(validation.every((m) => m.value === 0)).toBe(true);
     expect(bestStep).toBe(0);
-    for (const split of ['eval-easy', 'eval-hard']) expect(at(KEYS.evalAvg('best', split))[0].value).toBe(at(KEYS.evalAvg('final', split))[0].value);
+    for (const split of ['eval-easy', 'eval-hard'])
+      expect(at(KEYS.evalAvg('best', split))[0].value).toBe(at(KEYS.evalAvg('final', split))[0].value);
     expect(at(KEYS.trainSeconds)[0].value).toBeGreaterThan(0);
   });
 
   it("refuses GSPO 'sequence' ratios for a redistribution method before anything runs (σ would be a no-op)", () => {
     const config = finetuneConfigSchema.parse({ methods: ['grpo', 'rredcot'], grpo: { importanceSampling: 'sequence' } });
-    expect(() => planChildren(config, 'hash')).toThrow(/grpo settings of rredcot\.seed1[\s\S]*importanceSampling 'sequence' with redistribution 'rredcot'/);
-    expect(planChildren(finetuneConfigSchema.parse({ methods: ['grpo'], grpo: { importanceSampling: 'sequence' } }), 'hash')).toHaveLength(3);
+    expect(() => planChildren(config, 'hash')).toThrow(
+      /grpo settings of rredcot\.seed1[\s\S]*importanceSampling 'sequence' with redistribution 'rredcot'/,
+    );
+    expect(planChildren(finetuneConfigSchema.parse({ methods: ['grpo'], grpo: { importanceSampling: 'sequence' } }), 'hash')).toHaveLength(
+      3,
+    );
   });
 });

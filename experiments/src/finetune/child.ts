@@ -51,7 +51,13 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
   try {
     const complete = completerFromModel(model, model.tokenizer.eos);
     const evaluate = (records: readonly TaskRecord[], k: number, rng: Rng): Promise<AccuracyReport> =>
-      evaluateSplit(complete, model.tokenizer, records, { samplesPerProblem: k, temperature: 1, maxNewTokens: config.grpo.maxNewTokens, batchSize: config.evaluation.batchSize }, rng);
+      evaluateSplit(
+        complete,
+        model.tokenizer,
+        records,
+        { samplesPerProblem: k, temperature: 1, maxNewTokens: config.grpo.maxNewTokens, batchSize: config.evaluation.batchSize },
+        rng,
+      );
     // evaluation draws depend on the seed only, not the method: methods are compared on paired samples
     const rng = new Rng(config.seed);
     let trainSeconds = 0;
@@ -59,7 +65,10 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
     const validate = async (step: number) => {
       const report = await evaluate(data.validation, config.validation.samplesPerProblem, rng.fork(`validation-${step}`));
       const avg = report.metrics.avgAtK.value;
-      run.logMetrics({ [KEYS.validationAvg]: avg, [KEYS.validationPass]: report.metrics.passAtK.value, [KEYS.validationSeconds]: trainSeconds }, step);
+      run.logMetrics(
+        { [KEYS.validationAvg]: avg, [KEYS.validationPass]: report.metrics.passAtK.value, [KEYS.validationSeconds]: trainSeconds },
+        step,
+      );
       if (!best || avg > best.avg) best = { step, avg, weights: captureWeights(setup.policy.variables) };
       process.stderr.write(`${label} validation @${step}: avg@${config.validation.samplesPerProblem} ${(avg * 100).toFixed(1)}%\n`);
     };
@@ -88,7 +97,8 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
       return out;
     };
     const log = (which: 'final' | 'best', results: Record<string, { avg: number; pass: number }>) => {
-      for (const [split, r] of Object.entries(results)) run.logMetrics({ [KEYS.evalAvg(which, split)]: r.avg, [KEYS.evalPass(which, split)]: r.pass }, 0);
+      for (const [split, r] of Object.entries(results))
+        run.logMetrics({ [KEYS.evalAvg(which, split)]: r.avg, [KEYS.evalPass(which, split)]: r.pass }, 0);
     };
     const final = await evalAt();
     log('final', final);

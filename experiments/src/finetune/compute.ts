@@ -44,7 +44,12 @@ async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData): 
           complete,
           model.tokenizer,
           data.evalSplits[split],
-          { samplesPerProblem: plan.evaluation.samplesPerProblem, temperature: 1, maxNewTokens: plan.grpo.maxNewTokens, batchSize: plan.evaluation.batchSize },
+          {
+            samplesPerProblem: plan.evaluation.samplesPerProblem,
+            temperature: 1,
+            maxNewTokens: plan.grpo.maxNewTokens,
+            batchSize: plan.evaluation.batchSize,
+          },
           rng.fork(`eval-${split}`),
         );
         run.logMetrics({ [baseKey(split)]: report.metrics.avgAtK.value }, i);

@@ -10,7 +10,8 @@ import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 export const METHODS = ['grpo', 'rredcot', 'rredcot-own'] as const;
 export type Method = (typeof METHODS)[number];
 
-const lr = (dflt: number, what: string) => z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Default ${dflt}; (0, 1].`);
+const lr = (dflt: number, what: string) =>
+  z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Default ${dflt}; (0, 1].`);
 
 /** GRPO hyperparameters shared by every method: the trainer's schema (and its cross-field checks) minus what the experiment sets per child. */
 const sharedGrpoSchema = grpoConfigFields
@@ -19,7 +20,11 @@ const sharedGrpoSchema = grpoConfigFields
 
 export const finetuneConfigSchema = z
   .object({
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Starting checkpoint of every run, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Starting checkpoint of every run, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     methods: z
       .array(z.enum(METHODS))
       .min(1)
@@ -33,13 +38,24 @@ export const finetuneConfigSchema = z
       .array(seedSchema)
       .min(1)
       .default([1, 2, 3])
-      .describe('One run per (method, seed); the seed drives prompt order, sampling and evaluation draws (paired across methods). Default [1, 2, 3]; distinct integers.'),
+      .describe(
+        'One run per (method, seed); the seed drives prompt order, sampling and evaluation draws (paired across methods). Default [1, 2, 3]; distinct integers.',
+      ),
     scale: z
       .number()
       .positive()
       .default(1)
-      .describe('Multiplies steps, validation.every, validation.problems and evaluation.problems (each rounded, at least 1). Default 1; > 0.'),
-    steps: z.number().int().min(1).default(80).describe('Optimizer steps per run (before scale). Default 80, sized so the default target (9 runs) takes ≤ 60 min on 2 shared cores (measured: 40 steps took 14.7 min in all, ~0.7–1.8 s per step); the paper: 500.'),
+      .describe(
+        'Multiplies steps, validation.every, validation.problems and evaluation.problems (each rounded, at least 1). Default 1; > 0.',
+      ),
+    steps: z
+      .number()
+      .int()
+      .min(1)
+      .default(80)
+      .describe(
+        'Optimizer steps per run (before scale). Default 80, sized so the default target (9 runs) takes ≤ 60 min on 2 shared cores (measured: 40 steps took 14.7 min in all, ~0.7–1.8 s per step); the paper: 500.',
+      ),
     learningRates: z
       .object({
         grpo: lr(1e-4, 'grpo'),
@@ -54,14 +70,20 @@ export const finetuneConfigSchema = z
       ),
     grpo: sharedGrpoSchema
       .default({ promptsPerStep: 8, groupSize: 4, maxNewTokens: 120, importanceSampling: 'sequenceToken' })
-      .describe('GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts; with uniform σ as in GRPO identical to GSPO), loss grpo, no KL.'),
+      .describe(
+        'GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts; with uniform σ as in GRPO identical to GSPO), loss grpo, no KL.',
+      ),
     optimizer: optimizerConfigSchema
       .omit({ lr: true })
       .default({ warmupSteps: 4, minLrRatio: 0.1, weightDecay: 0 })
-      .describe('AdamW + linear warmup / cosine decay shared by all methods (lr is per method). Default warmup 4 steps, floor 0.1 × lr, no weight decay.'),
+      .describe(
+        'AdamW + linear warmup / cosine decay shared by all methods (lr is per method). Default warmup 4 steps, floor 0.1 × lr, no weight decay.',
+      ),
     data: z
       .object({
-        datasetSeed: seedSchema.default(DEFAULT_DATASET_SEED).describe(`buildDatasets seed of the train prompts. Default ${DEFAULT_DATASET_SEED} (the committed splits).`),
+        datasetSeed: seedSchema
+          .default(DEFAULT_DATASET_SEED)
+          .describe(`buildDatasets seed of the train prompts. Default ${DEFAULT_DATASET_SEED} (the committed splits).`),
         trainProblems: z.number().int().min(1).default(2000).describe('Train-split problems the prompts are drawn from. Default 2000.'),
       })
       .strict()
@@ -70,12 +92,16 @@ export const finetuneConfigSchema = z
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 8 }).describe(
       'Exit points of each rollout for RREDCoT (Sec. 3.1). Default hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
     ),
-    rredcot: rredcotConfigSchema.default({ ...rredcotPresets.dataset, maxReferences: 4 }).describe(
-      "Estimator of method 'rredcot'. Default Tab. 1 preset (dataset references, v̂ = I+V, log space, L1) with at most 4 of the up to 9 listed solution orders (N of Eq. 9).",
-    ),
-    rredcotOwn: rredcotConfigSchema.default({ ...rredcotPresets.own }).describe(
-      "Estimator of method 'rredcot-own'. Default Tab. 2 preset (the group's own correct answers, v̂ = I, log space, softmax τ = 1).",
-    ),
+    rredcot: rredcotConfigSchema
+      .default({ ...rredcotPresets.dataset, maxReferences: 4 })
+      .describe(
+        "Estimator of method 'rredcot'. Default Tab. 1 preset (dataset references, v̂ = I+V, log space, L1) with at most 4 of the up to 9 listed solution orders (N of Eq. 9).",
+      ),
+    rredcotOwn: rredcotConfigSchema
+      .default({ ...rredcotPresets.own })
+      .describe(
+        "Estimator of method 'rredcot-own'. Default Tab. 2 preset (the group's own correct answers, v̂ = I, log space, softmax τ = 1).",
+      ),
     validation: z
       .object({
         every: z.number().int().min(1).default(5).describe('Validate every N steps (and at step 0 and the last step). Default 5.'),
@@ -92,7 +118,12 @@ export const finetuneConfigSchema = z
           .min(1)
           .default([...EVAL_SPLITS])
           .describe(`Held-out splits of the final table. Default ${EVAL_SPLITS.join(', ')}.`),
-        problems: z.number().int().min(1).default(64).describe('First N problems of each split. Default 64 (× 8 samples; sized for the time budget).'),
+        problems: z
+          .number()
+          .int()
+          .min(1)
+          .default(64)
+          .describe('First N problems of each split. Default 64 (× 8 samples; sized for the time budget).'),
         samplesPerProblem: z.number().int().min(1).default(8).describe('k of avg@k, T = 1 (App. 10.3: avg@8). Default 8.'),
         batchSize: z.number().int().min(1).default(128).describe('Completions sampled per batch (validation too). Default 128.'),
       })
@@ -110,7 +141,8 @@ export function finetuneConfigIssues(c: FinetuneConfig): string[] {
   const issues: string[] = [];
   if (new Set(c.seeds).size !== c.seeds.length) issues.push(`seeds: ${JSON.stringify(c.seeds)} has repeats; each seed must be distinct`);
   if (new Set(c.methods).size !== c.methods.length) issues.push(`methods: ${JSON.stringify(c.methods)} has repeats`);
-  if (new Set(c.evaluation.splits).size !== c.evaluation.splits.length) issues.push(`evaluation.splits: ${JSON.stringify(c.evaluation.splits)} has repeats`);
+  if (new Set(c.evaluation.splits).size !== c.evaluation.splits.length)
+    issues.push(`evaluation.splits: ${JSON.stringify(c.evaluation.splits)} has repeats`);
   return issues;
 }
 

@@ -4,10 +4,27 @@ const curve = (pairs: [number, number, number][]): CurvePoint[] => pairs.map(([s
 
 describe('finetune learning curves', () => {
   it('meanCurve averages seeds on the steps they share', () => {
-    const a = curve([[0, 0.1, 0], [5, 0.3, 10], [10, 0.5, 20]]);
-    const b = curve([[0, 0.1, 0], [5, 0.2, 14], [10, 0.4, 30]]);
-    const c = curve([[0, 0.1, 0], [10, 0.6, 25]]); // missing step 5 (e.g. a different validation.every)
-    expect(meanCurve([a, b])).toEqual(curve([[0, 0.1, 0], [5, 0.25, 12], [10, 0.45, 25]]));
+    const a = curve([
+      [0, 0.1, 0],
+      [5, 0.3, 10],
+      [10, 0.5, 20],
+    ]);
+    const b = curve([
+      [0, 0.1, 0],
+      [5, 0.2, 14],
+      [10, 0.4, 30],
+    ]);
+    const c = curve([
+      [0, 0.1, 0],
+      [10, 0.6, 25],
+    ]); // missing step 5 (e.g. a different validation.every)
+    expect(meanCurve([a, b])).toEqual(
+      curve([
+        [0, 0.1, 0],
+        [5, 0.25, 12],
+        [10, 0.45, 25],
+      ]),
+    );
     const m = meanCurve([a, b, c]);
     expect(m.map((p) => p.step)).toEqual([0, 10]);
     expect(m[1].avg).toBeCloseTo(0.5, 12);
@@ -15,17 +32,36 @@ describe('finetune learning curves', () => {
   });
 
   it('firstReach is the first step at or above the target', () => {
-    const a = curve([[10, 0.5, 20], [0, 0.1, 0], [5, 0.5, 10]]);
+    const a = curve([
+      [10, 0.5, 20],
+      [0, 0.1, 0],
+      [5, 0.5, 10],
+    ]);
     expect(firstReach(a, 0.5)?.step).toBe(5);
     expect(firstReach(a, 0.51)).toBeNull();
     expect(firstReach(a, NaN)).toBeNull();
   });
 
-  it('sample efficiency: GRPO steps (and seconds) to its own final accuracy over each method\'s', () => {
-    const grpo = curve([[0, 0.1, 0], [10, 0.2, 10], [20, 0.3, 20], [30, 0.4, 30], [40, 0.4, 40]]);
+  it("sample efficiency: GRPO steps (and seconds) to its own final accuracy over each method's", () => {
+    const grpo = curve([
+      [0, 0.1, 0],
+      [10, 0.2, 10],
+      [20, 0.3, 20],
+      [30, 0.4, 30],
+      [40, 0.4, 40],
+    ]);
     // rredcot gets to 0.4 at step 20 but is slower per step
-    const rredcot = curve([[0, 0.1, 0], [10, 0.3, 15], [20, 0.45, 30], [30, 0.5, 45], [40, 0.5, 60]]);
-    const never = curve([[0, 0.1, 0], [40, 0.35, 40]]);
+    const rredcot = curve([
+      [0, 0.1, 0],
+      [10, 0.3, 15],
+      [20, 0.45, 30],
+      [30, 0.5, 45],
+      [40, 0.5, 60],
+    ]);
+    const never = curve([
+      [0, 0.1, 0],
+      [40, 0.35, 40],
+    ]);
     const rows = sampleEfficiency({ grpo, rredcot, never });
     const by = Object.fromEntries(rows.map((r) => [r.method, r]));
     expect(rows.every((r) => r.target === 0.4)).toBe(true);
@@ -38,16 +74,31 @@ describe('finetune learning curves', () => {
   });
 
   it('no ratio when GRPO never improved on the start (target reached at step 0) or is absent', () => {
-    const flat = curve([[0, 0.3, 0], [10, 0.2, 10], [20, 0.3, 20]]);
-    const up = curve([[0, 0.3, 0], [10, 0.5, 12]]);
+    const flat = curve([
+      [0, 0.3, 0],
+      [10, 0.2, 10],
+      [20, 0.3, 20],
+    ]);
+    const up = curve([
+      [0, 0.3, 0],
+      [10, 0.5, 12],
+    ]);
     const rows = sampleEfficiency({ grpo: flat, up });
     expect(rows.find((r) => r.method === 'up')).toMatchObject({ steps: 0, stepRatio: null });
     expect(sampleEfficiency({ up })).toEqual([]);
   });
 
   it("target 'max': GRPO's best seed-mean point, defined even when GRPO ends below its start", () => {
-    const grpo = curve([[0, 0.3, 0], [10, 0.35, 10], [20, 0.25, 20]]);
-    const own = curve([[0, 0.3, 0], [5, 0.36, 4], [20, 0.5, 16]]);
+    const grpo = curve([
+      [0, 0.3, 0],
+      [10, 0.35, 10],
+      [20, 0.25, 20],
+    ]);
+    const own = curve([
+      [0, 0.3, 0],
+      [5, 0.36, 4],
+      [20, 0.5, 16],
+    ]);
     const rows = sampleEfficiency({ grpo, own }, 'grpo', 'max');
     expect(rows[0]).toMatchObject({ target: 0.35, steps: 10, stepRatio: 1 });
     expect(rows[1]).toMatchObject({ target: 0.35, steps: 5, seconds: 4 });

@@ -48,7 +48,11 @@ export interface EfficiencyRow {
  * instead (still defined when GRPO ends below its start). A curve at step 0 is the untrained model, so a
  * target at or below it is reached at step 0 by every method and the ratio is undefined (null).
  */
-export function sampleEfficiency(meanCurves: Record<string, readonly CurvePoint[]>, baseline = 'grpo', targetOf: 'final' | 'max' = 'final'): EfficiencyRow[] {
+export function sampleEfficiency(
+  meanCurves: Record<string, readonly CurvePoint[]>,
+  baseline = 'grpo',
+  targetOf: 'final' | 'max' = 'final',
+): EfficiencyRow[] {
   const base = meanCurves[baseline];
   if (!base || base.length === 0) return [];
   const target = targetOf === 'final' ? base.reduce((a, b) => (b.step > a.step ? b : a)).avg : Math.max(...base.map((p) => p.avg));

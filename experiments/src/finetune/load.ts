@@ -54,7 +54,11 @@ function validationCurve(store: Store, runId: string): CurvePoint[] {
     .orderby('step')
     .objects()
     .map((row) => row as Record<string, unknown>)
-    .map((o) => ({ step: o.step as number, avg: o.avg as number, trainSeconds: typeof o.trainSeconds === 'number' ? o.trainSeconds : NaN }));
+    .map((o) => ({
+      step: o.step as number,
+      avg: o.avg as number,
+      trainSeconds: typeof o.trainSeconds === 'number' ? o.trainSeconds : NaN,
+    }));
 }
 
 export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData {

@@ -50,7 +50,11 @@ export function planChildren(config: FinetuneConfig, checkpointHash: string): Ch
         data: config.data,
         segmentation: config.segmentation,
         estimator: method === 'grpo' ? null : method === 'rredcot' ? config.rredcot : config.rredcotOwn,
-        validation: { ...config.validation, every: scaled(config.validation.every, config.scale), problems: scaled(config.validation.problems, config.scale) },
+        validation: {
+          ...config.validation,
+          every: scaled(config.validation.every, config.scale),
+          problems: scaled(config.validation.problems, config.scale),
+        },
         evaluation: { ...config.evaluation, problems: scaled(config.evaluation.problems, config.scale) },
       };
       trainerConfig(child); // every child's GRPO config passes the trainer's checks before anything runs
@@ -66,12 +70,15 @@ export function childKey(method: string, seed: number): string {
 
 /** The trainer's config for a child (validated by the training package's schema and cross-field checks). */
 export function trainerConfig(c: ChildConfig): GrpoConfig {
-  return parseGrpoConfig({
-    ...c.grpo,
-    seed: c.seed,
-    steps: c.steps,
-    redistribution: c.method === 'grpo' ? 'none' : 'rredcot',
-    checkpointEvery: 0,
-    optimizer: { ...c.optimizer, lr: c.lr },
-  }, `finetune config (grpo settings of ${childKey(c.method, c.seed)})`);
+  return parseGrpoConfig(
+    {
+      ...c.grpo,
+      seed: c.seed,
+      steps: c.steps,
+      redistribution: c.method === 'grpo' ? 'none' : 'rredcot',
+      checkpointEvery: 0,
+      optimizer: { ...c.optimizer, lr: c.lr },
+    },
+    `finetune config (grpo settings of ${childKey(c.method, c.seed)})`,
+  );
 }

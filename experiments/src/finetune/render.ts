@@ -38,13 +38,32 @@ function evalCsv(s: FinetuneSummary): Table {
   const cols = [...s.splits, 'mean'];
   return {
     columns: ['method', 'lr', 'checkpoint', 'mean_best_step', ...cols.flatMap((c) => [`${c}_mean`, `${c}_lo`, `${c}_hi`, `${c}_seeds`])],
-    rows: s.evalRows.map((r) => [r.method, r.lr, r.checkpoint, r.meanBestStep, ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n])]),
+    rows: s.evalRows.map((r) => [
+      r.method,
+      r.lr,
+      r.checkpoint,
+      r.meanBestStep,
+      ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n]),
+    ]),
   };
 }
 
 function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency'], target: string): Table {
   return {
-    columns: ['method', 'val. start', 'val. final', 'val. max', `target (GRPO ${target})`, 'steps to reach', 'GRPO steps / steps', 'train s to reach', 'GRPO s / s', 's per step', 'train s total', 'σ fallback share'],
+    columns: [
+      'method',
+      'val. start',
+      'val. final',
+      'val. max',
+      `target (GRPO ${target})`,
+      'steps to reach',
+      'GRPO steps / steps',
+      'train s to reach',
+      'GRPO s / s',
+      's per step',
+      'train s total',
+      'σ fallback share',
+    ],
     rows: rows.map((e) => {
       const c = s.cost.find((x) => x.method === e.method)!;
       const curve = s.curves.find((x) => x.method === e.method)!.mean;
@@ -117,7 +136,9 @@ function setting(data: FinetuneRunData): string {
 /** "same lr for every method" or "only the lr differs between methods" (the paper's setting). */
 function lrText(c: FinetuneRunData['config']): string {
   const lrs = c.methods.map((m) => c.learningRates[m]);
-  return lrs.every((x) => x === lrs[0]) ? `every method uses the same lr (${lrs[0].toExponential(0)})` : 'only the lr differs between methods';
+  return lrs.every((x) => x === lrs[0])
+    ? `every method uses the same lr (${lrs[0].toExponential(0)})`
+    : 'only the lr differs between methods';
 }
 
 /** How the table names the GRPO ratio setting. */
@@ -149,9 +170,15 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
       'RREDCoT could not score (a reference suffix did not fit the context after their thinking, or no reference) and so kept uniform σ (Eq. 12). When GRPO ends at or below its ' +
       'start, the target is met at step 0 and the ratios are undefined (—).',
     '',
-    s.efficiency.length ? toMarkdown(efficiencyTable(s, s.efficiency, 'final')) : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
+    s.efficiency.length
+      ? toMarkdown(efficiencyTable(s, s.efficiency, 'final'))
+      : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
     ...(s.efficiencyAtMax.length
-      ? [`Supplementary, target = the best point of GRPO's seed-mean curve (defined even when GRPO ends below its start):`, '', toMarkdown(efficiencyTable(s, s.efficiencyAtMax, 'max'))]
+      ? [
+          `Supplementary, target = the best point of GRPO's seed-mean curve (defined even when GRPO ends below its start):`,
+          '',
+          toMarkdown(efficiencyTable(s, s.efficiencyAtMax, 'max')),
+        ]
       : []),
     '## Runs',
     '',
@@ -165,7 +192,9 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
 }
 
 function curveSpec(s: FinetuneSummary, x: 'step' | 'trainSeconds', title: string, xTitle: string, kv: number, subtitle: string) {
-  const seedValues = s.curves.flatMap((m) => m.seeds.flatMap((sd) => sd.curve.map((p) => ({ method: m.method, run: `${m.method} seed ${sd.seed}`, x: p[x], avg: p.avg }))));
+  const seedValues = s.curves.flatMap((m) =>
+    m.seeds.flatMap((sd) => sd.curve.map((p) => ({ method: m.method, run: `${m.method} seed ${sd.seed}`, x: p[x], avg: p.avg }))),
+  );
   const meanValues = s.curves.flatMap((m) => m.mean.map((p) => ({ method: m.method, x: p[x], avg: p.avg })));
   const color = { field: 'method', type: 'nominal', title: 'method', sort: s.curves.map((c) => c.method) };
   return {
@@ -202,7 +231,15 @@ export async function renderFinetunePlots(store: Store, runId: string, outDir: s
   const kv = data.config.validation.samplesPerProblem;
   const subtitle = `run ${runId}: ${data.config.methods.length} methods × ${data.config.seeds.length} seeds`;
   return [
-    ...(await writePlot(outDir, 'curves_by_step', curveSpec(s, 'step', 'Validation accuracy vs GRPO step', 'optimizer step', kv, subtitle))),
-    ...(await writePlot(outDir, 'curves_by_time', curveSpec(s, 'trainSeconds', 'Validation accuracy vs training wall time', 'training seconds (validation excluded)', kv, subtitle))),
+    ...(await writePlot(
+      outDir,
+      'curves_by_step',
+      curveSpec(s, 'step', 'Validation accuracy vs GRPO step', 'optimizer step', kv, subtitle),
+    )),
+    ...(await writePlot(
+      outDir,
+      'curves_by_time',
+      curveSpec(s, 'trainSeconds', 'Validation accuracy vs training wall time', 'training seconds (validation excluded)', kv, subtitle),
+    )),
   ];
 }

@@ -37,8 +37,15 @@ export function summarize(data: FinetuneRunData): FinetuneSummary {
   const level = config.confidence;
   const cellsOf = (perSeed: Record<string, number>[]): Record<string, MeanCi> => {
     const cells: Record<string, MeanCi> = {};
-    for (const s of splits) cells[s] = meanCi(perSeed.map((r) => r[s]), level);
-    cells.mean = meanCi(perSeed.map((r) => mean(splits.map((s) => r[s]))), level);
+    for (const s of splits)
+      cells[s] = meanCi(
+        perSeed.map((r) => r[s]),
+        level,
+      );
+    cells.mean = meanCi(
+      perSeed.map((r) => mean(splits.map((s) => r[s]))),
+      level,
+    );
     return cells;
   };
   const evalRows: EvalRow[] = [];
@@ -52,8 +59,18 @@ export function summarize(data: FinetuneRunData): FinetuneSummary {
     const runs = data.children.filter((c) => c.method === method);
     const lr = config.learningRates[method];
     evalRows.push({ method, checkpoint: 'final', lr, cells: cellsOf(runs.map((r) => r.final)), meanBestStep: null });
-    evalRows.push({ method, checkpoint: 'best', lr, cells: cellsOf(runs.map((r) => r.best)), meanBestStep: mean(runs.map((r) => r.bestStep)) });
-    curves.push({ method, mean: meanCurve(runs.map((r) => r.curve)), seeds: runs.map((r) => ({ seed: r.seed, runId: r.runId, curve: r.curve })) });
+    evalRows.push({
+      method,
+      checkpoint: 'best',
+      lr,
+      cells: cellsOf(runs.map((r) => r.best)),
+      meanBestStep: mean(runs.map((r) => r.bestStep)),
+    });
+    curves.push({
+      method,
+      mean: meanCurve(runs.map((r) => r.curve)),
+      seeds: runs.map((r) => ({ seed: r.seed, runId: r.runId, curve: r.curve })),
+    });
     cost.push({
       method,
       stepSeconds: mean(runs.map((r) => r.stepMs / 1000)),

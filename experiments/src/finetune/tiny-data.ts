@@ -9,7 +9,14 @@ import { TASK_ALPHABET, type TaskRecord } from '@rred/tasks';
 import type { ChildData } from './child';
 
 const tinyRecord = (i: number): TaskRecord =>
-  ({ id: `p${i}`, problem: `a=${i % 10}+1;?a`, answer: String((i + 1) % 10), solution: `a=${i % 10}+1=${(i + 1) % 10}`, split: 'train', meta: {} }) as TaskRecord;
+  ({
+    id: `p${i}`,
+    problem: `a=${i % 10}+1;?a`,
+    answer: String((i + 1) % 10),
+    solution: `a=${i % 10}+1=${(i + 1) % 10}`,
+    split: 'train',
+    meta: {},
+  }) as TaskRecord;
 
 /** Train on p0..p5, validate on p0, p1; eval-easy = p2, p3 and eval-hard = p4, p5. */
 export function tinyChildData(): ChildData {
@@ -17,7 +24,10 @@ export function tinyChildData(): ChildData {
   const records = Array.from({ length: 6 }, (_, i) => tinyRecord(i));
   return {
     loadModel: () =>
-      new TransformerLM(createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 40, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 }, new Rng(0)), tokenizer),
+      new TransformerLM(
+        createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 40, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 }, new Rng(0)),
+        tokenizer,
+      ),
     train: records,
     validation: records.slice(0, 2),
     evalSplits: { 'eval-easy': records.slice(2, 4), 'eval-hard': records.slice(4, 6) },

@@ -18,14 +18,26 @@ interface Completion {
 }
 
 /** Every record `copies` times, sampled in batches; each batch draws from its own fork of `rng`. */
-async function complete(lm: TransformerLM, records: readonly TaskRecord[], copies: number, temperature: number, c: LmQualityConfig, rng: Rng, label: string): Promise<Completion[]> {
+async function complete(
+  lm: TransformerLM,
+  records: readonly TaskRecord[],
+  copies: number,
+  temperature: number,
+  c: LmQualityConfig,
+  rng: Rng,
+  label: string,
+): Promise<Completion[]> {
   const jobs = records.flatMap((record) => Array.from({ length: copies }, () => record));
   const out: Completion[] = [];
   const bar = new ProgressBar(label, jobs.length);
   for (let start = 0; start < jobs.length; start += c.batchSize) {
     const chunk = jobs.slice(start, start + c.batchSize);
     const prompts = chunk.map((r) => promptTokens(lm.tokenizer, r.problem));
-    const { results } = await lm.sample(prompts, { temperature, topP: 1, maxNewTokens: c.maxNewTokens, stopToken: lm.tokenizer.eos }, rng.fork(`${label}-${start}`));
+    const { results } = await lm.sample(
+      prompts,
+      { temperature, topP: 1, maxNewTokens: c.maxNewTokens, stopToken: lm.tokenizer.eos },
+      rng.fork(`${label}-${start}`),
+    );
     results.forEach((s, i) => {
       const v = verify(lm.tokenizer.decode(s.tokens), chunk[i].answer, !s.truncated);
       out.push({ record: chunk[i], tokens: s.tokens, entropies: s.entropies, reward: v.reward, ...(v.parts ? { parts: v.parts } : {}) });
@@ -74,7 +86,15 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
   });
   if (config.compositeSplit) {
     const split = config.compositeSplit;
-    const greedy = await complete(lm, loadSplit(split, config.problemsPerSplit), 1, 0, config, rng.fork(`greedy-${split}`), `greedy ${split}`);
+    const greedy = await complete(
+      lm,
+      loadSplit(split, config.problemsPerSplit),
+      1,
+      0,
+      config,
+      rng.fork(`greedy-${split}`),
+      `greedy ${split}`,
+    );
     const parts = greedy.flatMap((g) => g.parts ?? []);
     run.logMetrics({
       [`composite.${split}.accuracy`]: greedy.filter((g) => g.reward > 0).length / greedy.length,
@@ -83,9 +103,17 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     });
   }
   if (config.calibration) {
-    const study = await exitPointStudy(lm, loadSplit(config.defaultSplit, Math.max(config.calibration.problems, config.calibration.termsProblems)), config.calibration, config.batchSize, rng.fork('exit-points'));
+    const study = await exitPointStudy(
+      lm,
+      loadSplit(config.defaultSplit, Math.max(config.calibration.problems, config.calibration.termsProblems)),
+      config.calibration,
+      config.batchSize,
+      rng.fork('exit-points'),
+    );
     // one step per exit point / per correct trace, so the renderer reads them back in order
-    study.points.forEach((p, i) => run.logMetrics({ 'calibration.forced': p.forced, 'calibration.mc': p.mc, 'calibration.position': p.position }, i));
+    study.points.forEach((p, i) =>
+      run.logMetrics({ 'calibration.forced': p.forced, 'calibration.mc': p.mc, 'calibration.position': p.position }, i),
+    );
     study.terms.forEach((t, i) => run.logMetrics({ 'terms.valueStep1': t.valueStep1, 'terms.immediateGain': t.immediateGain }, i));
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     run.logMetrics({

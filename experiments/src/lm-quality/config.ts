@@ -7,13 +7,22 @@ import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 export const lmQualityConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every temperature-1 draw. Integer, default 1.'),
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     defaultSplit: z
       .enum(EVAL_SPLITS)
       .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])
       .describe(`Held-out split of the headline numbers (greedy accuracy, mixed fraction, entropy ratio). Default ${DEFAULT_EVAL_SPLIT}.`),
     problemsPerSplit: z.number().int().min(1).default(300).describe('First N problems of each eval split. Default 300.'),
-    samplesPerProblem: z.number().int().min(2).default(8).describe('Temperature-1 samples per problem of the default split, for the mixed fraction. Default 8.'),
+    samplesPerProblem: z
+      .number()
+      .int()
+      .min(2)
+      .default(8)
+      .describe('Temperature-1 samples per problem of the default split, for the mixed fraction. Default 8.'),
     maxNewTokens: z.number().int().min(1).default(120).describe('Token limit of a completion (prompt + limit ≤ context 160). Default 120.'),
     batchSize: z.number().int().min(1).default(64).describe('Sequences sampled per batch. Default 64.'),
     compositeSplit: z
@@ -21,25 +30,32 @@ export const lmQualityConfigSchema = z
       .nullable()
       .default(null)
       .describe(
-        "Also score greedy accuracy (all parts right) and part accuracy on this composite split (`?c,f` → `6,9`). Default null: the embedded " +
+        'Also score greedy accuracy (all parts right) and part accuracy on this composite split (`?c,f` → `6,9`). Default null: the embedded ' +
           "checkpoint's alphabet has no ','. The 'assumptions met' checkpoint sets 'eval-medium-composite'.",
       ),
     calibration: z
       .object({
-        problems: z.number().int().min(1).default(60).describe('First N problems of the default split whose exit points get MC values (reliability). Default 60.'),
+        problems: z
+          .number()
+          .int()
+          .min(1)
+          .default(60)
+          .describe('First N problems of the default split whose exit points get MC values (reliability). Default 60.'),
         termsProblems: z
           .number()
           .int()
           .min(1)
           .default(150)
-          .describe('First N problems (≥ problems) of the default split, one T = 1 rollout each; the RREDCoT differences use the correct ones. Default 150.'),
+          .describe(
+            'First N problems (≥ problems) of the default split, one T = 1 rollout each; the RREDCoT differences use the correct ones. Default 150.',
+          ),
         mcSamples: z.number().int().min(1).default(8).describe('Truncated-MC continuations per exit point. Default 8.'),
         maxNewTokens: z
           .number()
           .int()
           .min(1)
           .default(100)
-          .describe('Token limit of a rollout, and the fixed total horizon of the MC continuations (horizon \'completion\'). Default 100.'),
+          .describe("Token limit of a rollout, and the fixed total horizon of the MC continuations (horizon 'completion'). Default 100."),
       })
       .strict()
       .nullable()

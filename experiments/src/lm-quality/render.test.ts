@@ -8,8 +8,16 @@ import { lmQualityReport, renderLmQualityTables } from './render';
 import { isEarlyExit } from './exit-points';
 
 function baseMetrics(): Record<string, number> {
-  const m: Record<string, number> = { 't1.mixedFraction': 0.5, 't1.entropyRatio': 9, 't1.entropy.result': 0.1, 't1.entropy.format': 0.01, 't1.entropy.other': 0.2, 't1.accuracy': 0.4 };
-  for (const s of ['eval-easy', 'eval-medium', 'eval-hard']) Object.assign(m, { [`greedy.${s}.accuracy`]: 0.5, [`greedy.${s}.meanLength`]: 40, [`greedy.${s}.maxLength`]: 50 });
+  const m: Record<string, number> = {
+    't1.mixedFraction': 0.5,
+    't1.entropyRatio': 9,
+    't1.entropy.result': 0.1,
+    't1.entropy.format': 0.01,
+    't1.entropy.other': 0.2,
+    't1.accuracy': 0.4,
+  };
+  for (const s of ['eval-easy', 'eval-medium', 'eval-hard'])
+    Object.assign(m, { [`greedy.${s}.accuracy`]: 0.5, [`greedy.${s}.meanLength`]: 40, [`greedy.${s}.maxLength`]: 50 });
   return m;
 }
 
@@ -28,9 +36,26 @@ describe('lm-quality report', () => {
       const run = store.startRun({ experiment: 'lm', config, backend });
       run.logMetrics(baseMetrics());
       if (name === 'met') {
-        run.logMetrics({ 't1.earlyExitFraction': 0.002, 'composite.eval-medium-composite.accuracy': 0.4, 'composite.eval-medium-composite.partAccuracy': 0.6, 'composite.eval-medium-composite.problems': 300 });
-        [[0.05, 0.1], [0.15, 0.3], [0.95, 0.9], [1, 1]].forEach(([f, v], i) => run.logMetrics({ 'calibration.forced': f, 'calibration.mc': v, 'calibration.position': i / 3 }, i));
-        run.logMetrics({ 'calibration.traces': 1, 'calibration.points': 4, 'calibration.meanAbsGap': 0.075, 'terms.correctTraces': 1, 'terms.valueStep1.mean': -1.5, 'terms.immediateGain.mean': 2 });
+        run.logMetrics({
+          't1.earlyExitFraction': 0.002,
+          'composite.eval-medium-composite.accuracy': 0.4,
+          'composite.eval-medium-composite.partAccuracy': 0.6,
+          'composite.eval-medium-composite.problems': 300,
+        });
+        [
+          [0.05, 0.1],
+          [0.15, 0.3],
+          [0.95, 0.9],
+          [1, 1],
+        ].forEach(([f, v], i) => run.logMetrics({ 'calibration.forced': f, 'calibration.mc': v, 'calibration.position': i / 3 }, i));
+        run.logMetrics({
+          'calibration.traces': 1,
+          'calibration.points': 4,
+          'calibration.meanAbsGap': 0.075,
+          'terms.correctTraces': 1,
+          'terms.valueStep1.mean': -1.5,
+          'terms.immediateGain.mean': 2,
+        });
       }
       run.finish();
       ids[name] = run.id;
@@ -56,7 +81,11 @@ describe('lm-quality report', () => {
     const met = lmQualityReport(store, ids.met);
     expect(met.composite).toEqual({ split: 'eval-medium-composite', accuracy: 0.4, partAccuracy: 0.6, problems: 300 });
     // bins [0, 0.1), [0.1, 0.2), [0.9, 1.0] (1 falls into the last bin)
-    expect(met.calibration!.bins.map((b) => [b.points, b.meanForced, b.meanMc])).toEqual([[1, 0.05, 0.1], [1, 0.15, 0.3], [2, 0.975, 0.95]]);
+    expect(met.calibration!.bins.map((b) => [b.points, b.meanForced, b.meanMc])).toEqual([
+      [1, 0.05, 0.1],
+      [1, 0.15, 0.3],
+      [2, 0.975, 0.95],
+    ]);
     renderLmQualityTables(store, ids.met, dir);
     const md = fs.readFileSync(path.join(dir, 'assumptions-met.md'), 'utf8');
     expect(md).toMatch(/close their thinking before the last line .*\| 0\.0020 \| ≤ 0\.01 \| yes/);

@@ -75,7 +75,11 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
     lengthBySplit[split] = { mean: metric(m, `greedy.${split}.meanLength`), max: metric(m, `greedy.${split}.maxLength`) };
   }
   const has = (key: string) => m[key] !== undefined;
-  const history = (key: string) => store.metricHistory(runId, key).sort((a, b) => a.step - b.step).map((p) => p.value ?? NaN);
+  const history = (key: string) =>
+    store
+      .metricHistory(runId, key)
+      .sort((a, b) => a.step - b.step)
+      .map((p) => p.value ?? NaN);
   const split = (c as { compositeSplit?: string | null }).compositeSplit;
   return {
     runId: run.id,
@@ -132,12 +136,34 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
     toMarkdown({
       columns: ['measure', 'value', 'required', 'met'],
       rows: [
-        [`greedy accuracy (${r.defaultSplit})`, fmt(r.greedyAccuracy), `${lo}–${hi}`, check(r.greedyAccuracy >= lo && r.greedyAccuracy <= hi)],
-        [`problems with right and wrong among ${r.samplesPerProblem} samples at T = 1 (${r.defaultSplit})`, fmt(r.mixedFraction), `≥ ${QUALITY_BARS.mixedFraction}`, check(r.mixedFraction >= QUALITY_BARS.mixedFraction)],
-        ['mean entropy of result tokens / format tokens (T = 1)', fmt(r.entropyRatio, 2), `≥ ${QUALITY_BARS.entropyRatio}`, check(r.entropyRatio >= QUALITY_BARS.entropyRatio)],
+        [
+          `greedy accuracy (${r.defaultSplit})`,
+          fmt(r.greedyAccuracy),
+          `${lo}–${hi}`,
+          check(r.greedyAccuracy >= lo && r.greedyAccuracy <= hi),
+        ],
+        [
+          `problems with right and wrong among ${r.samplesPerProblem} samples at T = 1 (${r.defaultSplit})`,
+          fmt(r.mixedFraction),
+          `≥ ${QUALITY_BARS.mixedFraction}`,
+          check(r.mixedFraction >= QUALITY_BARS.mixedFraction),
+        ],
+        [
+          'mean entropy of result tokens / format tokens (T = 1)',
+          fmt(r.entropyRatio, 2),
+          `≥ ${QUALITY_BARS.entropyRatio}`,
+          check(r.entropyRatio >= QUALITY_BARS.entropyRatio),
+        ],
         ...(r.earlyExitFraction === undefined
           ? []
-          : [[`T = 1 samples that close their thinking before the last line (${r.defaultSplit})`, fmt(r.earlyExitFraction, 4), `≤ ${QUALITY_BARS.earlyExitFraction}`, check(r.earlyExitFraction <= QUALITY_BARS.earlyExitFraction)]]),
+          : [
+              [
+                `T = 1 samples that close their thinking before the last line (${r.defaultSplit})`,
+                fmt(r.earlyExitFraction, 4),
+                `≤ ${QUALITY_BARS.earlyExitFraction}`,
+                check(r.earlyExitFraction <= QUALITY_BARS.earlyExitFraction),
+              ],
+            ]),
       ],
     }),
     `Mean token entropy (nats) at T = 1: result ${fmt(r.meanEntropy.result, 4)}, format ${fmt(r.meanEntropy.format, 4)}, other ${fmt(r.meanEntropy.other, 4)}; T = 1 accuracy ${fmt(r.t1Accuracy)}.`,
@@ -197,17 +223,33 @@ export async function renderLmQualityPlots(store: Store, runId: string, outDir: 
 }
 
 async function calibrationPlot(store: Store, r: LmQualityReport, outDir: string, stem: string): Promise<string[]> {
-  const history = (key: string) => store.metricHistory(r.runId, key).sort((a, b) => a.step - b.step).map((p) => p.value ?? NaN);
+  const history = (key: string) =>
+    store
+      .metricHistory(r.runId, key)
+      .sort((a, b) => a.step - b.step)
+      .map((p) => p.value ?? NaN);
   const forced = history('calibration.forced');
   const mc = history('calibration.mc');
   const position = history('calibration.position');
   const points = forced.map((f, i) => ({ forced: f, mc: mc[i], position: position[i] }));
   return writePlot(outDir, `${stem}_calibration`, {
-    title: { text: 'Forced-exit p(y* | s_k, </think>) vs MC value at the same exit points', subtitle: `run ${r.runId}; ${r.calibration!.points} exit points; line: 10 equal-width bins` },
+    title: {
+      text: 'Forced-exit p(y* | s_k, </think>) vs MC value at the same exit points',
+      subtitle: `run ${r.runId}; ${r.calibration!.points} exit points; line: 10 equal-width bins`,
+    },
     width: 320,
     height: 320,
     layer: [
-      { data: { values: [{ x: 0, y: 0 }, { x: 1, y: 1 }] }, mark: { type: 'line', color: '#999', strokeDash: [4, 4] }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } } },
+      {
+        data: {
+          values: [
+            { x: 0, y: 0 },
+            { x: 1, y: 1 },
+          ],
+        },
+        mark: { type: 'line', color: '#999', strokeDash: [4, 4] },
+        encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+      },
       {
         data: { values: points },
         mark: { type: 'circle', opacity: 0.35, size: 20 },

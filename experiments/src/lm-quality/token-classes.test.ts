@@ -8,9 +8,24 @@ describe('tokenRoles', () => {
     const roles = tokenRoles(texts);
     const byText = texts.map((t, i) => `${t}:${roles[i]}`);
     expect(byText).toEqual([
-      'a:other', '=:format', '3:other', '+:other', '4:other', '=:format', '7:result', '\n:format',
-      'b:other', '=:format', '7:other', '-:other', '2:other', '=:format', '5:result',
-      '</think>:format', '5:result', '<eos>:format',
+      'a:other',
+      '=:format',
+      '3:other',
+      '+:other',
+      '4:other',
+      '=:format',
+      '7:result',
+      '\n:format',
+      'b:other',
+      '=:format',
+      '7:other',
+      '-:other',
+      '2:other',
+      '=:format',
+      '5:result',
+      '</think>:format',
+      '5:result',
+      '<eos>:format',
     ]);
   });
 

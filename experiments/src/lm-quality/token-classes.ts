@@ -36,10 +36,13 @@ export function tokenRoles(tokenTexts: readonly string[]): TokenRole[] {
 }
 
 /** Mean entropy per role over many completions; NaN for a role that never occurs (reported, not hidden). */
-export function meanEntropyByRole(completions: readonly { texts: readonly string[]; entropies: readonly number[] }[]): Record<TokenRole, { mean: number; count: number }> {
+export function meanEntropyByRole(
+  completions: readonly { texts: readonly string[]; entropies: readonly number[] }[],
+): Record<TokenRole, { mean: number; count: number }> {
   const byRole: Record<TokenRole, number[]> = { result: [], format: [], other: [] };
   for (const c of completions) {
-    if (c.texts.length !== c.entropies.length) throw new Error(`meanEntropyByRole: ${c.texts.length} tokens but ${c.entropies.length} entropies`);
+    if (c.texts.length !== c.entropies.length)
+      throw new Error(`meanEntropyByRole: ${c.texts.length} tokens but ${c.entropies.length} entropies`);
     tokenRoles(c.texts).forEach((role, i) => byRole[role].push(c.entropies[i]));
   }
   const out = {} as Record<TokenRole, { mean: number; count: number }>;

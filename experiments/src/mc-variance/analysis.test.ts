@@ -4,7 +4,16 @@ import { sdBySamples, truncationStudy } from './analysis';
 
 describe('mc-variance analysis', () => {
   it('sdBySamples falls with m and counts exit points under the threshold', () => {
-    const rows = sdBySamples([[1, 0, 1, 0], [1, 1, 1, 1]], 4, 500, 0.1, new Rng(2));
+    const rows = sdBySamples(
+      [
+        [1, 0, 1, 0],
+        [1, 1, 1, 1],
+      ],
+      4,
+      500,
+      0.1,
+      new Rng(2),
+    );
     expect(rows.map((r) => r.samples)).toEqual([1, 2, 3, 4]);
     expect(rows[3].meanSd).toBeLessThan(rows[0].meanSd);
     // the constant group has SD 0 (always ≤ 0.1); the p = 0.5 group never reaches 0.1 with 4 samples
@@ -13,7 +22,13 @@ describe('mc-variance analysis', () => {
 
   it('truncation study: a shorter limit cuts the long continuations and their correct answers', () => {
     const rec = (exitPoint: number, offset: number, length: number, utility: number): ContinuationRecord => ({
-      exitPoint, offset, limit: 100 - offset, length, truncated: false, utility, correct: utility > 0,
+      exitPoint,
+      offset,
+      limit: 100 - offset,
+      length,
+      truncated: false,
+      utility,
+      correct: utility > 0,
     });
     const traces = [[rec(0, 0, 30, 1), rec(0, 0, 60, 1), rec(1, 20, 20, 0), rec(1, 20, 45, 1)]];
     const [half, full] = truncationStudy(traces, 100, 'completion', [0.5, 1]);

@@ -43,7 +43,15 @@ async function mcBundle(
       segments,
       estimates: rows,
       continuations: continuationRows(result.extra.records),
-      costs: [{ method: 'mc', tokensForwarded: cost.tokensForwarded, tokensGenerated: cost.tokensGenerated, forwardPasses: cost.forwardPasses, wallMs: cost.wallMs }],
+      costs: [
+        {
+          method: 'mc',
+          tokensForwarded: cost.tokensForwarded,
+          tokensGenerated: cost.tokensGenerated,
+          forwardPasses: cost.forwardPasses,
+          wallMs: cost.wallMs,
+        },
+      ],
     },
     extra: result.extra,
   };

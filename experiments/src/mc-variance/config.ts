@@ -7,8 +7,17 @@ import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
 export const rolloutConfigSchema = z
   .object({
-    temperature: z.number().positive().default(1).describe('Sampling temperature of the one on-policy rollout per problem (Sec. 4: T = 1). Default 1.'),
-    maxNewTokens: z.number().int().min(1).default(120).describe('Token limit of a rollout; prompt + limit must fit the model context (160). Default 120.'),
+    temperature: z
+      .number()
+      .positive()
+      .default(1)
+      .describe('Sampling temperature of the one on-policy rollout per problem (Sec. 4: T = 1). Default 1.'),
+    maxNewTokens: z
+      .number()
+      .int()
+      .min(1)
+      .default(120)
+      .describe('Token limit of a rollout; prompt + limit must fit the model context (160). Default 120.'),
     batchSize: z.number().int().min(1).default(64).describe('Rollouts sampled per batch. Default 64.'),
   })
   .strict();
@@ -16,14 +25,27 @@ export const rolloutConfigSchema = z
 export const splitSchema = z
   .enum(EVAL_SPLITS)
   .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])
-  .describe(`Held-out split the problems come from (packages/tasks/data). One of ${EVAL_SPLITS.join(', ')}; default ${DEFAULT_EVAL_SPLIT}.`);
+  .describe(
+    `Held-out split the problems come from (packages/tasks/data). One of ${EVAL_SPLITS.join(', ')}; default ${DEFAULT_EVAL_SPLIT}.`,
+  );
 
 export const mcVarianceConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer, default 1.'),
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    checkpoint: z
+      .string()
+      .min(1)
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
     split: splitSchema,
-    problems: z.number().int().min(1).default(150).describe('N: held-out problems, one rollout each (the first N of the split). Default 150 (sized so the target runs in ≤ 15 min on 2 cores).'),
+    problems: z
+      .number()
+      .int()
+      .min(1)
+      .default(150)
+      .describe(
+        'N: held-out problems, one rollout each (the first N of the split). Default 150 (sized so the target runs in ≤ 15 min on 2 cores).',
+      ),
     rollout: rolloutConfigSchema.default({}).describe('The on-policy rollout per problem.'),
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
       'Exit points (Sec. 3.1): default hybrid keyword-entropy segmentation with K ≤ 20 (App. 10.1).',
@@ -36,7 +58,12 @@ export const mcVarianceConfigSchema = z
       ),
     analysis: z
       .object({
-        bootstrapResamples: z.number().int().min(10).default(400).describe('Bootstrap resamples per exit point and sample count for the SD curve (Fig. 8). Default 400.'),
+        bootstrapResamples: z
+          .number()
+          .int()
+          .min(10)
+          .default(400)
+          .describe('Bootstrap resamples per exit point and sample count for the SD curve (Fig. 8). Default 400.'),
         sdThreshold: z.number().positive().default(0.1).describe("Reference line of Fig. 8: the paper's SD 0.1. Default 0.1."),
         truncationFractions: z
           .array(z.number().gt(0).max(1))

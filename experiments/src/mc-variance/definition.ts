@@ -10,10 +10,14 @@ import { renderMcVariancePlots, renderMcVarianceTables } from './render';
 function checkMcFits(config: Pick<McVarianceConfig, 'split' | 'problems' | 'rollout' | 'mc'>, contextLength = 160): void {
   const longest = Math.max(...loadSplit(config.split, config.problems).map((r) => r.problem.length + 2));
   if (longest + config.rollout.maxNewTokens > contextLength) {
-    throw new UserError(`rollout.maxNewTokens ${config.rollout.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`);
+    throw new UserError(
+      `rollout.maxNewTokens ${config.rollout.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`,
+    );
   }
   if (config.mc.horizon === 'completion' && longest + config.mc.maxNewTokens > contextLength) {
-    throw new UserError(`mc.maxNewTokens ${config.mc.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`);
+    throw new UserError(
+      `mc.maxNewTokens ${config.mc.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`,
+    );
   }
 }
 
@@ -21,7 +25,8 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   name: 'mc-variance',
   schema: mcVarianceConfigSchema,
   aliases: MC_VARIANCE_ALIASES,
-  summary: 'Paper Fig. 8 / Fig. 4 (Sec. 4, App. 10.1): SD of the MC value estimate vs samples per exit point, and the truncation loss; writes results/mc-variance/.',
+  summary:
+    'Paper Fig. 8 / Fig. 4 (Sec. 4, App. 10.1): SD of the MC value estimate vs samples per exit point, and the truncation loss; writes results/mc-variance/.',
   command: { project: 'experiments', target: 'mc-variance', main: 'experiments/src/mc-variance/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);

@@ -35,7 +35,13 @@ export function analyzeMcRun(data: McRunData): McAnalysis {
   const { config, traces, records } = data;
   const groups = utilitiesByExitPoint(records);
   const a = config.analysis;
-  const sd = sdBySamples(groups, config.mc.samplesPerExitPoint, a.bootstrapResamples, a.sdThreshold, new Rng(config.seed).fork('sd-bootstrap'));
+  const sd = sdBySamples(
+    groups,
+    config.mc.samplesPerExitPoint,
+    a.bootstrapResamples,
+    a.sdThreshold,
+    new Rng(config.seed).fork('sd-bootstrap'),
+  );
   const truncation = truncationStudy(records, config.mc.maxNewTokens, config.mc.horizon, a.truncationFractions);
   const hit = sd.find((r) => r.meanSd <= a.sdThreshold);
   return {

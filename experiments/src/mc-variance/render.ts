@@ -16,8 +16,28 @@ function sdTable(a: McAnalysis): Table {
 
 function truncationTable(a: McAnalysis): Table {
   return {
-    columns: ['fraction_of_M', 'limit', 'continuations', 'cut', 'cut_fraction', 'correct_under_M', 'cut_correct', 'cut_correct_fraction', 'mean_abs_value_shift'],
-    rows: a.truncation.map((t) => [t.fraction, t.limit, t.continuations, t.cut, t.cutFraction, t.correctUnderM, t.cutCorrect, t.cutCorrectFraction, t.meanAbsValueShift]),
+    columns: [
+      'fraction_of_M',
+      'limit',
+      'continuations',
+      'cut',
+      'cut_fraction',
+      'correct_under_M',
+      'cut_correct',
+      'cut_correct_fraction',
+      'mean_abs_value_shift',
+    ],
+    rows: a.truncation.map((t) => [
+      t.fraction,
+      t.limit,
+      t.continuations,
+      t.cut,
+      t.cutFraction,
+      t.correctUnderM,
+      t.cutCorrect,
+      t.cutCorrectFraction,
+      t.meanAbsValueShift,
+    ]),
   };
 }
 
@@ -29,7 +49,10 @@ function summaryMarkdown(c: McVarianceConfig, a: McAnalysis): string {
       `${c.segmentation.strategy} segmentation with K ≤ ${c.segmentation.maxSegments} (mean ${fmt(a.meanSegments, 1)} segments, ${a.exitPoints} exit points), ` +
       `n = ${n} continuations per exit point, M = ${c.mc.maxNewTokens} (horizon: ${c.mc.horizon}), ${c.analysis.bootstrapResamples} bootstrap resamples.`,
     '',
-    `Mean bootstrap SD of V_MC: ${[1, 5, 10, n].filter((m, i, xs) => m <= n && xs.indexOf(m) === i).map((m) => `${fmt(at(m)?.meanSd ?? NaN)} at ${m}`).join(', ')} samples; ` +
+    `Mean bootstrap SD of V_MC: ${[1, 5, 10, n]
+      .filter((m, i, xs) => m <= n && xs.indexOf(m) === i)
+      .map((m) => `${fmt(at(m)?.meanSd ?? NaN)} at ${m}`)
+      .join(', ')} samples; ` +
       `mean SD first at or below ${c.analysis.sdThreshold} with ${a.samplesForThreshold ?? `more than ${n}`} samples (paper, Fig. 8: about 5).`,
   ].join('\n');
 }
@@ -37,7 +60,12 @@ function summaryMarkdown(c: McVarianceConfig, a: McAnalysis): string {
 export function renderMcVarianceTables(store: Store, runId: string, outDir: string): string[] {
   const data = loadMcRun(store, runId);
   const a = analyzeMcRun(data);
-  const header = markdownHeader('MC value variance and truncation (paper Sec. 4, Fig. 8, Fig. 4, App. 10.1)', store, [runId], 'npx nx run experiments:tables');
+  const header = markdownHeader(
+    'MC value variance and truncation (paper Sec. 4, Fig. 8, Fig. 4, App. 10.1)',
+    store,
+    [runId],
+    'npx nx run experiments:tables',
+  );
   const md = [
     header,
     summaryMarkdown(data.config, a),
@@ -89,7 +117,12 @@ export async function renderMcVariancePlots(store: Store, runId: string, outDir:
   };
   const truncValues = a.truncation.flatMap((t) => [
     { limit: `${Math.round(t.fraction * 100)}% (${t.limit})`, order: t.fraction, measure: 'completions cut', fraction: t.cutFraction },
-    { limit: `${Math.round(t.fraction * 100)}% (${t.limit})`, order: t.fraction, measure: 'correct completions lost', fraction: t.cutCorrectFraction },
+    {
+      limit: `${Math.round(t.fraction * 100)}% (${t.limit})`,
+      order: t.fraction,
+      measure: 'correct completions lost',
+      fraction: t.cutCorrectFraction,
+    },
   ]);
   const truncSpec = {
     title: { text: `Truncation loss at M′ (Fig. 4; M = ${data.config.mc.maxNewTokens})`, subtitle: title },

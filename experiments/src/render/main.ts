@@ -14,12 +14,18 @@ import { renderExperiment, runsToRender } from './registry';
 const SPEC = {
   name: 'render',
   usage: 'npx tsx experiments/src/render/main.ts',
-  summary: 'Re-renders results/<experiment>/ of every registered experiment and results/sweeps/<grid>/ of the newest FINISHED sweep of each grid, from the store alone (no model compute). experiments:tables and experiments:plots pass the first argument.',
+  summary:
+    'Re-renders results/<experiment>/ of every registered experiment and results/sweeps/<grid>/ of the newest FINISHED sweep of each grid, from the store alone (no model compute). experiments:tables and experiments:plots pass the first argument.',
   positionals: { usage: 'tables|plots', min: 1, max: 1, description: 'tables: markdown, CSV and JSON; plots: .vl.json, .svg, .png' },
   flags: {
     store: STORE_FLAG,
     out: { type: 'string', value: 'DIR', path: true, description: 'output root', default: 'results' },
-    experiment: { type: 'string', value: 'NAME', description: 'render only this experiment', default: 'every registered experiment and the sweeps' },
+    experiment: {
+      type: 'string',
+      value: 'NAME',
+      description: 'render only this experiment',
+      default: 'every registered experiment and the sweeps',
+    },
     run: { type: 'string', value: 'ID', description: 'render this run (needs --experiment)', default: 'the newest FINISHED top-level run' },
   },
 } as const;
@@ -44,7 +50,13 @@ runMain(async () => {
 const relative = (files: string[]) => files.map((f) => path.relative(process.cwd(), f)).join(', ');
 
 /** results/<experiment>/ of each experiment, from the run(s) it shows. */
-async function renderExperiments(store: Store, experiments: string[], outRoot: string, what: 'tables' | 'plots', pinned?: string): Promise<void> {
+async function renderExperiments(
+  store: Store,
+  experiments: string[],
+  outRoot: string,
+  what: 'tables' | 'plots',
+  pinned?: string,
+): Promise<void> {
   for (const experiment of experiments) {
     const runIds = runsToRender(store, experiment, pinned);
     if (runIds.length === 0) process.stderr.write(`${experiment}: no FINISHED run in the store; skipped\n`);
@@ -65,7 +77,13 @@ async function renderSweeps(store: Store, outRoot: string, what: 'tables' | 'plo
   }
   for (const [name, id] of [...newest.entries()].sort()) {
     const experiment = (store.getRun(id).config as { experiment: string }).experiment;
-    const files = await renderSweep(store, id, experimentByName(experiment).sweep?.reportMetrics ?? [], path.join(outRoot, 'sweeps', name), what);
+    const files = await renderSweep(
+      store,
+      id,
+      experimentByName(experiment).sweep?.reportMetrics ?? [],
+      path.join(outRoot, 'sweeps', name),
+      what,
+    );
     process.stderr.write(`sweep ${name} (run ${id}): ${relative(files)}\n`);
   }
 }

@@ -6,7 +6,13 @@
 import type { Store } from '@rred/results-store';
 import { experimentByName } from '../registry';
 
-export async function renderExperiment(experiment: string, store: Store, runId: string, outDir: string, what: 'tables' | 'plots' | 'both' = 'both'): Promise<string[]> {
+export async function renderExperiment(
+  experiment: string,
+  store: Store,
+  runId: string,
+  outDir: string,
+  what: 'tables' | 'plots' | 'both' = 'both',
+): Promise<string[]> {
   const r = experimentByName(experiment).render;
   const files: string[] = [];
   if (what !== 'plots') files.push(...(await r.tables(store, runId, outDir)));

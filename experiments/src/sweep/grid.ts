@@ -10,7 +10,12 @@ import type { ExperimentDefinition } from '../common/experiment';
 
 export const gridSpecSchema = z
   .object({
-    experiment: z.string().min(1).describe('Experiment whose config is swept: a registered experiment with a sweep entry (experiments/src/registry.ts): mc-variance, correlation, finetune.'),
+    experiment: z
+      .string()
+      .min(1)
+      .describe(
+        'Experiment whose config is swept: a registered experiment with a sweep entry (experiments/src/registry.ts): mc-variance, correlation, finetune.',
+      ),
     base: z.record(z.unknown()).default({}).describe('Dotted config paths set for every point, on top of the defaults file. Default {}.'),
     grid: z
       .record(z.array(z.unknown()).min(1))
@@ -53,7 +58,10 @@ export function expandGrid(def: ExperimentDefinition, spec: GridSpec, defaults: 
   const base = applyOverrides(defaults, spec.base);
   const points = cartesian(spec.grid).map((overrides, index) => {
     const label = pointLabel(overrides);
-    const config = parseConfig(def.schema, applyOverrides(base, overrides), `${source}, point ${index} (${label})`) as Record<string, unknown>;
+    const config = parseConfig(def.schema, applyOverrides(base, overrides), `${source}, point ${index} (${label})`) as Record<
+      string,
+      unknown
+    >;
     return { index, overrides, label, config, configHash: configHash(config) };
   });
   const seen = new Map<string, number>();

@@ -22,7 +22,10 @@ runMain(async () => {
   const spec = parseConfig(gridSpecSchema, readJsonFile(f.grid, 'grid file'), f.grid);
   const sweepable = sweepableExperiments();
   const def = sweepable.find((e) => e.name === spec.experiment);
-  if (!def) throw new UserError(`grid file ${f.grid}: experiment '${spec.experiment}' cannot be swept; expected one of ${sweepable.map((e) => e.name).join(', ')}`);
+  if (!def)
+    throw new UserError(
+      `grid file ${f.grid}: experiment '${spec.experiment}' cannot be swept; expected one of ${sweepable.map((e) => e.name).join(', ')}`,
+    );
   const defaultsFile = path.join(repoRoot(), 'experiments', 'configs', `${def.name}.json`);
   const defaults = readJsonFile(defaultsFile, 'config file') as Record<string, unknown>;
   const points = expandGrid(def, spec, defaults, f.grid);

@@ -13,10 +13,15 @@ interface SweepParentConfig {
   points: { overrides: Record<string, unknown>; configHash: string }[];
 }
 
-const cellOf = (v: unknown): Cell => (typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : canonicalJson(v));
+const cellOf = (v: unknown): Cell =>
+  typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : canonicalJson(v);
 
 /** One row per grid point: its values, the FINISHED run that holds it (from any sweep attempt), and headline metrics. */
-function sweepTable(store: Store, sweepId: string, metricKeys: readonly string[]): { table: Table; runIds: string[]; config: SweepParentConfig } {
+function sweepTable(
+  store: Store,
+  sweepId: string,
+  metricKeys: readonly string[],
+): { table: Table; runIds: string[]; config: SweepParentConfig } {
   const parent = store.getRun(sweepId);
   if (parent.experiment !== SWEEP_EXPERIMENT) throw new UserError(`run ${parent.id} is a ${parent.experiment} run, not a sweep`);
   const config = parent.config as SweepParentConfig;
@@ -25,7 +30,11 @@ function sweepTable(store: Store, sweepId: string, metricKeys: readonly string[]
   const rows = config.points.map((p) => {
     const run = store.findFinishedRunByConfigHash(config.experiment, p.configHash);
     if (run) runIds.push(run.id);
-    return [...keys.map((k) => cellOf(p.overrides[k])), run ? run.id : 'missing', ...metricKeys.map((m) => (run ? run.metrics[m] ?? null : null))];
+    return [
+      ...keys.map((k) => cellOf(p.overrides[k])),
+      run ? run.id : 'missing',
+      ...metricKeys.map((m) => (run ? (run.metrics[m] ?? null) : null)),
+    ];
   });
   return { table: { columns: [...keys, 'run', ...metricKeys], rows }, runIds, config };
 }
@@ -42,8 +51,9 @@ export async function renderSweep(
   const title = `Sweep ${config.gridFile ?? id} over ${config.experiment}`;
   const md = [
     markdownHeader(title, store, [id, ...runIds], `npx nx run experiments:sweep-report -- --sweep ${id}`),
-    `Grid: ${Object.entries(config.grid).map(([k, v]) => `${k} ∈ {${v.map((x) => cellOf(x)).join(', ')}}`).join(' × ')}; ` +
-      `${runIds.length} of ${config.points.length} points have a FINISHED run.`,
+    `Grid: ${Object.entries(config.grid)
+      .map(([k, v]) => `${k} ∈ {${v.map((x) => cellOf(x)).join(', ')}}`)
+      .join(' × ')}; ` + `${runIds.length} of ${config.points.length} points have a FINISHED run.`,
     '',
     toMarkdown(withFixedDigits(table, [...Object.keys(config.grid), 'segments', 'skipped_traces'])),
   ].join('\n');
@@ -58,7 +68,17 @@ export async function renderSweep(
   const metric = metricKeys[0];
   const values = table.rows
     .filter((r) => typeof r[keys.length + 1] === 'number')
-    .map((r) => ({ x: String(r[0]), series: keys.length > 1 ? keys.slice(1).map((k, i) => `${k}=${r[i + 1]}`).join(', ') : 'all', y: r[keys.length + 1] }));
+    .map((r) => ({
+      x: String(r[0]),
+      series:
+        keys.length > 1
+          ? keys
+              .slice(1)
+              .map((k, i) => `${k}=${r[i + 1]}`)
+              .join(', ')
+          : 'all',
+      y: r[keys.length + 1],
+    }));
   const spec = {
     title: { text: `${metric} across ${keys.join(' × ')}`, subtitle: `sweep ${id} (${config.experiment})` },
     data: { values },

@@ -10,7 +10,11 @@ const SPEC = {
   usage: 'npx nx run experiments:sweep-report --',
   summary: 'Table and plot of one sweep, from the store alone.',
   flags: {
-    sweep: { type: 'string', value: 'ID', description: 'the sweep run id (required; printed by experiments:sweep, or `npx rred runs list --experiment sweep`)' },
+    sweep: {
+      type: 'string',
+      value: 'ID',
+      description: 'the sweep run id (required; printed by experiments:sweep, or `npx rred runs list --experiment sweep`)',
+    },
     store: STORE_FLAG,
     out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'results/sweeps/<grid name>' },
   },
@@ -18,7 +22,8 @@ const SPEC = {
 
 runMain(async () => {
   const f = parseCommandLine(process.argv.slice(2), SPEC).flags;
-  if (!f.sweep) throw new UserError('sweep-report: --sweep ID is required (printed by experiments:sweep; or `npx rred runs list --experiment sweep`)');
+  if (!f.sweep)
+    throw new UserError('sweep-report: --sweep ID is required (printed by experiments:sweep; or `npx rred runs list --experiment sweep`)');
   const store = openStore(f.store);
   try {
     const run = store.getRun(f.sweep);

@@ -62,7 +62,15 @@ interface Current {
 }
 
 /** One point that has no FINISHED run yet: a child run of the parent, computed, FINISHED or FAILED (the sweep goes on). */
-async function computePoint(opts: SweepOptions, parent: Run, point: SweepPoint, context: RunContext, current: Current, outcome: SweepOutcome, log: (line: string) => void): Promise<void> {
+async function computePoint(
+  opts: SweepOptions,
+  parent: Run,
+  point: SweepPoint,
+  context: RunContext,
+  current: Current,
+  outcome: SweepOutcome,
+  log: (line: string) => void,
+): Promise<void> {
   const { store, def } = opts;
   const child = store.startRun({
     experiment: def.name,

@@ -3,7 +3,9 @@ import type { RunDocument } from '../site-data';
 
 /** One line per run of a metric's points by step; NaN/±Infinity/null points cannot be drawn and are counted in the title. */
 export function curveSpec(key: string, series: readonly { run: string; points: RunDocument['history'][string] }[]): object {
-  const values = series.flatMap((s) => s.points.filter((p) => p.value !== null && Number.isFinite(p.value)).map((p) => ({ run: s.run, step: p.step, value: p.value })));
+  const values = series.flatMap((s) =>
+    s.points.filter((p) => p.value !== null && Number.isFinite(p.value)).map((p) => ({ run: s.run, step: p.step, value: p.value })),
+  );
   const dropped = series.reduce((n, s) => n + s.points.length, 0) - values.length;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',

@@ -6,17 +6,25 @@ import { app, el, runLink } from './dom';
 export async function comparePage(): Promise<void> {
   const main = app();
   const q = new URLSearchParams(location.search);
-  const written = (q.get('ids') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const written = (q.get('ids') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const showAll = q.get('all') === '1';
   main.replaceChildren();
   main.append(el('h1', {}, 'Compare runs'));
   const idsInput = el('input', { name: 'ids', value: written.join(','), placeholder: 'id,id[,...]', size: '60' });
   const allBox = el('input', { type: 'checkbox', name: 'all', value: '1' });
   allBox.checked = showAll;
-  main.append(el('form', { class: 'filter', method: 'get', action: 'compare.html' },
-    el('label', {}, 'run ids (comma-separated; prefixes work)', idsInput),
-    el('label', {}, 'show identical fields too', allBox),
-    el('button', { type: 'submit' }, 'Compare')));
+  main.append(
+    el(
+      'form',
+      { class: 'filter', method: 'get', action: 'compare.html' },
+      el('label', {}, 'run ids (comma-separated; prefixes work)', idsInput),
+      el('label', {}, 'show identical fields too', allBox),
+      el('button', { type: 'submit' }, 'Compare'),
+    ),
+  );
   if (written.length < 2) {
     main.append(el('p', { class: 'empty' }, 'Give two or more run ids, or select runs on the Runs page.'));
     return;
@@ -28,13 +36,30 @@ export async function comparePage(): Promise<void> {
   const rows = compareRuns(runs);
   const shown = showAll ? rows : rows.filter((r) => r.differs);
   const differing = rows.filter((r) => r.differs).length;
-  main.append(el('p', { class: 'count' }, `${differing} field(s) differ, ${rows.length - differing} identical${showAll ? '' : ' (hidden)'}`));
+  main.append(
+    el('p', { class: 'count' }, `${differing} field(s) differ, ${rows.length - differing} identical${showAll ? '' : ' (hidden)'}`),
+  );
   if (shown.length === 0) main.append(el('p', { class: 'empty' }, `no differences between ${runs.map((r) => r.id).join(', ')}`));
   else {
-    main.append(el('table', { class: 'compare' },
-      el('thead', {}, el('tr', {}, el('th', {}, 'field'), ...runs.map((r) => el('th', {}, runLink(r.id))))),
-      el('tbody', {}, ...shown.map((row) => el('tr', { class: row.differs ? 'differs' : 'same', 'data-field': row.field },
-        el('td', {}, row.field), ...row.values.map((v) => el('td', { class: 'value' }, v === null ? '(missing)' : v)))))));
+    main.append(
+      el(
+        'table',
+        { class: 'compare' },
+        el('thead', {}, el('tr', {}, el('th', {}, 'field'), ...runs.map((r) => el('th', {}, runLink(r.id))))),
+        el(
+          'tbody',
+          {},
+          ...shown.map((row) =>
+            el(
+              'tr',
+              { class: row.differs ? 'differs' : 'same', 'data-field': row.field },
+              el('td', {}, row.field),
+              ...row.values.map((v) => el('td', { class: 'value' }, v === null ? '(missing)' : v)),
+            ),
+          ),
+        ),
+      ),
+    );
   }
   main.append(el('h2', {}, 'Metric curves by step'));
   const keys = [...new Set(docs.flatMap((d) => Object.keys(d.history)))].sort();
@@ -44,5 +69,13 @@ export async function comparePage(): Promise<void> {
   }
   const charts = el('div', { class: 'charts' });
   main.append(charts);
-  for (const k of keys) await embed(charts, curveSpec(k, docs.filter((d) => k in d.history).map((d) => ({ run: d.run.id, points: d.history[k] }))), k);
+  for (const k of keys)
+    await embed(
+      charts,
+      curveSpec(
+        k,
+        docs.filter((d) => k in d.history).map((d) => ({ run: d.run.id, points: d.history[k] })),
+      ),
+      k,
+    );
 }

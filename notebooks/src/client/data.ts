@@ -21,6 +21,7 @@ export function resolveId(index: RunsIndex, idOrPrefix: string): string {
   if (!/^[0-9a-f]{1,64}$/.test(p)) throw new Error(`'${idOrPrefix}' is not a run id (run ids are hexadecimal, e.g. 3f9a1c2b7d01)`);
   const ids = index.runs.map((r) => r.id).filter((id) => id.startsWith(p));
   if (ids.length === 0) throw new Error(`no run with id '${idOrPrefix}' in ${index.store}`);
-  if (ids.length > 1 && !ids.includes(p)) throw new Error(`run id prefix '${idOrPrefix}' is ambiguous (${ids.slice(0, 3).join(', ')}, ...); give more characters`);
+  if (ids.length > 1 && !ids.includes(p))
+    throw new Error(`run id prefix '${idOrPrefix}' is ambiguous (${ids.slice(0, 3).join(', ')}, ...); give more characters`);
   return ids.includes(p) ? p : ids[0];
 }

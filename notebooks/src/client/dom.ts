@@ -1,7 +1,11 @@
 /** Small DOM helpers. Text always goes in as text (textContent), never as HTML. */
 type Child = Node | string | null | undefined | false;
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
@@ -13,10 +17,17 @@ export function link(href: string, text: string): HTMLAnchorElement {
 }
 
 /** A table with a header row; each cell is text or a node. */
-export function table(header: readonly string[], rows: readonly (readonly Child[])[], attrs: Record<string, string> = {}): HTMLTableElement {
-  return el('table', attrs,
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly Child[])[],
+  attrs: Record<string, string> = {},
+): HTMLTableElement {
+  return el(
+    'table',
+    attrs,
     el('thead', {}, el('tr', {}, ...header.map((h) => el('th', {}, h)))),
-    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))));
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))),
+  );
 }
 
 /** Two-column key/value table (values in monospace). */

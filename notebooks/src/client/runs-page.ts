@@ -13,18 +13,26 @@ interface Query {
 
 function readQuery(): Query {
   const q = new URLSearchParams(location.search);
-  return { experiment: q.get('experiment') ?? '', status: q.get('status') ?? '', parent: q.get('parent') ?? '', where: q.get('where') ?? '', columns: q.get('columns') ?? '' };
+  return {
+    experiment: q.get('experiment') ?? '',
+    status: q.get('status') ?? '',
+    parent: q.get('parent') ?? '',
+    where: q.get('where') ?? '',
+    columns: q.get('columns') ?? '',
+  };
 }
 
 /** The runs `rred runs list` would print for the same options (the filter is @rred/results-store's own). */
 function selectRuns(index: RunsIndex, q: Query): RunSummary[] {
   const filter = q.where.trim() ? parseFilter(q.where) : null;
   const parent = q.parent.trim() ? resolveId(index, q.parent) : null;
-  return index.runs.filter((r) =>
-    (!q.experiment || r.experiment === q.experiment) &&
-    (!q.status || r.status === q.status) &&
-    (!parent || r.parentRunId === parent) &&
-    (!filter || evaluateFilter(filter, r)));
+  return index.runs.filter(
+    (r) =>
+      (!q.experiment || r.experiment === q.experiment) &&
+      (!q.status || r.status === q.status) &&
+      (!parent || r.parentRunId === parent) &&
+      (!filter || evaluateFilter(filter, r)),
+  );
 }
 
 function columnText(run: RunSummary, field: string): string {
@@ -38,11 +46,16 @@ function columnText(run: RunSummary, field: string): string {
 }
 
 function select(name: string, label: string, options: readonly string[], value: string): HTMLLabelElement {
-  const s = el('select', { name }, el('option', { value: '' }, '(any)'), ...options.map((o) => {
-    const opt = el('option', { value: o }, o);
-    if (o === value) opt.selected = true;
-    return opt;
-  }));
+  const s = el(
+    'select',
+    { name },
+    el('option', { value: '' }, '(any)'),
+    ...options.map((o) => {
+      const opt = el('option', { value: o }, o);
+      if (o === value) opt.selected = true;
+      return opt;
+    }),
+  );
   return el('label', {}, label, s);
 }
 
@@ -56,22 +69,35 @@ export async function runsPage(): Promise<void> {
   const whereInput = el('input', { name: 'where', value: q.where, placeholder: 'params.lr > 1e-4 and metrics.acc >= 0.5' });
   const columnsInput = el('input', { name: 'columns', value: q.columns, placeholder: 'params.lr,metrics.acc' });
   const parentInput = el('input', { name: 'parent', value: q.parent, placeholder: 'sweep run id', size: '14' });
-  main.append(el('form', { class: 'filter', method: 'get', action: 'index.html' },
-    select('experiment', 'experiment', experiments, q.experiment),
-    select('status', 'status', RUN_STATUSES, q.status),
-    el('label', {}, 'parent', parentInput),
-    el('label', {}, 'where (the filter language of rred runs list)', whereInput),
-    el('label', {}, 'columns', columnsInput),
-    el('button', { type: 'submit' }, 'Apply')));
-  main.append(el('p', { class: 'muted' },
-    'Filter fields: params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; ',
-    'operators = != < <= > >=; and / or; parentheses; text in quotes. Select runs to compare them.'));
+  main.append(
+    el(
+      'form',
+      { class: 'filter', method: 'get', action: 'index.html' },
+      select('experiment', 'experiment', experiments, q.experiment),
+      select('status', 'status', RUN_STATUSES, q.status),
+      el('label', {}, 'parent', parentInput),
+      el('label', {}, 'where (the filter language of rred runs list)', whereInput),
+      el('label', {}, 'columns', columnsInput),
+      el('button', { type: 'submit' }, 'Apply'),
+    ),
+  );
+  main.append(
+    el(
+      'p',
+      { class: 'muted' },
+      'Filter fields: params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; ',
+      'operators = != < <= > >=; and / or; parentheses; text in quotes. Select runs to compare them.',
+    ),
+  );
 
   let runs: RunSummary[];
   let extra: string[];
   try {
     runs = selectRuns(index, q);
-    extra = q.columns.split(',').map((c) => c.trim()).filter(Boolean);
+    extra = q.columns
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
     for (const r of runs.slice(0, 1)) extra.forEach((c) => columnText(r, c));
   } catch (err) {
     main.append(el('p', { class: 'error', role: 'alert' }, (err as Error).message));
@@ -92,7 +118,17 @@ export async function runsPage(): Promise<void> {
   const rows = runs.map((r) => {
     const pick = el('input', { type: 'checkbox', class: 'pick', value: r.id, 'aria-label': `select ${r.id}` });
     pick.addEventListener('change', updateCompare);
-    return [pick, runLink(r.id), r.experiment, r.name, r.status, utcTime(r.startTime), elapsed(r.startTime, r.endTime), r.parentRunId ? runLink(r.parentRunId) : '', ...extra.map((c) => columnText(r, c))];
+    return [
+      pick,
+      runLink(r.id),
+      r.experiment,
+      r.name,
+      r.status,
+      utcTime(r.startTime),
+      elapsed(r.startTime, r.endTime),
+      r.parentRunId ? runLink(r.parentRunId) : '',
+      ...extra.map((c) => columnText(r, c)),
+    ];
   });
   main.append(table(header, rows, { class: 'runs' }));
   updateCompare();

@@ -2,4 +2,8 @@
 interface VegaEmbedResult {
   finalize(): void;
 }
-declare function vegaEmbed(el: HTMLElement, spec: object, opts?: { renderer?: 'svg' | 'canvas'; actions?: boolean }): Promise<VegaEmbedResult>;
+declare function vegaEmbed(
+  el: HTMLElement,
+  spec: object,
+  opts?: { renderer?: 'svg' | 'canvas'; actions?: boolean },
+): Promise<VegaEmbedResult>;

@@ -7,8 +7,17 @@ import { runCli } from './cli';
 
 const CONTEXT: RunContext = {
   git: { commit: 'c0ffee', dirty: false, diffSha256: null, untrackedFiles: 0 },
-  argv: ['node', 'x'], cwd: '/', node: 'v20', platform: 'linux', arch: 'x64', cpus: 2, packages: {}, lockfileSha256: null,
-  backend: 'cpu', openblasThreads: null, threadEnv: { OPENBLAS_NUM_THREADS: null, OMP_NUM_THREADS: null },
+  argv: ['node', 'x'],
+  cwd: '/',
+  node: 'v20',
+  platform: 'linux',
+  arch: 'x64',
+  cpus: 2,
+  packages: {},
+  lockfileSha256: null,
+  backend: 'cpu',
+  openblasThreads: null,
+  threadEnv: { OPENBLAS_NUM_THREADS: null, OMP_NUM_THREADS: null },
 };
 
 /** A store with three runs of `exp` (lr 1e-3 FINISHED acc .7, lr 1e-5 FINISHED acc .3, lr 1e-3 FAILED) and one of `other`. */
@@ -43,10 +52,22 @@ describe('rred', () => {
   it('lists runs filtered by experiment, status and a where-expression', async () => {
     const all = await cli(['runs', 'list', ...s]);
     for (const id of ids) expect(all).toContain(id);
-    const filtered = await cli(['runs', 'list', ...s, '--experiment', 'exp', '--status', 'FINISHED', '--where', 'params.lr > 1e-4 and metrics.acc >= 0.5']);
+    const filtered = await cli([
+      'runs',
+      'list',
+      ...s,
+      '--experiment',
+      'exp',
+      '--status',
+      'FINISHED',
+      '--where',
+      'params.lr > 1e-4 and metrics.acc >= 0.5',
+    ]);
     expect(filtered).toContain(ids[0]);
     for (const id of ids.slice(1)) expect(filtered).not.toContain(id);
-    expect(await cli(['runs', 'list', '--where', "status = 'FAILED'", '--columns', 'params.lr,metrics.loss'], { RRED_STORE: file })).toMatch(new RegExp(`${ids[2]}.*0\\.001 +NaN`));
+    expect(
+      await cli(['runs', 'list', '--where', "status = 'FAILED'", '--columns', 'params.lr,metrics.loss'], { RRED_STORE: file }),
+    ).toMatch(new RegExp(`${ids[2]}.*0\\.001 +NaN`));
     expect(await cli(['runs', 'list', ...s, '--where', 'metrics.acc > 5'])).toBe('no runs match\n');
   });
 
@@ -67,7 +88,10 @@ describe('rred', () => {
     expect(row.startsWith(`${ids[0]},exp,`)).toBe(true);
     expect(row).toContain(',NaN,');
     expect(row.endsWith(',"a,""quoted"""')).toBe(true);
-    const json = JSON.parse(await cli(['runs', 'export', ids[1], '--format', 'json', ...s])) as { id: string; metricHistory: Record<string, { step: number; value: unknown }[]> }[];
+    const json = JSON.parse(await cli(['runs', 'export', ids[1], '--format', 'json', ...s])) as {
+      id: string;
+      metricHistory: Record<string, { step: number; value: unknown }[]>;
+    }[];
     expect(json.map((r) => r.id)).toEqual([ids[1]]);
     expect(json[0].metricHistory.acc.map((p) => p.value)).toEqual([0.15, 0.3]);
     expect(json[0].metricHistory.loss[0].value).toBe('NaN');
@@ -89,7 +113,10 @@ describe('rred', () => {
     for (let page = 1; page * 4096 < size; page++) fs.writeSync(fd, Buffer.alloc(16, 0xff), 0, 16, page * 4096);
     fs.closeSync(fd);
     let out = '';
-    const err = await runCli(['db', 'check', '--store', damaged], { out: (t) => (out += t), env: {} }).then(() => null, (e: unknown) => e);
+    const err = await runCli(['db', 'check', '--store', damaged], { out: (t) => (out += t), env: {} }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UserError);
     expect((err as UserError).exitCode).toBe(1);
     expect((err as Error).message).toMatch(/failed the integrity check/);
@@ -101,7 +128,10 @@ describe('rred', () => {
 
   it('answers bad input with one-line UserErrors', async () => {
     const cases: [string[], RegExp][] = [
-      [['runs', 'list', ...s, '--bogus'], /^rred runs list: unknown flag --bogus \(valid: --experiment, --parent, --status, --where, --columns, --store, --help\)$/],
+      [
+        ['runs', 'list', ...s, '--bogus'],
+        /^rred runs list: unknown flag --bogus \(valid: --experiment, --parent, --status, --where, --columns, --store, --help\)$/,
+      ],
       [['runs', 'list', ...s, ...s], /--store given twice/],
       [['runs', 'list', '--store', ''], /--store: got '', expected a file path/],
       [['runs', 'export', ids[0], ...s, '--format', 'csv', '--out='], /--out: got '', expected a file path/],
@@ -118,7 +148,10 @@ describe('rred', () => {
       [['runs', 'list', '--store', `${file}.missing`], /no results store at .*missing/],
     ];
     for (const [argv, pattern] of cases) {
-      const err = await cli(argv).then(() => null, (e: unknown) => e);
+      const err = await cli(argv).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(UserError);
       expect((err as Error).message).toMatch(pattern);
       expect((err as Error).message).not.toContain('\n');

@@ -41,7 +41,10 @@ export async function runCli(argv: string[], ctx: CliContext, commands: Command[
     .sort((a, b) => b.name.length - a.name.length);
   const command = matches[0];
   if (!command) {
-    const words = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+    const words = argv
+      .filter((a) => !a.startsWith('-'))
+      .slice(0, 2)
+      .join(' ');
     const group = commands.filter((c) => c.name.startsWith(`${argv[0]} `)).map((c) => `'${c.name}'`);
     const hint = group.length ? `; did you mean one of ${group.join(', ')}?` : "; 'rred --help' lists the commands";
     throw new UserError(`unknown command '${words}'${hint}`);

@@ -42,7 +42,9 @@ export function expectPositionals(args: ParsedArgs, command: string, min: number
   const n = args.positionals.length;
   if (n < min || n > max) {
     const wanted = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
-    throw new UserError(`${command}: expected ${wanted} argument${max === 1 ? '' : 's'} (${what}), got ${n}${n ? `: ${args.positionals.join(' ')}` : ''}`);
+    throw new UserError(
+      `${command}: expected ${wanted} argument${max === 1 ? '' : 's'} (${what}), got ${n}${n ? `: ${args.positionals.join(' ')}` : ''}`,
+    );
   }
   return args.positionals;
 }

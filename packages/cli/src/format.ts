@@ -2,7 +2,10 @@ import { formatFloat } from '@rred/results-store';
 
 export function isoTime(ms: number | null): string {
   if (ms === null) return '';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 export function duration(startMs: number, endMs: number | null): string {

@@ -11,20 +11,33 @@ const flags = {
   format: { type: 'string', value: 'csv|json', description: 'output format' },
   all: { type: 'boolean', description: 'show everything' },
 } as const;
-const spec: CommandSpec<typeof flags> = { name: 'cmd', usage: 'npx cmd', summary: 'a test command', flags, positionals: { usage: '[id...]', min: 0, max: 3 } };
+const spec: CommandSpec<typeof flags> = {
+  name: 'cmd',
+  usage: 'npx cmd',
+  summary: 'a test command',
+  flags,
+  positionals: { usage: '[id...]', min: 0, max: 3 },
+};
 
 const schema = z
   .object({
     seed: z.number().int().default(1).describe('seed of every draw'),
     problems: z.number().default(3).describe('how many problems'),
-    mc: z.object({ samplesPerExitPoint: z.number().default(20).describe('MC samples') }).strict().default({}),
+    mc: z
+      .object({ samplesPerExitPoint: z.number().default(20).describe('MC samples') })
+      .strict()
+      .default({}),
     seg: z.discriminatedUnion('strategy', [
       z.object({ strategy: z.literal('a'), k: z.number() }).strict(),
       z.object({ strategy: z.literal('b'), len: z.number() }).strict(),
     ]),
   })
   .strict();
-const withConfig: CommandSpec<typeof flags> = { ...spec, positionals: undefined, config: { keys: configKeyDocs(schema), aliases: { n: 'problems' } } };
+const withConfig: CommandSpec<typeof flags> = {
+  ...spec,
+  positionals: undefined,
+  config: { keys: configKeyDocs(schema), aliases: { n: 'problems' } },
+};
 
 function errorOf(fn: () => unknown): Error {
   try {
@@ -61,11 +74,15 @@ describe('parseCommandLine', () => {
     expect(errorOf(() => parseCommandLine(['--store', 'a', '--store', 'b'], spec)).message).toBe('cmd: --store given twice; give it once');
     expect(errorOf(() => parseCommandLine(['--store=a', '--store', 'b'], spec)).message).toMatch(/given twice/);
     expect(errorOf(() => parseCommandLine(['--all', '--all'], spec)).message).toMatch(/--all given twice/);
-    expect(errorOf(() => parseCommandLine(['--n', '1', '--problems', '2'], withConfig)).message).toBe('cmd: --problems given twice (also as --n); give it once');
+    expect(errorOf(() => parseCommandLine(['--n', '1', '--problems', '2'], withConfig)).message).toBe(
+      'cmd: --problems given twice (also as --n); give it once',
+    );
   });
 
   it('rejects missing values, values on booleans and stray arguments', () => {
-    expect(errorOf(() => parseCommandLine(['--format'], spec)).message).toBe('cmd: --format needs a value (--format csv|json or --format=csv|json)');
+    expect(errorOf(() => parseCommandLine(['--format'], spec)).message).toBe(
+      'cmd: --format needs a value (--format csv|json or --format=csv|json)',
+    );
     expect(errorOf(() => parseCommandLine(['--store', '--all'], spec)).message).toMatch(/--store needs a value/);
     expect(errorOf(() => parseCommandLine(['--all=1'], spec)).message).toBe("cmd: --all takes no value, got '1'");
     expect(errorOf(() => parseCommandLine(['a', 'b', 'c', 'd'], spec)).message).toMatch(/unexpected argument 'd'; expected \[id\.\.\.\]/);
@@ -79,19 +96,38 @@ describe('parseCommandLine', () => {
   });
 
   it('reads config overrides in both forms, as JSON when they parse, keeping the text as written', () => {
-    const a = parseCommandLine(['--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--seed=-3', '--mc', '{"samplesPerExitPoint":2}'], withConfig);
-    expect(a.overrides).toEqual({ problems: 10, 'mc.samplesPerExitPoint': 5, 'seg.strategy': 'b', seed: -3, mc: { samplesPerExitPoint: 2 } });
-    expect(a.written).toEqual({ problems: '10', 'mc.samplesPerExitPoint': '5', 'seg.strategy': 'b', seed: '-3', mc: '{"samplesPerExitPoint":2}' });
+    const a = parseCommandLine(
+      ['--n', '10', '--mc.samplesPerExitPoint=5', '--seg.strategy', 'b', '--seed=-3', '--mc', '{"samplesPerExitPoint":2}'],
+      withConfig,
+    );
+    expect(a.overrides).toEqual({
+      problems: 10,
+      'mc.samplesPerExitPoint': 5,
+      'seg.strategy': 'b',
+      seed: -3,
+      mc: { samplesPerExitPoint: 2 },
+    });
+    expect(a.written).toEqual({
+      problems: '10',
+      'mc.samplesPerExitPoint': '5',
+      'seg.strategy': 'b',
+      seed: '-3',
+      mc: '{"samplesPerExitPoint":2}',
+    });
     expect(parseCommandLine(['--seed', ''], withConfig).overrides).toEqual({ seed: '' });
   });
 
   it('refuses an override that overflows to Infinity, showing it as written (issue 15 #22)', () => {
-    expect(errorOf(() => parseCommandLine(['--seed', '1e999'], withConfig)).message).toBe('cmd: --seed: got 1e999, expected a finite number');
+    expect(errorOf(() => parseCommandLine(['--seed', '1e999'], withConfig)).message).toBe(
+      'cmd: --seed: got 1e999, expected a finite number',
+    );
   });
 
   it('rejects an unknown config path listing the valid ones, aliases included', () => {
     const e = errorOf(() => parseCommandLine(['--mc.samples', '5'], withConfig));
-    expect(e.message).toMatch(/^cmd: unknown flag --mc\.samples \(valid: --store, --out, --format, --all, --help, --seed, --problems \(--n\), --mc, --mc\.samplesPerExitPoint, --seg, --seg\.strategy, --seg\.k, --seg\.len\)$/);
+    expect(e.message).toMatch(
+      /^cmd: unknown flag --mc\.samples \(valid: --store, --out, --format, --all, --help, --seed, --problems \(--n\), --mc, --mc\.samplesPerExitPoint, --seg, --seg\.strategy, --seg\.k, --seg\.len\)$/,
+    );
   });
 
   it('--help anywhere before -- wins over every other error and carries the help text', () => {

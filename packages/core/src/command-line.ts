@@ -27,10 +27,22 @@ export interface FlagSpec {
 }
 
 /** The `--store` flag of every command that reads or writes the results store (resolveStorePath in @rred/results-store). */
-export const STORE_FLAG: FlagSpec = { type: 'string', value: 'FILE', path: true, description: 'results store file', default: '$RRED_STORE, else results/store.sqlite at the repository root' };
+export const STORE_FLAG: FlagSpec = {
+  type: 'string',
+  value: 'FILE',
+  path: true,
+  description: 'results store file',
+  default: '$RRED_STORE, else results/store.sqlite at the repository root',
+};
 
 /** The `--config FILE` flag of a command whose config defaults to its schema's defaults (see loadCommandConfig). */
-export const CONFIG_FLAG: FlagSpec = { type: 'string', value: 'FILE', path: true, description: 'JSON config object (the config flags below override its fields)', default: 'the schema defaults' };
+export const CONFIG_FLAG: FlagSpec = {
+  type: 'string',
+  value: 'FILE',
+  path: true,
+  description: 'JSON config object (the config flags below override its fields)',
+  default: 'the schema defaults',
+};
 
 /** One dotted config path a command accepts as `--path value`, documented from its schema. */
 export interface ConfigKeyDoc {
@@ -104,7 +116,7 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
       throw new UserError(`${command}: unknown option '${token.rawName}'; options are spelled --name (valid: ${valid()})`);
     }
     const flag = Object.prototype.hasOwnProperty.call(spec.flags, token.name) ? spec.flags[token.name] : undefined;
-    const configPath = flag ? undefined : aliases[token.name] ?? (configPaths.has(token.name) ? token.name : undefined);
+    const configPath = flag ? undefined : (aliases[token.name] ?? (configPaths.has(token.name) ? token.name : undefined));
     if (!flag && configPath === undefined) throw new UserError(`${command}: unknown flag --${token.name} (valid: ${valid()})`);
     const key = configPath ?? token.name;
     const shown = `--${token.name}`;
@@ -124,7 +136,8 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
       throw new UserError(`${command}: ${shown} needs a value (${shown} ${placeholder} or ${shown}=${placeholder})`);
     }
     if (flag) {
-      if (flag.path && text.trim() === '') throw new UserError(`${command}: ${shown}: got '${text}', expected a ${flag.value === 'DIR' ? 'directory' : 'file'} path`);
+      if (flag.path && text.trim() === '')
+        throw new UserError(`${command}: ${shown}: got '${text}', expected a ${flag.value === 'DIR' ? 'directory' : 'file'} path`);
       flags[token.name] = flag.path ? resolveUserPath(text) : text;
     } else {
       out.overrides[key] = parseOverrideValue(text, `${command}: ${shown}`);
@@ -134,8 +147,13 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
   const p = spec.positionals ?? { usage: '', min: 0, max: 0 };
   const n = out.positionals.length;
   if (n > p.max) {
-    const extra = out.positionals.slice(p.max).map((a) => `'${a}'`).join(' ');
-    throw new UserError(`${command}: unexpected argument ${extra}; ${p.max === 0 ? 'this command takes only flags' : `expected ${p.usage}`} (valid flags: ${validFlags(spec)})`);
+    const extra = out.positionals
+      .slice(p.max)
+      .map((a) => `'${a}'`)
+      .join(' ');
+    throw new UserError(
+      `${command}: unexpected argument ${extra}; ${p.max === 0 ? 'this command takes only flags' : `expected ${p.usage}`} (valid flags: ${validFlags(spec)})`,
+    );
   }
   if (n < p.min) throw new UserError(`${command}: missing ${p.usage}${p.description ? ` (${p.description})` : ''}`);
   return out;

@@ -19,7 +19,10 @@ export function configKeyDocs(schema: z.ZodTypeAny, prefix = ''): ConfigKeyDoc[]
     const out = new Map<string, ConfigKeyDoc>(self(true).map((d) => [d.path, d]));
     const discriminator = prefix ? `${prefix}.${inner.discriminator}` : inner.discriminator;
     const values = [...inner.optionsMap.keys()].map((v) => JSON.stringify(v)).join(', ');
-    out.set(discriminator, { path: discriminator, description: `Which variant: one of ${values}; the keys below belong to one variant or another.` });
+    out.set(discriminator, {
+      path: discriminator,
+      description: `Which variant: one of ${values}; the keys below belong to one variant or another.`,
+    });
     for (const option of inner.options as z.ZodTypeAny[]) {
       for (const d of configKeyDocs(option, prefix)) if (!out.has(d.path)) out.set(d.path, d);
     }

@@ -66,7 +66,9 @@ describe('seedSchema', () => {
     expect(parseConfig(s, { seed: 0 }, 'c')).toEqual({ seed: 0 });
     expect(parseConfig(s, { seed: 4294967295 }, 'c')).toEqual({ seed: 4294967295 });
     for (const bad of [4294967296, 4294967297, -1, -4294967295, 1.5]) {
-      expect(() => parseConfig(s, { seed: bad }, 'c')).toThrow(new RegExp(`^invalid config \\(c\\): seed: got ${bad}, expected an integer seed in \\[0, 2\\^32\\)`));
+      expect(() => parseConfig(s, { seed: bad }, 'c')).toThrow(
+        new RegExp(`^invalid config \\(c\\): seed: got ${bad}, expected an integer seed in \\[0, 2\\^32\\)`),
+      );
     }
   });
 });

@@ -10,7 +10,12 @@ import { UserError } from './errors';
  * A cross-field check (a `superRefine` issue whose message does not start with "expected") names its
  * values itself and is reported at the object it checks, e.g. `grpo: epsilonHigh (0.1) must be ≥ epsilon (0.2)`.
  */
-export function parseConfig<S extends z.ZodTypeAny>(schema: S, input: unknown, source: string, written: Record<string, string> = {}): z.infer<S> {
+export function parseConfig<S extends z.ZodTypeAny>(
+  schema: S,
+  input: unknown,
+  source: string,
+  written: Record<string, string> = {},
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => describeIssue(issue, input, written));
@@ -23,7 +28,8 @@ function describeIssue(issue: z.ZodIssue, input: unknown, written: Record<string
     const where = issue.path.length ? `${path}.` : '';
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${where}${k}'`).join(', ')}: not an option here`;
   }
-  if (issue.code === 'custom' && !issue.message.startsWith('expected')) return issue.path.length ? `${path}: ${issue.message}` : issue.message;
+  if (issue.code === 'custom' && !issue.message.startsWith('expected'))
+    return issue.path.length ? `${path}: ${issue.message}` : issue.message;
   // command-line text is shown quoted, exactly as typed (1e999 stays 1e999, '' stays visible)
   // (an issue below an override that a preprocess reshaped, e.g. 'a,b' → ['a','b'], shows that override's text)
   const value = valueAt(input, issue.path);
@@ -68,7 +74,14 @@ function expectation(issue: z.ZodIssue): string {
 }
 
 function article(type: string): string {
-  const names: Record<string, string> = { integer: 'an integer', object: 'an object', array: 'an array', number: 'a number', string: 'a string', boolean: 'true or false' };
+  const names: Record<string, string> = {
+    integer: 'an integer',
+    object: 'an object',
+    array: 'an array',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'true or false',
+  };
   return names[type] ?? `a ${type}`;
 }
 

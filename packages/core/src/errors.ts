@@ -4,7 +4,10 @@
  * with no stack trace.
  */
 export class UserError extends Error {
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
     this.name = 'UserError';
   }
@@ -35,7 +38,7 @@ export function runMain(main: () => Promise<void> | void): void {
         process.stderr.write(`error: ${err.message}\n`);
         process.exitCode = err.exitCode;
       } else {
-        process.stderr.write(`internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+        process.stderr.write(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
         process.exitCode = 1;
       }
     });

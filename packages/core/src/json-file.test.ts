@@ -30,15 +30,21 @@ describe('readJsonFile', () => {
   });
 
   it('refuses a key given twice, naming the key, its line and the file (issue 15 #26)', () => {
-    expect(messageOf('{\n  "mc": {"n": 1,\n "n": 2}\n}')).toBe("config file c.json: key 'mc.n' appears twice (line 3, column 2); give each key once");
+    expect(messageOf('{\n  "mc": {"n": 1,\n "n": 2}\n}')).toBe(
+      "config file c.json: key 'mc.n' appears twice (line 3, column 2); give each key once",
+    );
     // the same key in different objects is fine
     expect(parseJsonText('[{"a": 1}, {"a": 2}]', 's')).toEqual([{ a: 1 }, { a: 2 }]);
   });
 
   it('gives one line without the file text for a YAML file (issue 15 #26)', () => {
     const text = messageOf('seed: 3\nproblems: 4\n');
-    expect(text).toBe('config file c.json: not valid JSON at line 1, column 1: found "s", expected a value (object, array, string, number, true, false or null)');
-    expect(messageOf('{"a": 1,\n}')).toBe('config file c.json: not valid JSON at line 2, column 1: found "}", expected a key in double quotes');
+    expect(text).toBe(
+      'config file c.json: not valid JSON at line 1, column 1: found "s", expected a value (object, array, string, number, true, false or null)',
+    );
+    expect(messageOf('{"a": 1,\n}')).toBe(
+      'config file c.json: not valid JSON at line 2, column 1: found "}", expected a key in double quotes',
+    );
     expect(messageOf('{"a": "x\ny"}')).toMatch(/^[^\n]*control character inside a string/);
     expect(messageOf('')).toMatch(/found the end of the file/);
     expect(messageOf('{"a": 1} x')).toMatch(/expected the end of the file/);

@@ -16,7 +16,7 @@ export function readJsonFile(file: string, what = 'config file'): unknown {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code ?? (err as Error).message;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? (err as Error).message);
     throw new UserError(`${what} ${file}: cannot read (${why})`);
   }
   return parseJsonText(text.startsWith('\uFEFF') ? text.slice(1) : text, `${what} ${file}`);
@@ -55,7 +55,8 @@ class JsonChecker {
       this.depth--;
     } else if (c === '"') this.string();
     else if (c === '-' || (c >= '0' && c <= '9')) this.number(path);
-    else if (!['true', 'false', 'null'].some((w) => this.word(w))) this.fail('expected a value (object, array, string, number, true, false or null)');
+    else if (!['true', 'false', 'null'].some((w) => this.word(w)))
+      this.fail('expected a value (object, array, string, number, true, false or null)');
   }
 
   private object(path: string): void {
@@ -153,7 +154,12 @@ class JsonChecker {
   private fail(expected: string, at = this.pos): never {
     const c = this.text[at];
     // printable ASCII as itself, anything else (newline, BOM, ...) as an escape, so the line stays one line
-    const found = c === undefined ? 'the end of the file' : /^[\x20-\x7e]$/.test(c) ? JSON.stringify(c) : `"\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}"`;
+    const found =
+      c === undefined
+        ? 'the end of the file'
+        : /^[\x20-\x7e]$/.test(c)
+          ? JSON.stringify(c)
+          : `"\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}"`;
     throw new UserError(`${this.source}: not valid JSON at ${this.where(at)}: found ${found}, ${expected}`);
   }
 }

@@ -31,8 +31,10 @@ export class ProgressBar {
     const filled = Math.round(frac * width);
     const elapsed = (now - this.started) / 1000;
     const eta = this.done > 0 ? (elapsed / this.done) * (this.total - this.done) : NaN;
-    return `${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${this.total} ` +
-      `${formatSeconds(elapsed)} elapsed, ETA ${formatSeconds(eta)}${info ? ` | ${info}` : ''}`;
+    return (
+      `${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${this.total} ` +
+      `${formatSeconds(elapsed)} elapsed, ETA ${formatSeconds(eta)}${info ? ` | ${info}` : ''}`
+    );
   }
 }
 

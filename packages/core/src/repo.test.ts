@@ -23,7 +23,8 @@ describe('repository checkout', () => {
 
   it('detects a dirty tree and hashes the diff', () => {
     const dir = tempDir('git');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: dir, stdio: 'pipe' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: dir, stdio: 'pipe' });
     git('init', '-q');
     fs.mkdirSync(path.join(dir, 'sub'));
     fs.writeFileSync(path.join(dir, 'sub', 'a.txt'), 'one\n');

@@ -12,7 +12,8 @@ export class Rng {
 
   constructor(readonly seed: number) {
     // 32 bits of state enter the generator, so a seed outside [0, 2^32) would silently alias one inside
-    if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) throw new RangeError(`Rng seed must be an integer in [0, 2^32), got ${seed}`);
+    if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32)
+      throw new RangeError(`Rng seed must be an integer in [0, 2^32), got ${seed}`);
     let x = seed;
     const next = () => {
       x = (x + 0x9e3779b9) >>> 0;

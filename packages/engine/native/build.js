@@ -54,17 +54,26 @@ function localNodeDir() {
 // OpenBLAS (DYNAMIC_ARCH) picks kernels from the CPU model. On a CPU newer than the library it falls
 // back to SSE3 "Prescott" kernels, 5-10x slower; then record the best core type the CPU flags allow,
 // which the engine sets as OPENBLAS_CORETYPE before loading the addon.
-const LEGACY_CORES = /^(Prescott|Core2|Penryn|Dunnington|Nehalem|Atom|Katmai|Coppermine|Northwood|Banias|Athlon|Opteron|Barcelona|Bobcat|Generic|Unknown)$/i;
+const LEGACY_CORES =
+  /^(Prescott|Core2|Penryn|Dunnington|Nehalem|Atom|Katmai|Coppermine|Northwood|Banias|Athlon|Opteron|Barcelona|Bobcat|Generic|Unknown)$/i;
 
 function recordCoreType(releaseDir) {
   const hintFile = path.join(releaseDir, 'openblas-env.json');
   const env = { ...process.env };
   delete env.OPENBLAS_CORETYPE;
   const addon = path.join(releaseDir, 'rred_native.node');
-  const probe = spawnSync(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(addon)}).blasConfig())`], { env, encoding: 'utf8' });
+  const probe = spawnSync(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(addon)}).blasConfig())`], {
+    env,
+    encoding: 'utf8',
+  });
   // e.g. "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Prescott MAX_THREADS=64"
-  const detected = (probe.stdout || '').trim().split(/\s+/).slice(2)
-    .filter((w) => !/^(NO_|USE_|DYNAMIC_ARCH|MAX_THREADS|SMP)/.test(w)).pop() || '';
+  const detected =
+    (probe.stdout || '')
+      .trim()
+      .split(/\s+/)
+      .slice(2)
+      .filter((w) => !/^(NO_|USE_|DYNAMIC_ARCH|MAX_THREADS|SMP)/.test(w))
+      .pop() || '';
   if (!LEGACY_CORES.test(detected)) return;
   let flags = '';
   try {
@@ -73,9 +82,13 @@ function recordCoreType(releaseDir) {
     return;
   }
   const has = (f) => new RegExp(`\\b${f}\\b`).test(flags);
-  const core = ['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every(has) ? 'SkylakeX'
-    : has('avx2') && has('fma') ? 'Haswell'
-    : has('avx') ? 'Sandybridge' : null;
+  const core = ['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every(has)
+    ? 'SkylakeX'
+    : has('avx2') && has('fma')
+      ? 'Haswell'
+      : has('avx')
+        ? 'Sandybridge'
+        : null;
   if (core) fs.writeFileSync(hintFile, JSON.stringify({ OPENBLAS_CORETYPE: core, detected }) + '\n');
 }
 
@@ -89,7 +102,9 @@ function main() {
     fs.writeFileSync(aptLogFile, apt.output);
     const log = path.relative(process.cwd(), aptLogFile);
     if (!apt.ok) fail(`apt-get install ${plan.packages.join(' ')} failed, see ${log}`);
-    process.stderr.write(`engine: installed ${plan.packages.join(' ')} in ${Math.round((Date.now() - started) / 1000)} s (apt-get output in ${log})\n`);
+    process.stderr.write(
+      `engine: installed ${plan.packages.join(' ')} in ${Math.round((Date.now() - started) / 1000)} s (apt-get output in ${log})\n`,
+    );
     plan = planNative(probeSystem(), process.env);
     if (plan.action === 'install') fail(`apt-get installed ${plan.packages.join(' ')} but the build still cannot find them`);
   }

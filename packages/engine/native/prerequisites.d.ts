@@ -8,9 +8,7 @@ export interface Probes {
 }
 export type Prerequisite = 'openblas' | 'compiler' | 'make' | 'python3';
 export type NativePlan =
-  | { action: 'build' }
-  | { action: 'install'; packages: string[]; line: string }
-  | { action: 'skip' | 'slow' | 'stop'; line: string };
+  { action: 'build' } | { action: 'install'; packages: string[]; line: string } | { action: 'skip' | 'slow' | 'stop'; line: string };
 export function planNative(probes: Probes, env: Record<string, string | undefined>): NativePlan;
 export function buildFailurePlan(reason: string, env: Record<string, string | undefined>): { action: 'slow' | 'stop'; line: string };
 export function missingPrerequisites(probes: Probes): Prerequisite[];

@@ -39,11 +39,13 @@ function missingPrerequisites(probes) {
 }
 
 function describeMissing(missing, probes) {
-  return missing.map((m) => {
-    if (m === 'openblas') return !probes.openblas.include ? 'OpenBLAS header cblas.h' : 'libopenblas.so';
-    if (m === 'compiler') return !probes.commands.cc ? 'C compiler cc' : 'C++ compiler c++';
-    return m;
-  }).join(', ');
+  return missing
+    .map((m) => {
+      if (m === 'openblas') return !probes.openblas.include ? 'OpenBLAS header cblas.h' : 'libopenblas.so';
+      if (m === 'compiler') return !probes.commands.cc ? 'C compiler cc' : 'C++ compiler c++';
+      return m;
+    })
+    .join(', ');
 }
 
 /** The one command a user without the rights to install runs, or null when none can be named. */
@@ -90,7 +92,10 @@ function planNative(probes, env) {
     };
   }
   if (env.RRED_ALLOW_SLOW === '1') {
-    return { action: 'slow', line: `engine: native kernels not built (not found: ${what}); RRED_ALLOW_SLOW=1, so continuing on plain wasm (${SLOWDOWN})` };
+    return {
+      action: 'slow',
+      line: `engine: native kernels not built (not found: ${what}); RRED_ALLOW_SLOW=1, so continuing on plain wasm (${SLOWDOWN})`,
+    };
   }
   const command = manualCommand(missing, probes);
   const how = command
@@ -105,9 +110,15 @@ function planNative(probes, env) {
 /** One line for a build that had its prerequisites but failed; exit 1 unless RRED_ALLOW_SLOW=1. */
 function buildFailurePlan(reason, env) {
   if (env.RRED_ALLOW_SLOW === '1') {
-    return { action: 'slow', line: `engine: native kernels not built (${reason}); RRED_ALLOW_SLOW=1, so continuing on plain wasm (${SLOWDOWN})` };
+    return {
+      action: 'slow',
+      line: `engine: native kernels not built (${reason}); RRED_ALLOW_SLOW=1, so continuing on plain wasm (${SLOWDOWN})`,
+    };
   }
-  return { action: 'stop', line: `engine: native kernels not built (${reason}); fix that and re-run npm ci, or RRED_ALLOW_SLOW=1 npm ci to continue on plain wasm (${SLOWDOWN})` };
+  return {
+    action: 'stop',
+    line: `engine: native kernels not built (${reason}); fix that and re-run npm ci, or RRED_ALLOW_SLOW=1 npm ci to continue on plain wasm (${SLOWDOWN})`,
+  };
 }
 
 function hasCommand(cmd, args = ['--version']) {

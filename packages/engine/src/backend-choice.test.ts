@@ -1,5 +1,14 @@
 import { UserError } from '@rred/core';
-import { BACKEND_ORDER, type Attempt, type BackendName, candidatesFor, chooseBackend, engineLine, parseBackendName, parseThreadCount } from './backend-choice';
+import {
+  BACKEND_ORDER,
+  type Attempt,
+  type BackendName,
+  candidatesFor,
+  chooseBackend,
+  engineLine,
+  parseBackendName,
+  parseThreadCount,
+} from './backend-choice';
 
 function attempts(outcomes: Partial<Record<BackendName, string | true>>, calls: string[]): Record<BackendName, Attempt> {
   const out = {} as Record<BackendName, Attempt>;

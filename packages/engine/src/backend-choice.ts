@@ -35,15 +35,23 @@ interface Choice {
 }
 
 /** Tries the candidates in order; throws a UserError if none loads. */
-export async function chooseBackend(candidates: BackendName[], attempts: Record<BackendName, Attempt>, requested?: BackendName): Promise<Choice> {
+export async function chooseBackend(
+  candidates: BackendName[],
+  attempts: Record<BackendName, Attempt>,
+  requested?: BackendName,
+): Promise<Choice> {
   const reasonsSkipped: Partial<Record<BackendName, string>> = {};
   for (const name of candidates) {
     const result = await attempts[name]();
     if (result.ok) return { backend: name, reasonsSkipped };
     reasonsSkipped[name] = result.reason;
   }
-  const why = Object.entries(reasonsSkipped).map(([k, v]) => `${k}: ${v}`).join('; ');
-  throw new UserError(requested ? `RRED_BACKEND=${requested} could not be used (${why})` : `no TensorFlow.js backend could be loaded (${why})`);
+  const why = Object.entries(reasonsSkipped)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('; ');
+  throw new UserError(
+    requested ? `RRED_BACKEND=${requested} could not be used (${why})` : `no TensorFlow.js backend could be loaded (${why})`,
+  );
 }
 
 /** The one line the engine logs, e.g. `engine: wasm+native (tfjs-node-gpu: not installed; tfjs-node: not installed)`. */
@@ -51,7 +59,8 @@ export function engineLine(choice: Choice, detail?: string): string {
   const skipped = Object.entries(choice.reasonsSkipped).map(([k, v]) => `${k}: ${v}`);
   let line = `engine: ${choice.backend}${skipped.length ? ` (${skipped.join('; ')})` : ''}${detail ? `, ${detail}` : ''}`;
   if (choice.backend !== 'wasm+native' && choice.reasonsSkipped['wasm+native']) {
-    line += ` — warning: native kernels unavailable, falling back to plain ${choice.backend}` +
+    line +=
+      ` — warning: native kernels unavailable, falling back to plain ${choice.backend}` +
       (choice.backend === 'wasm' ? ' (~9x slower; install libopenblas-dev and re-run npm ci, see the README quick start)' : '');
   }
   return line;

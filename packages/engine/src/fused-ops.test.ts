@@ -1,7 +1,15 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
 import { adamwStep, gelu, geluComposite, layerNorm, layerNormComposite } from './fused-ops';
-import { elementwiseMismatch, normwiseError, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from './kernel-compare';
+import {
+  elementwiseMismatch,
+  normwiseError,
+  randomNormal,
+  describeNative,
+  requireNativeKernels,
+  runBoth,
+  runNative,
+} from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
 describeNative('fused gelu and layerNorm', () => {
@@ -39,7 +47,12 @@ describeNative('fused gelu and layerNorm', () => {
   });
 
   it('layerNorm: the fused kernel equals the tfjs composite, values and all three gradients', () => {
-    for (const shape of [[3, 5, 7], [1, 1], [300, 128], [6, 33]]) {
+    for (const shape of [
+      [3, 5, 7],
+      [1, 1],
+      [300, 128],
+      [6, 33],
+    ]) {
       const C = shape[shape.length - 1];
       const x = tf.add(randomNormal(rng, shape, 3), 1.5);
       const g = randomNormal(rng, [C]);
@@ -48,7 +61,10 @@ describeNative('fused gelu and layerNorm', () => {
       const loss = (f: typeof layerNorm) => (xx: tf.Tensor, gg: tf.Tensor, bb: tf.Tensor) =>
         tf.sum(tf.mul(f(xx, gg as tf.Tensor1D, bb as tf.Tensor1D), w)) as tf.Scalar;
       const fused = runNative(set, () => [layerNorm(x, g as tf.Tensor1D, b as tf.Tensor1D), ...tf.grads(loss(layerNorm))([x, g, b])]);
-      const comp = runNative(set, () => [layerNormComposite(x, g as tf.Tensor1D, b as tf.Tensor1D), ...tf.grads(loss(layerNormComposite))([x, g, b])]);
+      const comp = runNative(set, () => [
+        layerNormComposite(x, g as tf.Tensor1D, b as tf.Tensor1D),
+        ...tf.grads(loss(layerNormComposite))([x, g, b]),
+      ]);
       expect(fused[0].shape).toEqual(shape);
       expect(normwiseError(fused[0].values, comp[0].values)).toBeLessThan(1e-5);
       for (let i = 1; i < 4; i++) {
@@ -71,12 +87,17 @@ describeNative('fused gelu and layerNorm', () => {
 
   it('rejects gamma/beta that do not match the last axis', () => {
     const x = tf.ones([2, 4]);
-    expect(() => layerNorm(x, tf.ones([3]) as tf.Tensor1D, tf.zeros([4]) as tf.Tensor1D)).toThrow('layerNorm: x [2,4] needs gamma and beta of shape [4], got [3] and [4]');
+    expect(() => layerNorm(x, tf.ones([3]) as tf.Tensor1D, tf.zeros([4]) as tf.Tensor1D)).toThrow(
+      'layerNorm: x [2,4] needs gamma and beta of shape [4], got [3] and [4]',
+    );
     x.dispose();
   });
 
   it('propagates NaN through both fused kernels', () => {
-    const x = tf.tensor2d([[NaN, 1, 2], [0, 1, 2]]);
+    const x = tf.tensor2d([
+      [NaN, 1, 2],
+      [0, 1, 2],
+    ]);
     const [gy, ly] = runNative(set, () => [gelu(x), layerNorm(x, tf.ones([3]) as tf.Tensor1D, tf.zeros([3]) as tf.Tensor1D)]);
     expect(Number.isNaN(gy.values[0])).toBe(true);
     expect(Array.from(ly.values.slice(0, 3)).every(Number.isNaN)).toBe(true);
@@ -98,7 +119,9 @@ describeNative('fused gelu and layerNorm', () => {
       });
       native.forEach((r, i) => expect(normwiseError(r.values, stock[i].values)).toBeLessThan(1e-6));
     }
-    expect(() => adamwStep(p, tf.zeros([3]), m, v, { lr: 1, beta1: 0.9, beta2: 0.9, epsilon: 1e-8, weightDecay: 0, step: 1 })).toThrow(/grad has shape \[3\]/);
+    expect(() => adamwStep(p, tf.zeros([3]), m, v, { lr: 1, beta1: 0.9, beta2: 0.9, epsilon: 1e-8, weightDecay: 0, step: 1 })).toThrow(
+      /grad has shape \[3\]/,
+    );
     tf.dispose([p, g, m, v]);
   });
 });

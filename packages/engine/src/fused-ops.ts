@@ -97,15 +97,30 @@ interface AdamWHyper {
  *   p' = p − lr·(m'/(1−β1^t)) / (√(v'/(1−β2^t)) + ε) − lr·wd·p.
  * Returns new tensors (the caller assigns them); one native kernel instead of ~15 ops on wasm+native.
  */
-export function adamwStep(param: tf.Tensor, grad: tf.Tensor, m: tf.Tensor, v: tf.Tensor, h: AdamWHyper): { param: tf.Tensor; m: tf.Tensor; v: tf.Tensor } {
-  for (const [name, t] of [['grad', grad], ['m', m], ['v', v]] as const) {
-    if (t.shape.join(',') !== param.shape.join(',')) throw new Error(`adamwStep: ${name} has shape [${t.shape}], param has [${param.shape}]`);
+export function adamwStep(
+  param: tf.Tensor,
+  grad: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  h: AdamWHyper,
+): { param: tf.Tensor; m: tf.Tensor; v: tf.Tensor } {
+  for (const [name, t] of [
+    ['grad', grad],
+    ['m', m],
+    ['v', v],
+  ] as const) {
+    if (t.shape.join(',') !== param.shape.join(','))
+      throw new Error(`adamwStep: ${name} has shape [${t.shape}], param has [${param.shape}]`);
   }
   if (!(h.step >= 1)) throw new Error(`adamwStep: step must be >= 1, got ${h.step}`);
   const c1 = 1 - Math.pow(h.beta1, h.step);
   const c2 = 1 - Math.pow(h.beta2, h.step);
   if (param.dtype === 'float32' && fusedActive(FUSED.adamw)) {
-    const [p2, m2, v2] = run(FUSED.adamw, { param, grad, m, v }, { lr: h.lr, beta1: h.beta1, beta2: h.beta2, epsilon: h.epsilon, c1, c2, weightDecay: h.weightDecay });
+    const [p2, m2, v2] = run(
+      FUSED.adamw,
+      { param, grad, m, v },
+      { lr: h.lr, beta1: h.beta1, beta2: h.beta2, epsilon: h.epsilon, c1, c2, weightDecay: h.weightDecay },
+    );
     return { param: p2, m: m2, v: v2 };
   }
   return tf.tidy(() => {

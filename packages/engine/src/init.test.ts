@@ -38,7 +38,9 @@ describe('initEngine', () => {
     expect(info.reasonsSkipped['wasm+native']).toMatch(/addon not found at \/nonexistent\/rred_native.node/);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^engine: wasm \(.*wasm\+native: addon not found .*\) — warning: native kernels unavailable, falling back to plain wasm \(~9x slower; install libopenblas-dev and re-run npm ci, see the README quick start\)$/);
+    expect(lines[0]).toMatch(
+      /^engine: wasm \(.*wasm\+native: addon not found .*\) — warning: native kernels unavailable, falling back to plain wasm \(~9x slower; install libopenblas-dev and re-run npm ci, see the README quick start\)$/,
+    );
   });
 
   it('RRED_BACKEND=cpu selects the cpu backend and skips nothing', () => {

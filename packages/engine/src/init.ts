@@ -5,7 +5,17 @@ import '@tensorflow/tfjs-backend-wasm';
 import '@tensorflow/tfjs-backend-cpu';
 import { z } from 'zod';
 import { parseConfig } from '@rred/core';
-import { type Attempt, type AttemptResult, BACKEND_ORDER, type BackendName, candidatesFor, chooseBackend, engineLine, parseBackendName, parseThreadCount } from './backend-choice';
+import {
+  type Attempt,
+  type AttemptResult,
+  BACKEND_ORDER,
+  type BackendName,
+  candidatesFor,
+  chooseBackend,
+  engineLine,
+  parseBackendName,
+  parseThreadCount,
+} from './backend-choice';
 import { loadNativeAddon, type NativeAddon } from './native-addon';
 import { installNativeKernels } from './native-kernels';
 import { installWasmPolyfills } from './polyfills';
@@ -82,7 +92,8 @@ export function engineInfo(): EngineInfo {
 async function init(rawOptions: InitEngineOptions): Promise<EngineInfo> {
   const options = parseConfig(InitEngineOptionsSchema, rawOptions, 'initEngine options');
   const requested = options.backend ?? (process.env.RRED_BACKEND ? parseBackendName(process.env.RRED_BACKEND, 'RRED_BACKEND') : undefined);
-  const threads = options.blasThreads ??
+  const threads =
+    options.blasThreads ??
     (process.env.RRED_BLAS_THREADS ? parseThreadCount(process.env.RRED_BLAS_THREADS, 'RRED_BLAS_THREADS') : os.availableParallelism());
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 

@@ -79,7 +79,8 @@ export function elementwiseMismatch(actual: ArrayLike<number>, expected: ArrayLi
       if (a !== e) return `[${i}]: ${a} vs ${e}`;
       continue;
     }
-    if (Math.abs(a - e) > rtol * Math.abs(e) + atol) return `[${i}]: ${a} vs ${e} (rel err ${(Math.abs(a - e) / Math.abs(e)).toExponential(2)})`;
+    if (Math.abs(a - e) > rtol * Math.abs(e) + atol)
+      return `[${i}]: ${a} vs ${e} (rel err ${(Math.abs(a - e) / Math.abs(e)).toExponential(2)})`;
   }
   return null;
 }

@@ -4,8 +4,19 @@ import * as path from 'path';
 /** The compiled addon (packages/engine/native); every kernel reads/writes the wasm heap in place. */
 export interface NativeAddon {
   batchMatMul(
-    heap: ArrayBuffer, aOff: number, bOff: number, outOff: number, m: number, n: number, k: number,
-    transposeA: number, transposeB: number, aIdx: Int32Array, bIdx: Int32Array, aBatches: number, bBatches: number,
+    heap: ArrayBuffer,
+    aOff: number,
+    bOff: number,
+    outOff: number,
+    m: number,
+    n: number,
+    k: number,
+    transposeA: number,
+    transposeB: number,
+    aIdx: Int32Array,
+    bIdx: Int32Array,
+    aBatches: number,
+    bBatches: number,
   ): void;
   setThreads(n: number): void;
   getThreads(): number;
@@ -24,11 +35,48 @@ export interface NativeAddon {
   segmentSum(heap: ArrayBuffer, xOff: number, idsOff: number, outOff: number, n: number, rowLen: number, numSegments: number): void;
   gelu(heap: ArrayBuffer, xOff: number, yOff: number, n: number): void;
   geluGrad(heap: ArrayBuffer, xOff: number, dyOff: number, dxOff: number, n: number): void;
-  layerNorm(heap: ArrayBuffer, xOff: number, gammaOff: number, betaOff: number, yOff: number, meanOff: number, rstdOff: number, rows: number, cols: number, eps: number): void;
-  layerNormGrad(heap: ArrayBuffer, dyOff: number, xOff: number, gammaOff: number, meanOff: number, rstdOff: number, dxOff: number, dgammaOff: number, dbetaOff: number, rows: number, cols: number): void;
+  layerNorm(
+    heap: ArrayBuffer,
+    xOff: number,
+    gammaOff: number,
+    betaOff: number,
+    yOff: number,
+    meanOff: number,
+    rstdOff: number,
+    rows: number,
+    cols: number,
+    eps: number,
+  ): void;
+  layerNormGrad(
+    heap: ArrayBuffer,
+    dyOff: number,
+    xOff: number,
+    gammaOff: number,
+    meanOff: number,
+    rstdOff: number,
+    dxOff: number,
+    dgammaOff: number,
+    dbetaOff: number,
+    rows: number,
+    cols: number,
+  ): void;
   adamw(
-    heap: ArrayBuffer, pOff: number, gOff: number, mOff: number, vOff: number, pOutOff: number, mOutOff: number, vOutOff: number,
-    n: number, lr: number, beta1: number, beta2: number, eps: number, c1: number, c2: number, weightDecay: number,
+    heap: ArrayBuffer,
+    pOff: number,
+    gOff: number,
+    mOff: number,
+    vOff: number,
+    pOutOff: number,
+    mOutOff: number,
+    vOutOff: number,
+    n: number,
+    lr: number,
+    beta1: number,
+    beta2: number,
+    eps: number,
+    c1: number,
+    c2: number,
+    weightDecay: number,
   ): void;
   unaryOps: Record<string, number>;
   binaryOps: Record<string, number>;

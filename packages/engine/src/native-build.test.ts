@@ -30,7 +30,9 @@ describe('native/build.js (root postinstall; the decisions are unit-tested in na
     const r = runBuild(hiddenTools());
     expect(r.status).toBe(1);
     expect(r.stderr.split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^engine: the native kernels need .*C compiler cc.*; install OpenBLAS .*then npm ci \(or RRED_ALLOW_SLOW=1 npm ci to continue on plain wasm, ~9x slower\)$/);
+    expect(r.stderr).toMatch(
+      /^engine: the native kernels need .*C compiler cc.*; install OpenBLAS .*then npm ci \(or RRED_ALLOW_SLOW=1 npm ci to continue on plain wasm, ~9x slower\)$/,
+    );
     expect(mtime()).toBe(before);
   });
 
@@ -38,7 +40,9 @@ describe('native/build.js (root postinstall; the decisions are unit-tested in na
     const before = mtime();
     const r = runBuild({ ...hiddenTools(), RRED_ALLOW_SLOW: '1' });
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/^engine: native kernels not built \(not found: .*C compiler cc.*\); RRED_ALLOW_SLOW=1, so continuing on plain wasm \(~9x slower\)$/);
+    expect(r.stderr).toMatch(
+      /^engine: native kernels not built \(not found: .*C compiler cc.*\); RRED_ALLOW_SLOW=1, so continuing on plain wasm \(~9x slower\)$/,
+    );
     expect(mtime()).toBe(before);
   });
 

@@ -4,7 +4,9 @@ import { describeNative, requireNativeKernels } from './kernel-compare';
 describeNative('native kernel registration', () => {
   it('registers native kernels over the wasm ones and can swap the stock ones back', async () => {
     const set = await requireNativeKernels();
-    expect(set.names).toEqual(expect.arrayContaining(['BatchMatMul', 'Transpose', 'Softmax', 'Sum', 'Multiply', 'GatherV2', 'UnsortedSegmentSum']));
+    expect(set.names).toEqual(
+      expect.arrayContaining(['BatchMatMul', 'Transpose', 'Softmax', 'Sum', 'Multiply', 'GatherV2', 'UnsortedSegmentSum']),
+    );
     const nativeFuncs = set.names.map((n) => tf.getKernel(n, 'wasm')?.kernelFunc);
     set.useStock();
     expect(set.active()).toBe('stock');
@@ -18,9 +20,15 @@ describeNative('native kernel registration', () => {
 
   it('a native op result equals the stock result for a quick smoke case', async () => {
     await requireNativeKernels();
-    const a = tf.tensor2d([[1, 2], [3, 4]]);
+    const a = tf.tensor2d([
+      [1, 2],
+      [3, 4],
+    ]);
     const out = tf.matMul(a, a, false, true).arraySync();
-    expect(out).toEqual([[5, 11], [11, 25]]);
+    expect(out).toEqual([
+      [5, 11],
+      [11, 25],
+    ]);
     a.dispose();
   });
 

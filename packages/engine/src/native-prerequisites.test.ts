@@ -1,11 +1,13 @@
 import { aptInstall, buildFailurePlan, missingPrerequisites, planNative, type Probes } from '../native/prerequisites';
 
 /** A fresh Debian container run as root: apt-get, but no OpenBLAS and no compiler. */
-function probes(over: Partial<Omit<Probes, 'managers' | 'openblas' | 'commands'>> & {
-  managers?: Partial<Probes['managers']>;
-  openblas?: Partial<Probes['openblas']>;
-  commands?: Partial<Probes['commands']>;
-} = {}): Probes {
+function probes(
+  over: Partial<Omit<Probes, 'managers' | 'openblas' | 'commands'>> & {
+    managers?: Partial<Probes['managers']>;
+    openblas?: Partial<Probes['openblas']>;
+    commands?: Partial<Probes['commands']>;
+  } = {},
+): Probes {
   return {
     platform: over.platform ?? 'linux',
     isRoot: over.isRoot ?? true,
@@ -39,11 +41,15 @@ describe('planNative: what the install step does about missing prerequisites', (
     // Only OpenBLAS missing (the machine): only libopenblas-dev.
     expect(planNative(probes({ commands: ALL_PRESENT.commands }), {})).toMatchObject({ action: 'install', packages: ['libopenblas-dev'] });
     // A header without the library still needs the package.
-    expect(planNative(probes({ commands: ALL_PRESENT.commands, openblas: { include: '/usr/include' } }), {}))
-      .toMatchObject({ action: 'install', packages: ['libopenblas-dev'], line: expect.stringContaining('not found: libopenblas.so') });
+    expect(planNative(probes({ commands: ALL_PRESENT.commands, openblas: { include: '/usr/include' } }), {})).toMatchObject({
+      action: 'install',
+      packages: ['libopenblas-dev'],
+      line: expect.stringContaining('not found: libopenblas.so'),
+    });
     // make, python3 and a missing C++ compiler (cc present) map to their packages, in a fixed order.
-    expect(planNative(probes({ openblas: ALL_PRESENT.openblas, commands: { cc: true, cxx: false, make: false, python3: false } }), {}))
-      .toMatchObject({ action: 'install', packages: ['g++', 'make', 'python3'] });
+    expect(
+      planNative(probes({ openblas: ALL_PRESENT.openblas, commands: { cc: true, cxx: false, make: false, python3: false } }), {}),
+    ).toMatchObject({ action: 'install', packages: ['g++', 'make', 'python3'] });
   });
 
   it('root with apt-get installs even when RRED_ALLOW_SLOW=1 (the opt-in is only for when it cannot)', () => {
@@ -60,18 +66,29 @@ describe('planNative: what the install step does about missing prerequisites', (
   });
 
   it('no package manager it knows (or not Linux/macOS): stops and names what to install', () => {
-    for (const p of [probes({ managers: { apt: false } }), probes({ platform: 'win32' }), probes({ platform: 'freebsd', managers: { apt: false } })]) {
+    for (const p of [
+      probes({ managers: { apt: false } }),
+      probes({ platform: 'win32' }),
+      probes({ platform: 'freebsd', managers: { apt: false } }),
+    ]) {
       const plan = planNative(p, {});
       expect(plan.action).toBe('stop');
-      expect((plan as { line: string }).line).toMatch(/^engine: the native kernels need OpenBLAS header cblas\.h, C compiler cc; install OpenBLAS .*then npm ci \(or RRED_ALLOW_SLOW=1 npm ci/);
+      expect((plan as { line: string }).line).toMatch(
+        /^engine: the native kernels need OpenBLAS header cblas\.h, C compiler cc; install OpenBLAS .*then npm ci \(or RRED_ALLOW_SLOW=1 npm ci/,
+      );
     }
   });
 
   it('dnf (Fedora) and Homebrew (macOS): the command uses their package names', () => {
     const dnf = planNative(probes({ isRoot: false, managers: { apt: false, dnf: true } }), {});
     expect((dnf as { line: string }).line).toContain('run: sudo dnf install -y openblas-devel gcc-c++ && npm ci');
-    const brew = planNative(probes({ platform: 'darwin', isRoot: false, managers: { apt: false, brew: true }, commands: { cc: true, cxx: true } }), {});
-    expect((brew as { line: string }).line).toContain('run: brew install openblas && RRED_OPENBLAS_INCLUDE="$(brew --prefix openblas)/include"');
+    const brew = planNative(
+      probes({ platform: 'darwin', isRoot: false, managers: { apt: false, brew: true }, commands: { cc: true, cxx: true } }),
+      {},
+    );
+    expect((brew as { line: string }).line).toContain(
+      'run: brew install openblas && RRED_OPENBLAS_INCLUDE="$(brew --prefix openblas)/include"',
+    );
     // macOS never installs through apt, even as root with an apt-get on PATH.
     expect(planNative(probes({ platform: 'darwin' }), {}).action).toBe('stop');
   });
@@ -85,12 +102,19 @@ describe('planNative: what the install step does about missing prerequisites', (
   });
 
   it('RRED_SKIP_NATIVE=1 skips before anything is probed for, with the old warning line', () => {
-    expect(planNative(probes({ ...ALL_PRESENT }), { RRED_SKIP_NATIVE: '1' }))
-      .toEqual({ action: 'skip', line: 'engine: native kernels not built (RRED_SKIP_NATIVE=1); falling back to plain wasm' });
+    expect(planNative(probes({ ...ALL_PRESENT }), { RRED_SKIP_NATIVE: '1' })).toEqual({
+      action: 'skip',
+      line: 'engine: native kernels not built (RRED_SKIP_NATIVE=1); falling back to plain wasm',
+    });
   });
 
   it('missingPrerequisites lists each missing thing once', () => {
-    expect(missingPrerequisites(probes({ commands: { cc: false, cxx: false, make: false, python3: false } }))).toEqual(['openblas', 'compiler', 'make', 'python3']);
+    expect(missingPrerequisites(probes({ commands: { cc: false, cxx: false, make: false, python3: false } }))).toEqual([
+      'openblas',
+      'compiler',
+      'make',
+      'python3',
+    ]);
     expect(missingPrerequisites(probes(ALL_PRESENT))).toEqual([]);
   });
 });

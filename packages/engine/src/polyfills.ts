@@ -8,7 +8,15 @@ import { heapOf, offsetOf, type WasmBackendLike } from './wasm-heap';
  * so training any model with embeddings fails on plain wasm. This JS version works on the heap
  * directly; with native kernels it is replaced by the C one.
  */
-function unsortedSegmentSum({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: WasmBackendLike; attrs: tf.NamedAttrMap }): TensorInfo {
+function unsortedSegmentSum({
+  inputs,
+  backend,
+  attrs,
+}: {
+  inputs: tf.NamedTensorInfoMap;
+  backend: WasmBackendLike;
+  attrs: tf.NamedAttrMap;
+}): TensorInfo {
   const x = inputs.x as TensorInfo;
   const ids = inputs.segmentIds as TensorInfo;
   const numSegments = attrs.numSegments as number;

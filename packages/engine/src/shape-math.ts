@@ -53,7 +53,11 @@ export function broadcastMeta(aShape: readonly number[], bShape: readonly number
       merged.push({ ...dim });
     }
   }
-  return packDimsMeta(merged.map((m) => m.n), merged.map((m) => m.sa), merged.map((m) => m.sb));
+  return packDimsMeta(
+    merged.map((m) => m.n),
+    merged.map((m) => m.sa),
+    merged.map((m) => m.sb),
+  );
 }
 
 /**
@@ -82,7 +86,11 @@ export function transposeMeta(shape: readonly number[], perm: readonly number[])
   const inStrides = contiguousStrides(byInput.map(groupSize));
   const strideOf = new Map(byInput.map((g, i) => [g, inStrides[i]]));
   const outShape = groups.map(groupSize);
-  return packDimsMeta(outShape, groups.map((g) => strideOf.get(g) as number), contiguousStrides(outShape));
+  return packDimsMeta(
+    outShape,
+    groups.map((g) => strideOf.get(g) as number),
+    contiguousStrides(outShape),
+  );
 }
 
 interface ReduceLayout {
@@ -116,7 +124,11 @@ export function reduceLayout(shape: readonly number[], axes: readonly number[]):
  * For each batch of a broadcast matmul, which batch of `a` and of `b` it reads
  * (outer dims right-aligned, size-1 dims broadcast).
  */
-export function batchIndexMaps(aOuter: readonly number[], bOuter: readonly number[], outOuter: readonly number[]): { aIdx: Int32Array; bIdx: Int32Array } {
+export function batchIndexMaps(
+  aOuter: readonly number[],
+  bOuter: readonly number[],
+  outOuter: readonly number[],
+): { aIdx: Int32Array; bIdx: Int32Array } {
   const n = sizeOf(outOuter);
   const r = outOuter.length;
   const a = leftPad(aOuter, r);
@@ -149,7 +161,8 @@ export function batchIndexMaps(aOuter: readonly number[], bOuter: readonly numbe
  */
 export function packDimsMeta(n: readonly number[], first: readonly number[], second: readonly number[]): Int32Array {
   const k = n.length;
-  if (first.length !== k || second.length !== k) throw new Error(`packDimsMeta: ${k} dims but ${first.length} and ${second.length} strides`);
+  if (first.length !== k || second.length !== k)
+    throw new Error(`packDimsMeta: ${k} dims but ${first.length} and ${second.length} strides`);
   const meta = new Int32Array(1 + 3 * k);
   meta[0] = k;
   meta.set(n, 1);

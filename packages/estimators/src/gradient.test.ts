@@ -22,7 +22,9 @@ describe('gradientAttribution', () => {
   });
   it('rejects a bad aggregate naming the key', async () => {
     const model = toyModel();
-    const err = await gradientAttribution(model, toyTrace(model), toySegments, inputs, { aggregate: 'max' } as never).catch((e: unknown) => e);
+    const err = await gradientAttribution(model, toyTrace(model), toySegments, inputs, { aggregate: 'max' } as never).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UserError);
     expect((err as Error).message).toMatch(/aggregate: got "max"/);
   });

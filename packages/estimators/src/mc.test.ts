@@ -54,7 +54,14 @@ describe('truncatedMc', () => {
 
   it("with horizon 'completion' matches the enumerated value under the remaining budget M − |u_≤k|", async () => {
     const M = 8;
-    const res = await truncatedMc(model, trace, toySegments, inputs, { samplesPerExitPoint: 2000, maxNewTokens: M, horizon: 'completion', batchSize: 1000 }, new Rng(7));
+    const res = await truncatedMc(
+      model,
+      trace,
+      toySegments,
+      inputs,
+      { samplesPerExitPoint: 2000, maxNewTokens: M, horizon: 'completion', batchSize: 1000 },
+      new Rng(7),
+    );
     for (let k = 0; k < exitAt.length; k++) {
       const budget = M - (exitAt[k] - 2);
       expect(res.extra.records.filter((r) => r.exitPoint === k).every((r) => r.limit === budget && r.length <= budget)).toBe(true);
@@ -67,7 +74,14 @@ describe('truncatedMc', () => {
 
   it('scores exit points whose thinking already used the whole horizon as 0 without sampling', async () => {
     const fresh = toyModel();
-    const res = await truncatedMc(fresh, trace, toySegments, inputs, { samplesPerExitPoint: 4, maxNewTokens: 4, horizon: 'completion' }, new Rng(3));
+    const res = await truncatedMc(
+      fresh,
+      trace,
+      toySegments,
+      inputs,
+      { samplesPerExitPoint: 4, maxNewTokens: 4, horizon: 'completion' },
+      new Rng(3),
+    );
     // exit points with different limits share one batched call
     expect(fresh.calls.sample).toBe(1);
     expect(res.extra.records.filter((r) => r.exitPoint === 2).every((r) => r.limit === 1 && r.length <= 1)).toBe(true);
@@ -90,15 +104,26 @@ describe('truncatedMc', () => {
     const err = await truncatedMc(model, trace, toySegments, inputs, { samplesPerExitPoint: 0 }, new Rng(1)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UserError);
     expect((err as Error).message).toMatch(/samplesPerExitPoint/);
-    await expect(truncatedMc(model, trace, toySegments, inputs, { maxNewTokens: 6, temprature: 1 } as never, new Rng(1))).rejects.toThrow(/temprature/);
+    await expect(truncatedMc(model, trace, toySegments, inputs, { maxNewTokens: 6, temprature: 1 } as never, new Rng(1))).rejects.toThrow(
+      /temprature/,
+    );
     await expect(truncatedMc(model, trace, toySegments, { tokens: toyTokens }, {}, new Rng(1))).rejects.toThrow(/inputs\.reward/);
-    await expect(truncatedMc(model, trace, toySegments, inputs, { maxNewTokens: 100 }, new Rng(1))).rejects.toThrow(/maxNewTokens 100.*maxLength 32/);
+    await expect(truncatedMc(model, trace, toySegments, inputs, { maxNewTokens: 100 }, new Rng(1))).rejects.toThrow(
+      /maxNewTokens 100.*maxLength 32/,
+    );
   });
 });
 
 describe('truncationLoss', () => {
-  const rec = (exitPoint: number, length: number, truncated: boolean, utility: number, offset = 0) =>
-    ({ exitPoint, offset, limit: 10, length, truncated, utility, correct: utility > 0 });
+  const rec = (exitPoint: number, length: number, truncated: boolean, utility: number, offset = 0) => ({
+    exitPoint,
+    offset,
+    limit: 10,
+    length,
+    truncated,
+    utility,
+    correct: utility > 0,
+  });
   it('counts cut and cut-correct continuations per exit point', () => {
     const records = [rec(0, 3, false, 1), rec(0, 8, false, 1), rec(0, 10, true, 0), rec(1, 6, false, 0), rec(1, 2, false, 1)];
     const loss = truncationLoss(records, 5);
@@ -115,7 +140,9 @@ describe('truncationLoss', () => {
     expect(truncationLoss(records, 6, 'continuation').cut).toBe(0);
   });
   it('refuses a limit above the sampling limit', () => {
-    expect(() => truncationLoss([rec(0, 10, true, 0)], 11)).toThrow(/Mprime 11 \(continuation\) exceeds the sampling limit.*at most 10 tokens/);
+    expect(() => truncationLoss([rec(0, 10, true, 0)], 11)).toThrow(
+      /Mprime 11 \(continuation\) exceeds the sampling limit.*at most 10 tokens/,
+    );
     expect(() => truncationLoss([], 0)).toThrow(/integer ≥ 1/);
   });
 });

@@ -20,13 +20,17 @@ export const mcConfigSchema = z
       .int()
       .min(1)
       .default(20)
-      .describe('n: continuations sampled from each exit point (App. 10.1 used 20; SD of V_MC < 0.1 after ~5, Fig. 8). Integer ≥ 1, default 20.'),
+      .describe(
+        'n: continuations sampled from each exit point (App. 10.1 used 20; SD of V_MC < 0.1 after ~5, Fig. 8). Integer ≥ 1, default 20.',
+      ),
     maxNewTokens: z
       .number()
       .int()
       .min(1)
       .default(256)
-      .describe('M: token limit of each continuation; a continuation cut by M scores ζ = 0 and is counted (Fig. 4). Integer ≥ 1, default 256.'),
+      .describe(
+        'M: token limit of each continuation; a continuation cut by M scores ζ = 0 and is counted (Fig. 4). Integer ≥ 1, default 256.',
+      ),
     horizon: z
       .enum(['continuation', 'completion'])
       .default('continuation')
@@ -92,7 +96,9 @@ export async function truncatedMc(
   const limitAt = (k: number) => (cfg.horizon === 'continuation' ? cfg.maxNewTokens : cfg.maxNewTokens - (ep.exitAt[k] - P));
   ep.exitAt.forEach((at, k) => {
     if (at + limitAt(k) > model.maxLength) {
-      throw new UserError(`mc: maxNewTokens ${cfg.maxNewTokens} + exit point at ${at} tokens exceeds the model's maxLength ${model.maxLength}`);
+      throw new UserError(
+        `mc: maxNewTokens ${cfg.maxNewTokens} + exit point at ${at} tokens exceeds the model's maxLength ${model.maxLength}`,
+      );
     }
   });
   const n = cfg.samplesPerExitPoint;
@@ -107,7 +113,8 @@ export async function truncatedMc(
   ep.exitAt.forEach((_, k) => {
     if (limitAt(k) <= 0) {
       // the thinking before this exit point already used the whole horizon: nothing can finish
-      for (let j = 0; j < n; j++) records.push({ exitPoint: k, offset: ep.exitAt[k] - P, limit: limitAt(k), length: 0, truncated: true, utility: 0, correct: false });
+      for (let j = 0; j < n; j++)
+        records.push({ exitPoint: k, offset: ep.exitAt[k] - P, limit: limitAt(k), length: 0, truncated: true, utility: 0, correct: false });
       bar?.tick(n);
     } else {
       for (let j = 0; j < n; j++) owners.push(k);
@@ -144,7 +151,10 @@ export async function truncatedMc(
 }
 
 /** Mean utility and its standard error per exit point. */
-export function exitPointMeans(records: readonly ContinuationRecord[], exitPointCount: number): { values: number[]; standardErrors: number[] } {
+export function exitPointMeans(
+  records: readonly ContinuationRecord[],
+  exitPointCount: number,
+): { values: number[]; standardErrors: number[] } {
   const groups = Array.from({ length: exitPointCount }, () => [] as number[]);
   for (const r of records) groups[r.exitPoint].push(r.utility);
   const values = groups.map(mean);

@@ -19,14 +19,30 @@ describe('buildReferenceSet', () => {
     expect(distinctAnswers([a, b, c])).toEqual([[5], [6]]);
   });
   it('rejects references carrying special tokens or no answer, naming the entry', () => {
-    expect(() => buildReferenceSet({ own: [{ solution: [1, 8], answer: [5] }] }, 'own', tokens, 4)).toThrow(/references\.own\[0\]\.solution\[1\]/);
-    expect(() => buildReferenceSet({ dataset: [{ solution: [1], answer: [] }] }, 'dataset', tokens, 4)).toThrow(/references\.dataset\[0\]\.answer: is empty/);
-    expect(() => buildReferenceSet({ dataset: [{ solution: [1.5], answer: [2] } as never] }, 'dataset', tokens, 4)).toThrow(/expected \{solution/);
+    expect(() => buildReferenceSet({ own: [{ solution: [1, 8], answer: [5] }] }, 'own', tokens, 4)).toThrow(
+      /references\.own\[0\]\.solution\[1\]/,
+    );
+    expect(() => buildReferenceSet({ dataset: [{ solution: [1], answer: [] }] }, 'dataset', tokens, 4)).toThrow(
+      /references\.dataset\[0\]\.answer: is empty/,
+    );
+    expect(() => buildReferenceSet({ dataset: [{ solution: [1.5], answer: [2] } as never] }, 'dataset', tokens, 4)).toThrow(
+      /expected \{solution/,
+    );
   });
 });
 
 describe('referenceFromTrace', () => {
-  const base: Trace = { problemId: 'p', prompt: [0], completion: [1, 2, 8, 5, 9], logprobs: [], entropies: [], thinkEnd: 2, answer: '5', reward: 1, text: '' };
+  const base: Trace = {
+    problemId: 'p',
+    prompt: [0],
+    completion: [1, 2, 8, 5, 9],
+    logprobs: [],
+    entropies: [],
+    thinkEnd: 2,
+    answer: '5',
+    reward: 1,
+    text: '',
+  };
   it('extracts thinking and bare answer of a correct, finished trace', () => {
     expect(referenceFromTrace(base, tokens)).toEqual({ solution: [1, 2], answer: [5] });
   });

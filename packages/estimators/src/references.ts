@@ -14,9 +14,21 @@ type ReferenceSource = 'dataset' | 'own' | 'both';
  * identical (u*, y*) listed twice is kept once. Order: dataset pairs first, then own pairs; at most
  * `maxReferences` are kept. An empty result is returned as is: the caller decides what that means.
  */
-export function buildReferenceSet(inputs: ReferenceInputs, source: ReferenceSource, tokens: SpecialTokens, maxReferences: number): Reference[] {
+export function buildReferenceSet(
+  inputs: ReferenceInputs,
+  source: ReferenceSource,
+  tokens: SpecialTokens,
+  maxReferences: number,
+): Reference[] {
   const pools: Array<[string, Reference[] | undefined]> =
-    source === 'dataset' ? [['dataset', inputs.dataset]] : source === 'own' ? [['own', inputs.own]] : [['dataset', inputs.dataset], ['own', inputs.own]];
+    source === 'dataset'
+      ? [['dataset', inputs.dataset]]
+      : source === 'own'
+        ? [['own', inputs.own]]
+        : [
+            ['dataset', inputs.dataset],
+            ['own', inputs.own],
+          ];
   const seen = new Set<string>();
   const out: Reference[] = [];
   for (const [name, pool] of pools) {
@@ -66,7 +78,10 @@ function checkReference(ref: Reference, where: string, tokens: SpecialTokens): v
     throw new UserError(`${where}: expected {solution: token ids, answer: token ids}`);
   }
   // A special token inside a reference would make the scored suffix a different sequence than Eq. 9 describes.
-  for (const [field, xs] of [['solution', ref.solution], ['answer', ref.answer]] as const) {
+  for (const [field, xs] of [
+    ['solution', ref.solution],
+    ['answer', ref.answer],
+  ] as const) {
     const bad = xs.findIndex((t) => t === tokens.endThink || t === tokens.eos);
     if (bad >= 0) throw new UserError(`${where}.${field}[${bad}]: contains </think> or <eos> (${xs[bad]}); pass the bare tokens`);
   }

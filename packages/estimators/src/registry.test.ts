@@ -7,7 +7,12 @@ describe('getEstimator', () => {
     const model = toyModel();
     const trace = toyTrace(model);
     const inputs = { tokens: toyTokens, references: { dataset: toyReferences }, reward: toyReward };
-    for (const [name, config] of [['rredcot', {}], ['mc', { samplesPerExitPoint: 3, maxNewTokens: 6 }], ['loo', {}], ['gradient', {}]] as const) {
+    for (const [name, config] of [
+      ['rredcot', {}],
+      ['mc', { samplesPerExitPoint: 3, maxNewTokens: 6 }],
+      ['loo', {}],
+      ['gradient', {}],
+    ] as const) {
       const res = await getEstimator(name)(model, trace, toySegments, inputs, config, new Rng(1));
       expect(res.method).toBe(name);
       expect(res.credits).toHaveLength(toySegments.length);

@@ -17,7 +17,7 @@ export const rredcotConfigSchema = z
       .describe(
         "Immediate term I(s_k) = Σ_{distinct y*} of: 'joint' p(</think> y* <eos> | s_k) — Eq. 2 read literally, so it also measures how likely the " +
           "model is to stop at s_k (format, not progress, for a model that never stops mid-trace); 'forced' p(y* <eos> | s_k, </think>) — the exit " +
-          "is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); " +
+          'is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); ' +
           "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint' (the committed results); the gold-value benchmark picks the default.",
       ),
     valueSuffix: z

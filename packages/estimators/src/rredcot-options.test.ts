@@ -21,7 +21,9 @@ describe('rredcot exit option (immediate term)', () => {
       const logThink = model.nextLogProbs(sequence.slice(0, at))[toyTokens.endThink];
       expect(Math.abs(forced.extra.logImmediate![k] - (joint.extra.logImmediate![k] - logThink))).toBeLessThan(1e-12);
       // and it is log Σ_y p(y <eos> | s_k, </think>) scored directly
-      const direct = logSumExp([[1], [0, 1]].map((y) => model.sequenceLogProb([...sequence.slice(0, at), toyTokens.endThink], [...y, toyTokens.eos])));
+      const direct = logSumExp(
+        [[1], [0, 1]].map((y) => model.sequenceLogProb([...sequence.slice(0, at), toyTokens.endThink], [...y, toyTokens.eos])),
+      );
       expect(forced.extra.logImmediate![k]).toBeCloseTo(direct, 10);
     });
     expect(forced.extra.config.exit).toBe('forced');
@@ -45,7 +47,9 @@ describe('rredcot valueSuffix option (value term)', () => {
     // one call per exit point and reference, with the completion up to the exit point
     expect(seen).toEqual(exitAt.flatMap((at) => toyReferences.map(() => sequence.slice(2, at))));
     exitAt.forEach((at, k) => {
-      const ps = toyReferences.map((r) => model.sequenceLogProb(sequence.slice(0, at), [...dropReached(sequence.slice(2, at), r.solution), 3, ...r.answer, 4]));
+      const ps = toyReferences.map((r) =>
+        model.sequenceLogProb(sequence.slice(0, at), [...dropReached(sequence.slice(2, at), r.solution), 3, ...r.answer, 4]),
+      );
       expect(res.extra.logValue![k]).toBeCloseTo(logSumExp(ps) - Math.log(3), 10); // combine 'literal': the (1/N) mean
     });
   });
@@ -75,8 +79,17 @@ describe('rredcot combine option (references)', () => {
 
   it("'sum' counts a remaining suffix that two references share once", async () => {
     // both references end in [0]; after one thinking token their remaining suffixes are the same
-    const refs = [{ solution: [1, 0], answer: [1] }, { solution: [2, 0], answer: [1] }];
-    const res = await rredcot(model, trace, toySegments, { tokens: toyTokens, references: { dataset: refs }, alignment: dropReached }, { terms: 'value', valueSuffix: 'remaining', combine: 'sum' });
+    const refs = [
+      { solution: [1, 0], answer: [1] },
+      { solution: [2, 0], answer: [1] },
+    ];
+    const res = await rredcot(
+      model,
+      trace,
+      toySegments,
+      { tokens: toyTokens, references: { dataset: refs }, alignment: dropReached },
+      { terms: 'value', valueSuffix: 'remaining', combine: 'sum' },
+    );
     const s0 = refs.map((r) => model.sequenceLogProb(sequence.slice(0, 2), [...r.solution, 3, 1, 4]));
     expect(res.extra.logValue![0]).toBeCloseTo(logSumExp(s0), 10);
     // at s_1 (2 thinking tokens) both remaining suffixes are empty: one continuation, counted once

@@ -89,7 +89,9 @@ describe('rredcot', () => {
   });
 
   it('handles an empty reference set as configured', async () => {
-    await expect(rredcot(model, trace, toySegments, { tokens: toyTokens }, { referenceSource: 'own' })).rejects.toThrow(/no references for referenceSource 'own'/);
+    await expect(rredcot(model, trace, toySegments, { tokens: toyTokens }, { referenceSource: 'own' })).rejects.toThrow(
+      /no references for referenceSource 'own'/,
+    );
     const res = await rredcot(model, trace, toySegments, { tokens: toyTokens }, { emptyReferences: 'uniform' });
     expect(res.credits.every(Number.isNaN)).toBe(true);
     expect(res.sigma).toEqual([0.4, 0.2, 0.4]);
@@ -118,7 +120,10 @@ describe('rredcot', () => {
 
   it('rredcotBatch scores several traces in one scoreBatch call and equals rredcot trace by trace', async () => {
     const other = { ...trace, problemId: 'toy-2', completion: [2, 2, 1, 3, 0, 1, 4], thinkEnd: 3 };
-    const otherSegments = [{ start: 0, end: 1 }, { start: 1, end: 3 }];
+    const otherSegments = [
+      { start: 0, end: 1 },
+      { start: 1, end: 3 },
+    ];
     const noRefs = { tokens: toyTokens }; // falls back to uniform without being scored
     const items = [
       { trace, segments: toySegments, inputs },
@@ -153,7 +158,12 @@ describe('rredcot', () => {
   });
 
   it('rejects a bad config with a UserError naming the key', async () => {
-    for (const [bad, key] of [[{ terms: 'all' }, 'terms'], [{ tau: 0 }, 'tau'], [{ normalisation: 'L1' }, 'normalisation'], [{ maxReferences: 1.5 }, 'maxReferences']] as const) {
+    for (const [bad, key] of [
+      [{ terms: 'all' }, 'terms'],
+      [{ tau: 0 }, 'tau'],
+      [{ normalisation: 'L1' }, 'normalisation'],
+      [{ maxReferences: 1.5 }, 'maxReferences'],
+    ] as const) {
       const err = await rredcot(model, trace, toySegments, inputs, bad as never).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UserError);
       expect((err as Error).message).toContain(key);

@@ -62,7 +62,11 @@ export async function rredcot(
  * there is a single trace), so the fixed cost of a model call is paid once per batch, not per trace.
  * Each result's cost counts its own trace's tokens; wallMs is the batch's wall time split evenly.
  */
-export async function rredcotBatch(model: LanguageModel, items: RredcotItem[], config: RredcotConfigInput = {}): Promise<EstimatorResult<RredcotExtra>[]> {
+export async function rredcotBatch(
+  model: LanguageModel,
+  items: RredcotItem[],
+  config: RredcotConfigInput = {},
+): Promise<EstimatorResult<RredcotExtra>[]> {
   const cfg = parseRredcotConfig(config);
   const started = Date.now();
   const plans = items.map((item) => planTrace(model, item, cfg));
@@ -100,7 +104,16 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
       method: 'rredcot',
       credits: new Array<number>(K).fill(NaN),
       sigma: normalizeCredits(new Array<number>(K).fill(NaN), 'uniform', { tau: cfg.tau, segmentLengths: ep.segmentLengths }),
-      extra: { logImmediate: null, logValue: null, logValues: [], referenceCount: refs.length, distinctAnswerCount: 0, requestCount: 0, ...flags, config: cfg },
+      extra: {
+        logImmediate: null,
+        logValue: null,
+        logValues: [],
+        referenceCount: refs.length,
+        distinctAnswerCount: 0,
+        requestCount: 0,
+        ...flags,
+        config: cfg,
+      },
       cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0, wallMs: 0 },
     };
     return { kind: 'fallback', result };
@@ -108,17 +121,24 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
 
   if (refs.length === 0) {
     if (cfg.emptyReferences === 'error') {
-      throw new UserError(`rredcot: trace '${trace.problemId}' has no references for referenceSource '${cfg.referenceSource}' (set emptyReferences: 'uniform' to fall back to Eq. 12)`);
+      throw new UserError(
+        `rredcot: trace '${trace.problemId}' has no references for referenceSource '${cfg.referenceSource}' (set emptyReferences: 'uniform' to fall back to Eq. 12)`,
+      );
     }
     return uniform({ noReferences: true, overlong: false });
   }
 
   if (cfg.terms !== 'immediate' && cfg.valueSuffix === 'remaining' && !inputs.alignment) {
-    throw new UserError(`rredcot: valueSuffix 'remaining' needs inputs.alignment (the task's subgoal alignment), trace '${trace.problemId}' has none`);
+    throw new UserError(
+      `rredcot: valueSuffix 'remaining' needs inputs.alignment (the task's subgoal alignment), trace '${trace.problemId}' has none`,
+    );
   }
   const answers = distinctAnswers(refs);
   const immediateSuffixes = cfg.terms === 'value' ? [] : answers.map((y) => [tokens.endThink, ...y, tokens.eos]);
-  const suffixesAt = ep.exitAt.map((at) => [...immediateSuffixes, ...valueSuffixes(refs, ep.sequence.slice(trace.prompt.length, at), inputs, cfg)]);
+  const suffixesAt = ep.exitAt.map((at) => [
+    ...immediateSuffixes,
+    ...valueSuffixes(refs, ep.sequence.slice(trace.prompt.length, at), inputs, cfg),
+  ]);
   const over = ep.exitAt.findIndex((at, k) => at + Math.max(...suffixesAt[k].map((x) => x.length)) > model.maxLength);
   if (over >= 0) {
     if (cfg.overlong === 'error') {
@@ -130,7 +150,15 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
     }
     return uniform({ noReferences: false, overlong: true });
   }
-  return { kind: 'score', trace, ep, referenceCount: refs.length, answerCount: answers.length, suffixesAt, immediateCount: immediateSuffixes.length };
+  return {
+    kind: 'score',
+    trace,
+    ep,
+    referenceCount: refs.length,
+    answerCount: answers.length,
+    suffixesAt,
+    immediateCount: immediateSuffixes.length,
+  };
 }
 
 /**
@@ -141,7 +169,12 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
 function valueSuffixes(refs: readonly Reference[], thinking: number[], inputs: EstimatorInputs, cfg: RredcotConfig): number[][] {
   if (cfg.terms === 'immediate') return [];
   const { endThink, eos } = inputs.tokens;
-  const out = refs.map((r) => [...(cfg.valueSuffix === 'full' ? r.solution : inputs.alignment!(thinking, r.solution)), endThink, ...r.answer, eos]);
+  const out = refs.map((r) => [
+    ...(cfg.valueSuffix === 'full' ? r.solution : inputs.alignment!(thinking, r.solution)),
+    endThink,
+    ...r.answer,
+    eos,
+  ]);
   if (cfg.combine === 'literal') return out;
   const seen = new Set<string>();
   return out.filter((s) => {
@@ -202,7 +235,11 @@ function finishTrace(plan: ScoringPlan, logprobs: number[][][], cfg: RredcotConf
  * Per-token log p(suffix_i | first exitAt[k] tokens) for every plan, exit point k and its suffixes i:
  * [plan][K+1][S_k][len], with each plan's model cost.
  */
-async function scoreAllExitPoints(model: LanguageModel, plans: ScoringPlan[], scoring: RredcotConfig['scoring']): Promise<{ logprobs: number[][][]; cost: ComputeCost }[]> {
+async function scoreAllExitPoints(
+  model: LanguageModel,
+  plans: ScoringPlan[],
+  scoring: RredcotConfig['scoring'],
+): Promise<{ logprobs: number[][][]; cost: ComputeCost }[]> {
   if (plans.length === 0) return [];
   const split = (plan: ScoringPlan, rows: number[][]): number[][][] => {
     let at = 0;

@@ -6,7 +6,11 @@ function trace(completionLength: number, thinkEnd: number): Trace {
   const completion = Array.from({ length: completionLength }, (_, i) => i);
   return { problemId: 'p', prompt: [0], completion, logprobs: [], entropies: [], thinkEnd, answer: null, reward: 1, text: '' };
 }
-const segs = [{ start: 0, end: 2 }, { start: 2, end: 3 }, { start: 3, end: 7 }];
+const segs = [
+  { start: 0, end: 2 },
+  { start: 2, end: 3 },
+  { start: 3, end: 7 },
+];
 const lengths = segs.map((s) => s.end - s.start);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 

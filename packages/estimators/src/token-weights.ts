@@ -22,7 +22,12 @@ interface TokenWeightOptions {
   answerMass?: number;
 }
 
-export function tokenWeights(trace: Trace, segments: readonly Segment[], sigma: readonly number[], options: TokenWeightOptions = {}): number[] {
+export function tokenWeights(
+  trace: Trace,
+  segments: readonly Segment[],
+  sigma: readonly number[],
+  options: TokenWeightOptions = {},
+): number[] {
   const O = trace.completion.length;
   if (sigma.length !== segments.length) {
     throw new RangeError(`tokenWeights: ${sigma.length} weights for ${segments.length} segments (trace '${trace.problemId}')`);

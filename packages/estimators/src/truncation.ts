@@ -28,7 +28,10 @@ export function truncationLoss(
   const limitOf = (r: ContinuationRecord) => (horizon === 'continuation' ? Mprime : Mprime - r.offset);
   // A continuation sampled under a smaller limit than M′ asks for might have finished later: unknowable without resampling.
   const short = records.find((r) => r.truncated && r.limit < limitOf(r));
-  if (short) throw new UserError(`truncationLoss: Mprime ${Mprime} (${horizon}) exceeds the sampling limit of these records (a continuation was sampled with at most ${short.limit} tokens)`);
+  if (short)
+    throw new UserError(
+      `truncationLoss: Mprime ${Mprime} (${horizon}) exceeds the sampling limit of these records (a continuation was sampled with at most ${short.limit} tokens)`,
+    );
   const exitPointCount = records.reduce((m, r) => Math.max(m, r.exitPoint + 1), 0);
   const perExitPoint = Array.from({ length: exitPointCount }, (_, k) => ({ exitPoint: k, total: 0, cut: 0, cutCorrect: 0 }));
   const atLimit: ContinuationRecord[] = records.map((r) => {

@@ -12,8 +12,16 @@ runMain(async () => {
   const rng = new Rng(0);
   const model = createTransformer({ vocabSize: 48 }, rng.fork('init'));
   const data = Array.from({ length: B }, () => Array.from({ length: T + 1 }, () => rng.int(0, 47)));
-  const inputs = tf.tensor2d(data.map((r) => r.slice(0, T)), undefined, 'int32');
-  const targets = tf.tensor2d(data.map((r) => r.slice(1)), undefined, 'int32');
+  const inputs = tf.tensor2d(
+    data.map((r) => r.slice(0, T)),
+    undefined,
+    'int32',
+  );
+  const targets = tf.tensor2d(
+    data.map((r) => r.slice(1)),
+    undefined,
+    'int32',
+  );
   const step = () => {
     const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar, model.variables());
     value.dataSync();
@@ -31,5 +39,6 @@ runMain(async () => {
   const rows = [...byKernel].sort((a, b) => b[1].ms - a[1].ms);
   const total = rows.reduce((s, [, e]) => s + e.ms, 0);
   console.log(`backend ${info.backend}; ${profile.kernels.length} kernels, ${total.toFixed(0)} ms kernel time`);
-  for (const [name, e] of rows.slice(0, 25)) console.log(`${name.padEnd(22)} ${e.ms.toFixed(1).padStart(8)} ms  ${String(e.n).padStart(5)} calls`);
+  for (const [name, e] of rows.slice(0, 25))
+    console.log(`${name.padEnd(22)} ${e.ms.toFixed(1).padStart(8)} ms  ${String(e.n).padStart(5)} calls`);
 });

@@ -91,9 +91,15 @@ describe('checkpoints', () => {
       const pad = Buffer.alloc(Math.ceil((16 + json.length) / 4) * 4 - 16 - json.length);
       return Buffer.concat([pre, json, pad, good.subarray(start)]);
     };
-    expect(loadError(rewrite({ ...header, config: { ...header.config, dModel: 10 } }))).toMatch(/shape \[\d+,8\] but the config implies \[\d+,10\]/);
-    expect(loadError(rewrite({ ...header, config: { ...header.config, nLayers: 3 } }))).toMatch(/tensor 'blocks\.2\.ln1\.gamma' missing|tensor \d+ is/);
-    expect(loadError(rewrite({ ...header, config: { ...header.config, vocabSize: 99 } }))).toMatch(/tokenizer has 17 tokens but config\.vocabSize is 99/);
+    expect(loadError(rewrite({ ...header, config: { ...header.config, dModel: 10 } }))).toMatch(
+      /shape \[\d+,8\] but the config implies \[\d+,10\]/,
+    );
+    expect(loadError(rewrite({ ...header, config: { ...header.config, nLayers: 3 } }))).toMatch(
+      /tensor 'blocks\.2\.ln1\.gamma' missing|tensor \d+ is/,
+    );
+    expect(loadError(rewrite({ ...header, config: { ...header.config, vocabSize: 99 } }))).toMatch(
+      /tokenizer has 17 tokens but config\.vocabSize is 99/,
+    );
     expect(loadError(rewrite({ ...header, extra: 1 }))).toMatch(/malformed header/);
     expect(loadError(rewrite({ ...header, config: { ...header.config, nHeads: 3 } }))).toMatch(/dModel/);
     // A consistent rewrite still loads, so the checks above fail for the reason named.
@@ -105,7 +111,9 @@ describe('checkpoints', () => {
   it('refuses to save non-finite weights', () => {
     const model = createTransformer(config, new Rng(1));
     model.params.get('lnFinal.beta')!.assign(tf.fill([8], NaN));
-    expect(() => saveCheckpoint(path.join(dir, 'nan.ckpt'), { tokenizer, transformer: model })).toThrow(/lnFinal\.beta has a non-finite value/);
+    expect(() => saveCheckpoint(path.join(dir, 'nan.ckpt'), { tokenizer, transformer: model })).toThrow(
+      /lnFinal\.beta has a non-finite value/,
+    );
     model.dispose();
   });
 

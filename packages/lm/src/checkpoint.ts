@@ -57,10 +57,14 @@ export function saveCheckpoint(file: string, input: CheckpointInput): void {
   const { tokenizer, transformer } = input;
   const config = transformer.config;
   if (input.config && JSON.stringify(parseModelConfig(input.config)) !== JSON.stringify(config)) {
-    throw new UserError(`saveCheckpoint ${file}: config ${JSON.stringify(input.config)} differs from the transformer's ${JSON.stringify(config)}`);
+    throw new UserError(
+      `saveCheckpoint ${file}: config ${JSON.stringify(input.config)} differs from the transformer's ${JSON.stringify(config)}`,
+    );
   }
   if (tokenizer.vocabSize !== config.vocabSize) {
-    throw new UserError(`saveCheckpoint ${file}: tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabSize is ${config.vocabSize}`);
+    throw new UserError(
+      `saveCheckpoint ${file}: tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabSize is ${config.vocabSize}`,
+    );
   }
   assertLittleEndian(file);
   const specs = parameterShapes(config);
@@ -70,7 +74,10 @@ export function saveCheckpoint(file: string, input: CheckpointInput): void {
   for (const spec of specs) {
     const values = transformer.params.get(spec.name)!.dataSync() as Float32Array;
     const bad = values.findIndex((x) => !Number.isFinite(x));
-    if (bad >= 0) throw new UserError(`saveCheckpoint ${file}: parameter ${spec.name} has a non-finite value (${values[bad]}) at index ${bad}; refusing to save a diverged model`);
+    if (bad >= 0)
+      throw new UserError(
+        `saveCheckpoint ${file}: parameter ${spec.name} has a non-finite value (${values[bad]}) at index ${bad}; refusing to save a diverged model`,
+      );
     weights.set(values, offset);
     offset += values.length;
   }
@@ -115,7 +122,9 @@ export function loadCheckpoint(file: string): Checkpoint {
   const weightBytes = bytes.subarray(weightsStart);
   const digest = createHash('sha256').update(weightBytes).digest('hex');
   if (digest !== header.weightsSha256) {
-    throw new UserError(`checkpoint ${file}: weights checksum mismatch (header says sha256 ${header.weightsSha256.slice(0, 12)}…, data hashes to ${digest.slice(0, 12)}…); the file is corrupt`);
+    throw new UserError(
+      `checkpoint ${file}: weights checksum mismatch (header says sha256 ${header.weightsSha256.slice(0, 12)}…, data hashes to ${digest.slice(0, 12)}…); the file is corrupt`,
+    );
   }
   // Copy into an aligned buffer: the weights start at a 4-byte offset of the file, not of the Buffer pool.
   const weights = new Float32Array(weightBytes.length / 4);
@@ -146,13 +155,17 @@ function readBytes(file: string): Buffer {
 
 function parseFile(file: string, bytes: Buffer): { header: CheckpointHeader; tokenizer: Tokenizer; weightsStart: number } {
   const where = `checkpoint ${file}`;
-  if (bytes.length < PREAMBLE_BYTES) throw new UserError(`${where}: truncated (${bytes.length} bytes, shorter than the ${PREAMBLE_BYTES}-byte preamble)`);
+  if (bytes.length < PREAMBLE_BYTES)
+    throw new UserError(`${where}: truncated (${bytes.length} bytes, shorter than the ${PREAMBLE_BYTES}-byte preamble)`);
   const magic = bytes.toString('latin1', 0, 8);
-  if (magic !== CHECKPOINT_MAGIC) throw new UserError(`${where}: not an LM checkpoint (magic ${JSON.stringify(magic)}, expected ${JSON.stringify(CHECKPOINT_MAGIC)})`);
+  if (magic !== CHECKPOINT_MAGIC)
+    throw new UserError(`${where}: not an LM checkpoint (magic ${JSON.stringify(magic)}, expected ${JSON.stringify(CHECKPOINT_MAGIC)})`);
   const version = bytes.readUInt32LE(8);
-  if (version !== CHECKPOINT_VERSION) throw new UserError(`${where}: format version ${version} is not supported (this build reads version ${CHECKPOINT_VERSION})`);
+  if (version !== CHECKPOINT_VERSION)
+    throw new UserError(`${where}: format version ${version} is not supported (this build reads version ${CHECKPOINT_VERSION})`);
   const headerLength = bytes.readUInt32LE(12);
-  if (PREAMBLE_BYTES + headerLength > bytes.length) throw new UserError(`${where}: truncated inside the header (needs ${PREAMBLE_BYTES + headerLength} bytes, file has ${bytes.length})`);
+  if (PREAMBLE_BYTES + headerLength > bytes.length)
+    throw new UserError(`${where}: truncated inside the header (needs ${PREAMBLE_BYTES + headerLength} bytes, file has ${bytes.length})`);
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString('utf8', PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength));
@@ -174,17 +187,23 @@ function parseFile(file: string, bytes: Buffer): { header: CheckpointHeader; tok
   for (let i = 0; i < Math.max(expected.length, got.length); i++) {
     const e = expected[i];
     const g = got[i];
-    if (!e) throw new UserError(`${where}: unexpected tensor '${g.name}' (config ${JSON.stringify(config)} implies ${expected.length} tensors)`);
-    if (!g) throw new UserError(`${where}: tensor '${e.name}' missing (file lists ${got.length} tensors, config implies ${expected.length})`);
+    if (!e)
+      throw new UserError(`${where}: unexpected tensor '${g.name}' (config ${JSON.stringify(config)} implies ${expected.length} tensors)`);
+    if (!g)
+      throw new UserError(`${where}: tensor '${e.name}' missing (file lists ${got.length} tensors, config implies ${expected.length})`);
     if (g.name !== e.name) throw new UserError(`${where}: tensor ${i} is '${g.name}', expected '${e.name}'`);
-    if (g.shape.join(',') !== e.shape.join(',')) throw new UserError(`${where}: tensor '${g.name}' has shape [${g.shape}] but the config implies [${e.shape}]`);
+    if (g.shape.join(',') !== e.shape.join(','))
+      throw new UserError(`${where}: tensor '${g.name}' has shape [${g.shape}] but the config implies [${e.shape}]`);
   }
   const weightsStart = padTo4(PREAMBLE_BYTES + headerLength);
   const expectedBytes = expected.reduce((n, s) => n + size(s.shape), 0) * 4;
-  if (parsed.data.weightsBytes !== expectedBytes) throw new UserError(`${where}: header declares ${parsed.data.weightsBytes} weight bytes, the tensors need ${expectedBytes}`);
+  if (parsed.data.weightsBytes !== expectedBytes)
+    throw new UserError(`${where}: header declares ${parsed.data.weightsBytes} weight bytes, the tensors need ${expectedBytes}`);
   const actualBytes = bytes.length - weightsStart;
-  if (actualBytes < expectedBytes) throw new UserError(`${where}: truncated (${actualBytes} weight bytes present, ${expectedBytes} expected)`);
-  if (actualBytes > expectedBytes) throw new UserError(`${where}: ${actualBytes - expectedBytes} unexpected trailing bytes after the weights`);
+  if (actualBytes < expectedBytes)
+    throw new UserError(`${where}: truncated (${actualBytes} weight bytes present, ${expectedBytes} expected)`);
+  if (actualBytes > expectedBytes)
+    throw new UserError(`${where}: ${actualBytes - expectedBytes} unexpected trailing bytes after the weights`);
   return { header: { ...parsed.data, config }, tokenizer, weightsStart };
 }
 
@@ -199,4 +218,3 @@ function size(shape: readonly number[]): number {
 function padTo4(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
-

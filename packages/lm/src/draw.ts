@@ -12,10 +12,13 @@ interface Draw {
 /** Checks sampling options once per call; messages name the option. */
 export function validateSampleOptions(options: SampleOptions, vocabSize: number): void {
   const { temperature, topP, maxNewTokens, stopToken } = options;
-  if (!(Number.isFinite(temperature) && temperature >= 0)) throw new UserError(`sample: temperature must be a finite number >= 0 (0 = greedy), got ${temperature}`);
+  if (!(Number.isFinite(temperature) && temperature >= 0))
+    throw new UserError(`sample: temperature must be a finite number >= 0 (0 = greedy), got ${temperature}`);
   if (!(topP > 0 && topP <= 1)) throw new UserError(`sample: topP must be in (0, 1], got ${topP}`);
-  if (!(Number.isInteger(maxNewTokens) && maxNewTokens >= 0)) throw new UserError(`sample: maxNewTokens must be an integer >= 0, got ${maxNewTokens}`);
-  if (!(Number.isInteger(stopToken) && stopToken >= 0 && stopToken < vocabSize)) throw new UserError(`sample: stopToken must be a token id in 0..${vocabSize - 1}, got ${stopToken}`);
+  if (!(Number.isInteger(maxNewTokens) && maxNewTokens >= 0))
+    throw new UserError(`sample: maxNewTokens must be an integer >= 0, got ${maxNewTokens}`);
+  if (!(Number.isInteger(stopToken) && stopToken >= 0 && stopToken < vocabSize))
+    throw new UserError(`sample: stopToken must be a token id in 0..${vocabSize - 1}, got ${stopToken}`);
 }
 
 /**

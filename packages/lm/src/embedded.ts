@@ -10,7 +10,10 @@ export const EMBEDDED_CHECKPOINTS = {
    * untrained, masked wrong lines; trained in two stages (packages/recipes/README.md). The embedded
    * model above stays as the "assumptions violated" test bed.
    */
-  assumptionsMet: { checkpoint: 'packages/lm/checkpoints/assumptions-met.ckpt', runRecord: 'packages/lm/checkpoints/assumptions-met.run.json' },
+  assumptionsMet: {
+    checkpoint: 'packages/lm/checkpoints/assumptions-met.ckpt',
+    runRecord: 'packages/lm/checkpoints/assumptions-met.run.json',
+  },
 } as const satisfies Record<string, { checkpoint: string; runRecord: string }>;
 
 /** The default checkpoint of every command and experiment. */

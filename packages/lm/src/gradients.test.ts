@@ -20,11 +20,23 @@ describe.each(['gelu', 'relu'] as const)('embeddingGradientNorms (%s MLP)', (act
   it('its objective is the summed token log-probabilities from targetFrom on', () => {
     const targetFrom = 3;
     const [objective, perToken] = tf.tidy(() => {
-      const f = sequenceLogprobFromEmbeddings(model, model.embedFromStart(tf.tensor2d([sequence], undefined, 'int32')), sequence, targetFrom).dataSync()[0];
-      const lp = tokenLogprobs(model, tf.tensor2d([sequence.slice(0, -1)], undefined, 'int32'), tf.tensor2d([sequence.slice(1)], undefined, 'int32')).arraySync()[0];
+      const f = sequenceLogprobFromEmbeddings(
+        model,
+        model.embedFromStart(tf.tensor2d([sequence], undefined, 'int32')),
+        sequence,
+        targetFrom,
+      ).dataSync()[0];
+      const lp = tokenLogprobs(
+        model,
+        tf.tensor2d([sequence.slice(0, -1)], undefined, 'int32'),
+        tf.tensor2d([sequence.slice(1)], undefined, 'int32'),
+      ).arraySync()[0];
       return [f, lp];
     }) as unknown as [number, number[]];
-    expect(objective).toBeCloseTo(perToken.slice(targetFrom - 1).reduce((a, b) => a + b, 0), 4);
+    expect(objective).toBeCloseTo(
+      perToken.slice(targetFrom - 1).reduce((a, b) => a + b, 0),
+      4,
+    );
   });
 
   it('matches central finite differences of the objective (|Δ| ≤ 1e-3 + 1% per position; measured ≤ 0.2%)', async () => {

@@ -8,7 +8,12 @@ import type { ComputeCost } from './types';
  * Σ_{t ≥ targetFrom} log p(sequence[t] | sequence[<t]) as a function of the input embeddings
  * e [1, T, C] (token + position, the input of the first block). A scalar tensor.
  */
-export function sequenceLogprobFromEmbeddings(model: Transformer, embeddings: tf.Tensor3D, sequence: number[], targetFrom: number): tf.Scalar {
+export function sequenceLogprobFromEmbeddings(
+  model: Transformer,
+  embeddings: tf.Tensor3D,
+  sequence: number[],
+  targetFrom: number,
+): tf.Scalar {
   const T = sequence.length;
   const V = model.config.vocabSize;
   return tf.tidy(() => {
@@ -30,7 +35,11 @@ export function sequenceLogprobFromEmbeddings(model: Transformer, embeddings: tf
  * ∂ Σ_{t' ≥ targetFrom} log p(sequence[t'] | sequence[<t']) / ∂ e_t. One forward and one backward
  * pass over the sequence.
  */
-export async function embeddingGradientNorms(model: Transformer, sequence: number[], targetFrom: number): Promise<{ norms: number[]; cost: ComputeCost }> {
+export async function embeddingGradientNorms(
+  model: Transformer,
+  sequence: number[],
+  targetFrom: number,
+): Promise<{ norms: number[]; cost: ComputeCost }> {
   const { vocabSize: V, contextLength } = model.config;
   const T = sequence.length;
   if (T === 0 || T > contextLength) throw new UserError(`embeddingGradientNorms: sequence length ${T} must be in 1..${contextLength}`);

@@ -27,7 +27,11 @@ function layerNormBefore(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Te
 
 function normal(rng: Rng, shape: number[], scale = 1): tf.Tensor {
   const n = shape.reduce((a, b) => a * b, 1);
-  return tf.tensor(Float32Array.from({ length: n }, () => scale * rng.normal()), shape, 'float32');
+  return tf.tensor(
+    Float32Array.from({ length: n }, () => scale * rng.normal()),
+    shape,
+    'float32',
+  );
 }
 
 /** Largest |a − b| over max(|b|, floor): relative error with an absolute floor for values near 0. */
@@ -50,7 +54,8 @@ describe('layers: fused GELU and LayerNorm compute the previous composites', () 
 
   it('runs on the fused path when the native kernels are present (so the comparison means something)', () => {
     // On plain wasm/cpu the engine falls back to the same composites and the tests below hold trivially.
-    if (engineInfo().backend === 'wasm+native') expect(engineInfo().nativeKernels).toEqual(expect.arrayContaining([expect.stringMatching(/gelu/i)]));
+    if (engineInfo().backend === 'wasm+native')
+      expect(engineInfo().nativeKernels).toEqual(expect.arrayContaining([expect.stringMatching(/gelu/i)]));
   });
 
   it('gelu equals the tanh-form composite within 1e-5, value and gradient', () => {
@@ -80,7 +85,11 @@ describe('layers: fused GELU and LayerNorm compute the previous composites', () 
 
   it('layerNorm equals the ε = 1e-5 composite within 1e-5, value and all three gradients', () => {
     const rng = new Rng(12);
-    for (const shape of [[6, 128], [2, 5, 16], [1, 3]]) {
+    for (const shape of [
+      [6, 128],
+      [2, 5, 16],
+      [1, 3],
+    ]) {
       const C = shape[shape.length - 1];
       const x = tf.add(normal(rng, shape, 2), 0.7);
       const g = normal(rng, [C]);
@@ -102,8 +111,16 @@ describe('layers: fused GELU and LayerNorm compute the previous composites', () 
     const rng = new Rng(13);
     const model = createTransformer({ vocabSize: 40, contextLength: 48, nLayers: 2 }, rng.fork('init'));
     const rows = Array.from({ length: 3 }, () => Array.from({ length: 33 }, () => rng.int(0, 39)));
-    const inputs = tf.tensor2d(rows.map((r) => r.slice(0, 32)), undefined, 'int32');
-    const targets = tf.tensor2d(rows.map((r) => r.slice(1)), undefined, 'int32');
+    const inputs = tf.tensor2d(
+      rows.map((r) => r.slice(0, 32)),
+      undefined,
+      'int32',
+    );
+    const targets = tf.tensor2d(
+      rows.map((r) => r.slice(1)),
+      undefined,
+      'int32',
+    );
     const fused = tf.tidy(() => tokenLogprobs(model, inputs, targets));
     const switched = setNativeKernelsEnabled(false);
     try {

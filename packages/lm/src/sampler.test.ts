@@ -19,7 +19,12 @@ function sharpModel(seed: number): Transformer {
 
 describe('sampling', () => {
   let model: Transformer;
-  const prompts = [[1, 5, 6, 7, 3], [1, 9], [1, 4, 4, 8, 9, 10, 3, 5], [1, 3, 3]];
+  const prompts = [
+    [1, 5, 6, 7, 3],
+    [1, 9],
+    [1, 4, 4, 8, 9, 10, 3, 5],
+    [1, 3, 3],
+  ];
   const options: SampleOptions = { temperature: 0.9, topP: 0.95, maxNewTokens: 10, stopToken: STOP };
 
   beforeAll(async () => {
@@ -45,7 +50,11 @@ describe('sampling', () => {
     // Costs: the cache forwards each real token once (the last sampled token never needs forwarding).
     const promptTokens = prompts.reduce((n, p) => n + p.length, 0);
     const generated = lengths.reduce((a, b) => a + b, 0);
-    expect(cached.cost).toEqual({ tokensGenerated: generated, tokensForwarded: promptTokens + generated - prompts.length, forwardPasses: Math.max(...lengths) });
+    expect(cached.cost).toEqual({
+      tokensGenerated: generated,
+      tokensForwarded: promptTokens + generated - prompts.length,
+      forwardPasses: Math.max(...lengths),
+    });
     expect(plain.cost.tokensGenerated).toBe(generated);
     expect(plain.cost.tokensForwarded).toBeGreaterThan(cached.cost.tokensForwarded);
   });
@@ -87,7 +96,12 @@ describe('sampling', () => {
 
   it('stops at maxNewTokens and at the end of the context, marking rows truncated', async () => {
     const never = { ...options, stopToken: 0 }; // pad id: the sharpened model never samples it here
-    const { results } = await sampleWithCache(model, [[1, 5], Array.from({ length: 21 }, () => 7)], { ...never, maxNewTokens: 6 }, new Rng(1));
+    const { results } = await sampleWithCache(
+      model,
+      [[1, 5], Array.from({ length: 21 }, () => 7)],
+      { ...never, maxNewTokens: 6 },
+      new Rng(1),
+    );
     expect(results[0].tokens).toHaveLength(6);
     expect(results[0].truncated).toBe(true);
     expect(results[1].tokens).toHaveLength(3); // 21 + 3 = contextLength 24
@@ -101,6 +115,8 @@ describe('sampling', () => {
     await expect(sampleWithCache(model, [[1]], { ...options, topP: 0 }, new Rng(1))).rejects.toThrow(/topP must be in \(0, 1\], got 0/);
     await expect(sampleWithCache(model, [[1, 99]], options, new Rng(1))).rejects.toThrow(/prompt 0 contains token 99/);
     await expect(sampleWithCache(model, [[]], options, new Rng(1))).rejects.toThrow(/prompt 0 is empty/);
-    await expect(sampleWithCache(model, [Array(25).fill(1)], options, new Rng(1))).rejects.toThrow(/more than the model's contextLength 24/);
+    await expect(sampleWithCache(model, [Array(25).fill(1)], options, new Rng(1))).rejects.toThrow(
+      /more than the model's contextLength 24/,
+    );
   });
 });

@@ -37,7 +37,11 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
     const P = Math.max(...live.map((i) => rows[i].prompt.length));
     // keyValid[b][j]: may queries of cache row b attend to cached position j (false for left padding).
     let keyValid = live.map((i) => Array.from({ length: P }, (_, j) => j >= P - rows[i].prompt.length));
-    let { logits, kv } = prefill(model, live.map((i) => rows[i].prompt), P);
+    let { logits, kv } = prefill(
+      model,
+      live.map((i) => rows[i].prompt),
+      P,
+    );
     cost.forwardPasses++;
     cost.tokensForwarded += live.reduce((n, i) => n + rows[i].prompt.length, 0);
     for (;;) {
@@ -54,7 +58,12 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
         keyValid = keep.map((b) => keyValid[b]);
       }
       keyValid.forEach((k) => k.push(true)); // the token fed now is visible to itself and later
-      const step = stepWithCache(model, live.map((i) => rows[i]), kv, keyValid);
+      const step = stepWithCache(
+        model,
+        live.map((i) => rows[i]),
+        kv,
+        keyValid,
+      );
       disposeKV(kv);
       ({ logits, kv } = step);
       cost.forwardPasses++;
@@ -95,7 +104,8 @@ function startRows(model: Transformer, prompts: number[][], options: SampleOptio
   validateSampleOptions(options, V);
   return prompts.map((prompt, i) => {
     if (prompt.length === 0) throw new UserError(`sample: prompt ${i} is empty (it needs at least one token, normally <bos>)`);
-    if (prompt.length > contextLength) throw new UserError(`sample: prompt ${i} has ${prompt.length} tokens, more than the model's contextLength ${contextLength}`);
+    if (prompt.length > contextLength)
+      throw new UserError(`sample: prompt ${i} has ${prompt.length} tokens, more than the model's contextLength ${contextLength}`);
     const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < V));
     if (bad !== undefined) throw new UserError(`sample: prompt ${i} contains token ${bad}, outside 0..${V - 1}`);
     const budget = Math.min(options.maxNewTokens, contextLength - prompt.length);

@@ -80,9 +80,12 @@ describe('scoreAfterPrefixes', () => {
   });
 
   it('scoreBatch names the job and request of a bad input', async () => {
-    await expect(scoreBatch(model, [{ sequence: [1, 2], requests: [] }, { sequence: [1, 2, 3], requests: [{ exitAt: 5, suffix: [1] }] }])).rejects.toThrow(
-      /scoreBatch: job 1: request 0 has exitAt 5/,
-    );
+    await expect(
+      scoreBatch(model, [
+        { sequence: [1, 2], requests: [] },
+        { sequence: [1, 2, 3], requests: [{ exitAt: 5, suffix: [1] }] },
+      ]),
+    ).rejects.toThrow(/scoreBatch: job 1: request 0 has exitAt 5/);
   });
 
   it('does not leak tensors', async () => {
@@ -96,15 +99,22 @@ describe('scoreAfterPrefixes', () => {
   });
 
   it('handles no requests and only empty suffixes without any forward', async () => {
-    expect(await scoreAfterPrefixes(model, [1, 2], [])).toEqual({ logprobs: [], cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 } });
+    expect(await scoreAfterPrefixes(model, [1, 2], [])).toEqual({
+      logprobs: [],
+      cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 },
+    });
     expect((await scoreAfterPrefixes(model, [1, 2], [{ exitAt: 2, suffix: [] }])).logprobs).toEqual([[]]);
   });
 
   it('rejects out-of-range exit points, tokens and lengths with the offending value', async () => {
-    await expect(scoreAfterPrefixes(model, [1, 2, 3], [{ exitAt: 0, suffix: [1] }])).rejects.toThrow(/request 0 has exitAt 0, expected an integer in 1\.\.3/);
+    await expect(scoreAfterPrefixes(model, [1, 2, 3], [{ exitAt: 0, suffix: [1] }])).rejects.toThrow(
+      /request 0 has exitAt 0, expected an integer in 1\.\.3/,
+    );
     await expect(scoreAfterPrefixes(model, [1, 2, 3], [{ exitAt: 4, suffix: [1] }])).rejects.toThrow(/exitAt 4/);
     await expect(scoreAfterPrefixes(model, [1, 2, 3], [{ exitAt: 2, suffix: [13] }])).rejects.toThrow(/suffix token 13 is outside 0\.\.12/);
-    await expect(scoreAfterPrefixes(model, [1, 2, 3], [{ exitAt: 3, suffix: Array(22).fill(1) }])).rejects.toThrow(/= 25, more than contextLength 24/);
+    await expect(scoreAfterPrefixes(model, [1, 2, 3], [{ exitAt: 3, suffix: Array(22).fill(1) }])).rejects.toThrow(
+      /= 25, more than contextLength 24/,
+    );
     await expect(scoreAfterPrefixes(model, [], [])).rejects.toThrow(/empty/);
   });
 });

@@ -32,7 +32,12 @@ const DEFAULT_ROW_TOKENS = 64;
  * Scores many suffixes after many prefixes of one shared sequence (the primitive behind the
  * RREDCoT immediate and value terms, Eqs. 7 and 9). The one-job case of `scoreBatch`.
  */
-export async function scoreAfterPrefixes(model: Transformer, sequence: number[], requests: SuffixRequest[], options: ScoreOptions = {}): Promise<ScoreResult> {
+export async function scoreAfterPrefixes(
+  model: Transformer,
+  sequence: number[],
+  requests: SuffixRequest[],
+  options: ScoreOptions = {},
+): Promise<ScoreResult> {
   const [result] = await scoreBatch(model, [{ sequence, requests }], options, 'scoreAfterPrefixes');
   return result;
 }
@@ -50,7 +55,12 @@ export async function scoreAfterPrefixes(model: Transformer, sequence: number[],
  * Cost per job: T + Σ|suffix| token positions. `forwardPasses` of each job is the number of batched
  * passes of the whole call it took part in (1 + suffix chunks), so do not sum it over jobs.
  */
-export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: ScoreOptions = {}, caller = 'scoreBatch'): Promise<ScoreResult[]> {
+export async function scoreBatch(
+  model: Transformer,
+  jobs: ScoreJob[],
+  options: ScoreOptions = {},
+  caller = 'scoreBatch',
+): Promise<ScoreResult[]> {
   jobs.forEach((job, j) => validate(model, job.sequence, job.requests, jobs.length === 1 ? caller : `${caller}: job ${j}`));
   const logprobs: number[][][] = jobs.map((job) => job.requests.map((r) => new Array<number>(r.suffix.length)));
   const zeroCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
@@ -62,12 +72,20 @@ export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: 
 
   // --- pass 1: every sequence once, packed into rows (block-diagonal causal mask) ---
   const longest = Math.max(...active.map((j) => jobs[j].sequence.length));
-  const sequenceRows = packRows(active.map((j, job) => ({ job, request: -1, length: jobs[j].sequence.length })), Math.max(longest, options.sequenceRowTokens ?? longest));
+  const sequenceRows = packRows(
+    active.map((j, job) => ({ job, request: -1, length: jobs[j].sequence.length })),
+    Math.max(longest, options.sequenceRowTokens ?? longest),
+  );
   const slots: SequenceSlot[] = new Array(active.length);
   sequenceRows.forEach((row, r) => row.placed.forEach((p) => (slots[p.job] = { row: r, offset: p.offset })));
   const R1 = sequenceRows.length;
   const T = sequenceRows[0].length; // cached slots per row
-  const first = sequenceRowTensors(sequenceRows, active.map((j) => jobs[j].sequence), T, contextLength);
+  const first = sequenceRowTensors(
+    sequenceRows,
+    active.map((j) => jobs[j].sequence),
+    T,
+    contextLength,
+  );
   const shared = tf.tidy(() => {
     const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T], 'int32'), tf.tensor2d(first.positions, [R1, T], 'int32')); // [R1·T, C]
     const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T, mask: tf.tensor4d(first.mask, [R1, 1, T, T]) }); // kv: [R1, H, T, dh]
@@ -86,7 +104,7 @@ export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: 
     // --- pass 2: all suffixes against the cached prefixes, in chunks of rows ---
     const rows = packSuffixRows(activeRequests, options.rowTokens ?? DEFAULT_ROW_TOKENS);
     const budget = options.maxChunkElements ?? DEFAULT_CHUNK_ELEMENTS;
-    for (let start = 0; start < rows.length; ) {
+    for (let start = 0; start < rows.length;) {
       const S = rows[start].length; // rows are longest first: the chunk's width
       const perRow = S * (H * (T + S) * 4 + F * 6 + C * 14) + 4 * (T + S) * C;
       const chunk = rows.slice(start, start + Math.max(1, Math.floor(budget / perRow)));
@@ -96,8 +114,14 @@ export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: 
       const input = suffixRowTensors(chunk, activeRequests, slots, S, T, contextLength);
       const picked = tf.tidy(() => {
         // One cached row is broadcast by runBlocks; several are gathered to the one each suffix row needs.
-        const cachedRow = tf.tensor1d(chunk.map((row) => slots[row.placed[0].job].row), 'int32');
-        const past = R1 === 1 ? shared.kv : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
+        const cachedRow = tf.tensor1d(
+          chunk.map((row) => slots[row.placed[0].job].row),
+          'int32',
+        );
+        const past =
+          R1 === 1
+            ? shared.kv
+            : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
         const x = model.embedAt(tf.tensor2d(input.tokens, [R, S], 'int32'), tf.tensor2d(input.positions, [R, S], 'int32')); // [R·S, C]
         const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past });
         const logp = tf.logSoftmax(model.head(hidden)); // [R·S, V]
@@ -119,11 +143,17 @@ export async function scoreBatch(model: Transformer, jobs: ScoreJob[], options: 
   return jobs.map((job, j) => {
     job.requests.forEach((_, i) => {
       const t = logprobs[j][i].findIndex((x) => Number.isNaN(x));
-      if (t >= 0) throw new Error(`${caller}: log-probability of ${jobs.length === 1 ? '' : `job ${j} `}request ${i} suffix token ${t} is NaN (model weights diverged?)`);
+      if (t >= 0)
+        throw new Error(
+          `${caller}: log-probability of ${jobs.length === 1 ? '' : `job ${j} `}request ${i} suffix token ${t} is NaN (model weights diverged?)`,
+        );
     });
     const suffixTokens = job.requests.reduce((n, r) => n + r.suffix.length, 0);
     if (suffixTokens === 0) return { logprobs: logprobs[j], cost: { ...zeroCost } };
-    return { logprobs: logprobs[j], cost: { tokensForwarded: job.sequence.length + suffixTokens, tokensGenerated: 0, forwardPasses: passes } };
+    return {
+      logprobs: logprobs[j],
+      cost: { tokensForwarded: job.sequence.length + suffixTokens, tokensGenerated: 0, forwardPasses: passes },
+    };
   });
 }
 
@@ -162,11 +192,14 @@ function validate(model: Transformer, sequence: number[], requests: SuffixReques
   const bad = sequence.find(badToken);
   if (bad !== undefined) throw new UserError(`${label}: sequence token ${bad} is outside 0..${V - 1}`);
   requests.forEach(({ exitAt, suffix }, i) => {
-    if (!(Number.isInteger(exitAt) && exitAt >= 1 && exitAt <= T)) throw new UserError(`${label}: request ${i} has exitAt ${exitAt}, expected an integer in 1..${T} (the sequence length)`);
+    if (!(Number.isInteger(exitAt) && exitAt >= 1 && exitAt <= T))
+      throw new UserError(`${label}: request ${i} has exitAt ${exitAt}, expected an integer in 1..${T} (the sequence length)`);
     const b = suffix.find(badToken);
     if (b !== undefined) throw new UserError(`${label}: request ${i} suffix token ${b} is outside 0..${V - 1}`);
     if (exitAt + suffix.length > contextLength) {
-      throw new UserError(`${label}: request ${i} needs ${exitAt} prefix + ${suffix.length} suffix tokens = ${exitAt + suffix.length}, more than contextLength ${contextLength}`);
+      throw new UserError(
+        `${label}: request ${i} needs ${exitAt} prefix + ${suffix.length} suffix tokens = ${exitAt + suffix.length}, more than contextLength ${contextLength}`,
+      );
     }
   });
 }

@@ -2,7 +2,8 @@ import { MASKED } from './layers';
 import { packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors } from './suffix-rows';
 
 /** 1 where the mask lets slot `slot` see a position, 0 where it hides it. */
-const visible = (mask: Float32Array, span: number, slot: number) => [...mask.slice(slot * span, (slot + 1) * span)].map((m) => (m === 0 ? 1 : m === MASKED ? 0 : NaN));
+const visible = (mask: Float32Array, span: number, slot: number) =>
+  [...mask.slice(slot * span, (slot + 1) * span)].map((m) => (m === 0 ? 1 : m === MASKED ? 0 : NaN));
 
 describe('packRows', () => {
   it('packs first-fit decreasing, skips empty items, gives an oversized item its own row and sorts rows longest first', () => {
@@ -10,8 +11,14 @@ describe('packRows', () => {
     const rows = packRows(items, 5);
     expect(rows.map((r) => r.placed.map((p) => [p.request, p.offset]))).toEqual([
       [[5, 0]], // 7 > capacity: alone
-      [[1, 0], [3, 4]], // 4 then 1
-      [[2, 0], [0, 3]], // 3 then 2
+      [
+        [1, 0],
+        [3, 4],
+      ], // 4 then 1
+      [
+        [2, 0],
+        [0, 3],
+      ], // 3 then 2
     ]);
     expect(rows.map((r) => r.length)).toEqual([7, 5, 5]);
   });
@@ -20,18 +27,34 @@ describe('packRows', () => {
 describe('packSuffixRows', () => {
   it('never mixes jobs in a row, and gives each request its own row when rowTokens is 1', () => {
     const jobs = [
-      [{ exitAt: 2, suffix: [1, 2, 3] }, { exitAt: 3, suffix: [] }, { exitAt: 3, suffix: [4] }],
+      [
+        { exitAt: 2, suffix: [1, 2, 3] },
+        { exitAt: 3, suffix: [] },
+        { exitAt: 3, suffix: [4] },
+      ],
       [{ exitAt: 1, suffix: [5] }],
     ];
-    expect(packSuffixRows(jobs, 8).map((r) => r.placed.map((p) => [p.job, p.request]))).toEqual([[[0, 0], [0, 2]], [[1, 0]]]);
+    expect(packSuffixRows(jobs, 8).map((r) => r.placed.map((p) => [p.job, p.request]))).toEqual([
+      [
+        [0, 0],
+        [0, 2],
+      ],
+      [[1, 0]],
+    ]);
     expect(packSuffixRows(jobs, 1).map((r) => r.placed.length)).toEqual([1, 1, 1]);
   });
 });
 
 describe('sequenceRowTensors', () => {
   it('lays whole sequences side by side at positions 0.., each attending causally to itself only', () => {
-    const sequences = [[5, 6, 7], [8, 9]];
-    const rows = packRows(sequences.map((s, job) => ({ job, request: -1, length: s.length })), 8);
+    const sequences = [
+      [5, 6, 7],
+      [8, 9],
+    ];
+    const rows = packRows(
+      sequences.map((s, job) => ({ job, request: -1, length: s.length })),
+      8,
+    );
     const width = 6; // one padding slot
     const { tokens, positions, mask } = sequenceRowTensors(rows, sequences, width, 16);
     expect([...tokens]).toEqual([5, 6, 7, 8, 9, 0]);
@@ -45,7 +68,12 @@ describe('sequenceRowTensors', () => {
 
 describe('suffixRowTensors', () => {
   it('lets each packed token see its own sequence’s prefix and its own earlier tokens only, and predict its next token', () => {
-    const jobs = [[{ exitAt: 2, suffix: [7, 8] }, { exitAt: 3, suffix: [9] }]];
+    const jobs = [
+      [
+        { exitAt: 2, suffix: [7, 8] },
+        { exitAt: 3, suffix: [9] },
+      ],
+    ];
     const rows = packSuffixRows(jobs, 8);
     const cached = 5; // job 0's sequence sits at cached slots 1..4 (another sequence before it)
     const width = 4; // one padding slot

@@ -53,7 +53,12 @@ export function packRows(items: readonly Omit<Placed, 'offset'>[], capacity: num
 
 /** Pass 2 rows: the non-empty requests of each job, packed per job (a row never mixes jobs, so it has one cached sequence). */
 export function packSuffixRows(jobs: readonly (readonly SuffixRequest[])[], rowTokens: number): PackedRow[] {
-  const rows = jobs.flatMap((requests, job) => packRows(requests.map((r, request) => ({ job, request, length: r.suffix.length })), rowTokens));
+  const rows = jobs.flatMap((requests, job) =>
+    packRows(
+      requests.map((r, request) => ({ job, request, length: r.suffix.length })),
+      rowTokens,
+    ),
+  );
   return rows.sort((a, b) => b.length - a.length);
 }
 
@@ -77,7 +82,12 @@ interface RowTensors {
  * Pass 1 inputs: every row holds whole sequences at positions 0.., each attending causally to itself
  * only (a block-diagonal causal mask). Padding slots see slot 0, so their softmax stays finite.
  */
-export function sequenceRowTensors(rows: readonly PackedRow[], sequences: readonly (readonly number[])[], width: number, contextLength: number): RowTensors {
+export function sequenceRowTensors(
+  rows: readonly PackedRow[],
+  sequences: readonly (readonly number[])[],
+  width: number,
+  contextLength: number,
+): RowTensors {
   return fillRows(rows, width, 0, (p) => ({ tokens: sequences[p.job], firstPosition: 0, prefix: null }), contextLength);
 }
 

@@ -34,11 +34,16 @@ export class Tokenizer {
     this.chars = Array.from(alphabet);
     if (this.chars.length === 0) throw new UserError('tokenizer alphabet: expected at least one character, got an empty string');
     this.chars.forEach((ch, i) => {
-      if (this.charToId.has(ch)) throw new UserError(`tokenizer alphabet: character ${JSON.stringify(ch)} appears twice (positions ${this.charToId.get(ch)! - SPECIAL_TOKENS.length} and ${i})`);
+      if (this.charToId.has(ch))
+        throw new UserError(
+          `tokenizer alphabet: character ${JSON.stringify(ch)} appears twice (positions ${this.charToId.get(ch)! - SPECIAL_TOKENS.length} and ${i})`,
+        );
       this.charToId.set(ch, SPECIAL_TOKENS.length + i);
     });
     this.vocabSize = SPECIAL_TOKENS.length + this.chars.length;
-    this.specialsLongestFirst = SPECIAL_TOKENS.map((text, id) => ({ text: text as string, id })).sort((a, b) => b.text.length - a.text.length);
+    this.specialsLongestFirst = SPECIAL_TOKENS.map((text, id) => ({ text: text as string, id })).sort(
+      (a, b) => b.text.length - a.text.length,
+    );
   }
 
   static fromAlphabet(alphabet: string): Tokenizer {
@@ -63,7 +68,9 @@ export class Tokenizer {
       const ch = String.fromCodePoint(cp);
       const id = this.charToId.get(ch);
       if (id === undefined) {
-        throw new UserError(`tokenizer: character ${JSON.stringify(ch)} at index ${i} of ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)} is not in the alphabet`);
+        throw new UserError(
+          `tokenizer: character ${JSON.stringify(ch)} at index ${i} of ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)} is not in the alphabet`,
+        );
       }
       ids.push(id);
       i += ch.length;
@@ -80,7 +87,8 @@ export class Tokenizer {
 
   /** The text of one token id. */
   tokenText(id: number): string {
-    if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) throw new UserError(`tokenizer: token id ${id} is outside 0..${this.vocabSize - 1}`);
+    if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize)
+      throw new UserError(`tokenizer: token id ${id} is outside 0..${this.vocabSize - 1}`);
     return id < SPECIAL_TOKENS.length ? SPECIAL_TOKENS[id] : this.chars[id - SPECIAL_TOKENS.length];
   }
 
@@ -94,7 +102,9 @@ export class Tokenizer {
       throw new UserError(`${source}: expected {kind: "char", version: 1, alphabet: string}, got ${JSON.stringify(json)?.slice(0, 80)}`);
     }
     if (!Array.isArray(j.specials) || j.specials.join('\u0000') !== SPECIAL_TOKENS.join('\u0000')) {
-      throw new UserError(`${source}: special tokens ${JSON.stringify(j.specials)} differ from this version's ${JSON.stringify(SPECIAL_TOKENS)}`);
+      throw new UserError(
+        `${source}: special tokens ${JSON.stringify(j.specials)} differ from this version's ${JSON.stringify(SPECIAL_TOKENS)}`,
+      );
     }
     return new Tokenizer(j.alphabet);
   }

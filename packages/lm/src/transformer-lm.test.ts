@@ -16,7 +16,10 @@ describe('TransformerLM', () => {
   beforeAll(async () => {
     await initEngine({ quiet: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lm-'));
-    const model = createTransformer({ vocabSize: tokenizer.vocabSize, contextLength: 32, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 }, new Rng(2));
+    const model = createTransformer(
+      { vocabSize: tokenizer.vocabSize, contextLength: 32, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 },
+      new Rng(2),
+    );
     saveCheckpoint(path.join(dir, 'm.ckpt'), { tokenizer, transformer: model });
     model.dispose();
     lm = TransformerLM.fromCheckpoint(path.join(dir, 'm.ckpt'));
@@ -32,7 +35,11 @@ describe('TransformerLM', () => {
     expect(model.maxLength).toBe(32);
     const prompt = tokenizer.encode('<bos>1+2=<think>');
     const before = tf.memory().numTensors;
-    const { results } = await model.sample([prompt, prompt], { temperature: 1, topP: 1, maxNewTokens: 8, stopToken: tokenizer.eos }, new Rng(1));
+    const { results } = await model.sample(
+      [prompt, prompt],
+      { temperature: 1, topP: 1, maxNewTokens: 8, stopToken: tokenizer.eos },
+      new Rng(1),
+    );
     const sequence = [...prompt, ...results[0].tokens];
     const scored = await model.scoreAfterPrefixes(sequence, [{ exitAt: prompt.length, suffix: results[0].tokens }]);
     // The sampler's temperature-1 logprobs are the scorer's logprobs of the same tokens.
@@ -43,6 +50,8 @@ describe('TransformerLM', () => {
   });
 
   it('rejects a tokenizer that does not fit the model', () => {
-    expect(() => new TransformerLM(lm.transformer, Tokenizer.fromAlphabet('01'))).toThrow(/tokenizer has 7 tokens but the model's vocabSize is 17/);
+    expect(() => new TransformerLM(lm.transformer, Tokenizer.fromAlphabet('01'))).toThrow(
+      /tokenizer has 7 tokens but the model's vocabSize is 17/,
+    );
   });
 });

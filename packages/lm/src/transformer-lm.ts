@@ -23,7 +23,9 @@ export class TransformerLM implements LanguageModel {
     private readonly scoreOptions: ScoreOptions = {},
   ) {
     if (tokenizer.vocabSize !== transformer.config.vocabSize) {
-      throw new UserError(`TransformerLM: tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabSize is ${transformer.config.vocabSize}`);
+      throw new UserError(
+        `TransformerLM: tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabSize is ${transformer.config.vocabSize}`,
+      );
     }
     this.vocabSize = transformer.config.vocabSize;
     this.maxLength = transformer.config.contextLength;

@@ -45,8 +45,16 @@ describe('Transformer', () => {
     const rng = new Rng(2);
     const model = createTransformer(tiny, rng.fork('init'));
     const tokens = randomTokens(rng, 3, 9, tiny.vocabSize);
-    const inputs = tf.tensor2d(tokens.map((r) => r.slice(0, 8)), undefined, 'int32');
-    const targets = tf.tensor2d(tokens.map((r) => r.slice(1)), undefined, 'int32');
+    const inputs = tf.tensor2d(
+      tokens.map((r) => r.slice(0, 8)),
+      undefined,
+      'int32',
+    );
+    const targets = tf.tensor2d(
+      tokens.map((r) => r.slice(1)),
+      undefined,
+      'int32',
+    );
     const lp = tokenLogprobs(model, inputs, targets).arraySync();
     const logits = model.logits(inputs).arraySync();
     for (let b = 0; b < 3; b++) {
@@ -78,8 +86,16 @@ describe('Transformer', () => {
     const rng = new Rng(4);
     const model = createTransformer(tiny, rng.fork('init'));
     const tokens = randomTokens(rng, 2, 10, tiny.vocabSize);
-    const inputs = tf.tensor2d(tokens.map((r) => r.slice(0, 9)), undefined, 'int32');
-    const targets = tf.tensor2d(tokens.map((r) => r.slice(1)), undefined, 'int32');
+    const inputs = tf.tensor2d(
+      tokens.map((r) => r.slice(0, 9)),
+      undefined,
+      'int32',
+    );
+    const targets = tf.tensor2d(
+      tokens.map((r) => r.slice(1)),
+      undefined,
+      'int32',
+    );
     const before = tf.memory().numTensors;
     const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar, model.variables());
     expect(Number.isFinite(value.dataSync()[0])).toBe(true);
@@ -100,8 +116,16 @@ describe('Transformer', () => {
     const model = createTransformer({ ...tiny, activation: 'gelu' }, rng.fork('init'));
     for (const [name, v] of model.params) if (!name.includes('ln')) v.assign(tf.tidy(() => tf.mul(v, 5)));
     const tokens = randomTokens(rng, 2, 8, tiny.vocabSize);
-    const inputs = tf.tensor2d(tokens.map((r) => r.slice(0, 7)), undefined, 'int32');
-    const targets = tf.tensor2d(tokens.map((r) => r.slice(1)), undefined, 'int32');
+    const inputs = tf.tensor2d(
+      tokens.map((r) => r.slice(0, 7)),
+      undefined,
+      'int32',
+    );
+    const targets = tf.tensor2d(
+      tokens.map((r) => r.slice(1)),
+      undefined,
+      'int32',
+    );
     const loss = () => tf.sum(tokenLogprobs(model, inputs, targets)) as tf.Scalar;
     for (const name of ['tokenEmbedding', 'blocks.0.attn.wQkv', 'blocks.1.mlp.wIn', 'lnFinal.gamma']) {
       const variable = model.params.get(name)!;
@@ -109,7 +133,10 @@ describe('Transformer', () => {
       const g = grads[variable.name];
       const raw = Array.from({ length: variable.size }, () => rng.normal());
       const norm = Math.hypot(...raw);
-      const direction = tf.tensor(raw.map((x) => x / norm), variable.shape); // unit norm: h is the step length
+      const direction = tf.tensor(
+        raw.map((x) => x / norm),
+        variable.shape,
+      ); // unit norm: h is the step length
       const analytic = tf.sum(tf.mul(g, direction)).dataSync()[0];
       const original = variable.clone();
       const h = 1e-2;

@@ -35,12 +35,18 @@ interface BlockOutput {
 }
 
 interface BlockParams {
-  ln1Gamma: tf.Variable; ln1Beta: tf.Variable;
-  wQkv: tf.Variable; bQkv: tf.Variable; // [C, 3C], [3C]
-  wAttnOut: tf.Variable; bAttnOut: tf.Variable; // [C, C], [C]
-  ln2Gamma: tf.Variable; ln2Beta: tf.Variable;
-  wIn: tf.Variable; bIn: tf.Variable; // [C, F], [F]
-  wOut: tf.Variable; bOut: tf.Variable; // [F, C], [C]
+  ln1Gamma: tf.Variable;
+  ln1Beta: tf.Variable;
+  wQkv: tf.Variable;
+  bQkv: tf.Variable; // [C, 3C], [3C]
+  wAttnOut: tf.Variable;
+  bAttnOut: tf.Variable; // [C, C], [C]
+  ln2Gamma: tf.Variable;
+  ln2Beta: tf.Variable;
+  wIn: tf.Variable;
+  bIn: tf.Variable; // [C, F], [F]
+  wOut: tf.Variable;
+  bOut: tf.Variable; // [F, C], [C]
 }
 
 /** Names and shapes of every parameter a config implies, in a fixed order (the checkpoint order). */
@@ -53,12 +59,18 @@ export function parameterShapes(config: ModelConfig): { name: string; shape: num
   for (let i = 0; i < config.nLayers; i++) {
     const p = `blocks.${i}.`;
     out.push(
-      { name: `${p}ln1.gamma`, shape: [C] }, { name: `${p}ln1.beta`, shape: [C] },
-      { name: `${p}attn.wQkv`, shape: [C, 3 * C] }, { name: `${p}attn.bQkv`, shape: [3 * C] },
-      { name: `${p}attn.wOut`, shape: [C, C] }, { name: `${p}attn.bOut`, shape: [C] },
-      { name: `${p}ln2.gamma`, shape: [C] }, { name: `${p}ln2.beta`, shape: [C] },
-      { name: `${p}mlp.wIn`, shape: [C, F] }, { name: `${p}mlp.bIn`, shape: [F] },
-      { name: `${p}mlp.wOut`, shape: [F, C] }, { name: `${p}mlp.bOut`, shape: [C] },
+      { name: `${p}ln1.gamma`, shape: [C] },
+      { name: `${p}ln1.beta`, shape: [C] },
+      { name: `${p}attn.wQkv`, shape: [C, 3 * C] },
+      { name: `${p}attn.bQkv`, shape: [3 * C] },
+      { name: `${p}attn.wOut`, shape: [C, C] },
+      { name: `${p}attn.bOut`, shape: [C] },
+      { name: `${p}ln2.gamma`, shape: [C] },
+      { name: `${p}ln2.beta`, shape: [C] },
+      { name: `${p}mlp.wIn`, shape: [C, F] },
+      { name: `${p}mlp.bIn`, shape: [F] },
+      { name: `${p}mlp.wOut`, shape: [F, C] },
+      { name: `${p}mlp.bOut`, shape: [C] },
     );
   }
   out.push({ name: 'lnFinal.gamma', shape: [C] }, { name: 'lnFinal.beta', shape: [C] });
@@ -119,9 +131,18 @@ export class Transformer {
     this.blocks = Array.from({ length: config.nLayers }, (_, i) => {
       const p = (n: string) => get(`blocks.${i}.${n}`);
       return {
-        ln1Gamma: p('ln1.gamma'), ln1Beta: p('ln1.beta'), wQkv: p('attn.wQkv'), bQkv: p('attn.bQkv'),
-        wAttnOut: p('attn.wOut'), bAttnOut: p('attn.bOut'), ln2Gamma: p('ln2.gamma'), ln2Beta: p('ln2.beta'),
-        wIn: p('mlp.wIn'), bIn: p('mlp.bIn'), wOut: p('mlp.wOut'), bOut: p('mlp.bOut'),
+        ln1Gamma: p('ln1.gamma'),
+        ln1Beta: p('ln1.beta'),
+        wQkv: p('attn.wQkv'),
+        bQkv: p('attn.bQkv'),
+        wAttnOut: p('attn.wOut'),
+        bAttnOut: p('attn.bOut'),
+        ln2Gamma: p('ln2.gamma'),
+        ln2Beta: p('ln2.beta'),
+        wIn: p('mlp.wIn'),
+        bIn: p('mlp.bIn'),
+        wOut: p('mlp.wOut'),
+        bOut: p('mlp.bOut'),
       };
     });
   }
@@ -210,7 +231,9 @@ export class Transformer {
         const merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B·S, C]
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
-        const hiddenFF = activation(linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D)); // [B·S, F]
+        const hiddenFF = activation(
+          linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D),
+        ); // [B·S, F]
         return { x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D, k, v };
       });
       x = out.x;

@@ -87,7 +87,9 @@ export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook 
       const estimate = getEstimator(o.method);
       results = [];
       for (const i of chosen) {
-        results.push(await estimate(o.model, traces[i], segments.get(i)!, inputsOf(traces[i]), o.estimatorConfig, context.rng.fork(`trace-${i}`)));
+        results.push(
+          await estimate(o.model, traces[i], segments.get(i)!, inputsOf(traces[i]), o.estimatorConfig, context.rng.fork(`trace-${i}`)),
+        );
       }
     }
 
@@ -102,7 +104,8 @@ export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook 
         return;
       }
       const sigmaK =
-        result.sigma ?? normalizeCredits(result.credits, o.normalization ?? 'L1', { tau: o.tau ?? 1, segmentLengths: segs.map((s) => s.end - s.start) });
+        result.sigma ??
+        normalizeCredits(result.credits, o.normalization ?? 'L1', { tau: o.tau ?? 1, segmentLengths: segs.map((s) => s.end - s.start) });
       out[i] = tokenWeights(traces[i], segs, sigmaK);
     });
     last = { estimated: chosen.length - fallback, fallback };

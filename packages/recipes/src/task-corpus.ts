@@ -8,7 +8,13 @@ import type { SftCorpus, SftExample } from '@rred/training';
  * paths for the same problems; otherwise every epoch reuses epoch 0's draws. One epoch is kept in memory.
  * `mix` is the example mix (@rred/tasks SftConfig: orders, errors, composite forms, early exits).
  */
-export function taskCorpus(problems: readonly Problem[], tokenizer: SequenceTokenizer, rng: Rng, refreshEachEpoch: boolean, mix: SftConfig): SftCorpus {
+export function taskCorpus(
+  problems: readonly Problem[],
+  tokenizer: SequenceTokenizer,
+  rng: Rng,
+  refreshEachEpoch: boolean,
+  mix: SftConfig,
+): SftCorpus {
   let cachedEpoch = -1;
   let cached: SftExample[] = [];
   return {

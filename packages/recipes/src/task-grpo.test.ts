@@ -28,7 +28,10 @@ describe('taskGrpoSetup', () => {
     expect(setup.reward(setup.prompts[0], bad, true).reward).toBe(0);
     expect(setup.reward(setup.prompts[0], good, false).reward).toBe(0); // truncated
 
-    const trainer = new GrpoTrainer(setup, parseGrpoConfig({ steps: 2, promptsPerStep: 2, groupSize: 2, maxNewTokens: 12, optimizer: { lr: 1e-2, warmupSteps: 0 } }));
+    const trainer = new GrpoTrainer(
+      setup,
+      parseGrpoConfig({ steps: 2, promptsPerStep: 2, groupSize: 2, maxNewTokens: 12, optimizer: { lr: 1e-2, warmupSteps: 0 } }),
+    );
     const m = await trainer.trainStep();
     expect(m.completionLength).toBeGreaterThan(0);
     expect(Number.isFinite(m.loss)).toBe(true);

@@ -16,7 +16,11 @@ describe('SFT of the @rred/lm transformer on task examples', () => {
   const records = buildDatasets(7, { train: 12, validation: 0, 'eval-easy': 0, 'eval-medium': 0, 'eval-hard': 0 }).train;
   const examples = records.map((r) => tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }));
   const modelConfig = { vocabSize: tokenizer.vocabSize, contextLength: 160, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32 };
-  const config = parseConfig(sftConfigSchema, { seed: 2, steps: 6, batchSize: 4, contextLength: 160, optimizer: { lr: 1e-2, warmupSteps: 1 } }, 'test');
+  const config = parseConfig(
+    sftConfigSchema,
+    { seed: 2, steps: 6, batchSize: 4, contextLength: 160, optimizer: { lr: 1e-2, warmupSteps: 1 } },
+    'test',
+  );
 
   it('lowers the loss and resumes identically', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lm-sft-'));

@@ -13,11 +13,13 @@ export function validateBundle(b: TraceBundle): void {
   const t = b.trace;
   if (typeof t.problemId !== 'string') throw new Error(`${where}: trace.problemId must be a string`);
   for (const field of ['prompt', 'completion'] as const) {
-    if (!Array.isArray(t[field]) || !t[field].every((x) => Number.isInteger(x))) throw new Error(`${where}: trace.${field} must be an array of integer token ids`);
+    if (!Array.isArray(t[field]) || !t[field].every((x) => Number.isInteger(x)))
+      throw new Error(`${where}: trace.${field} must be an array of integer token ids`);
   }
   for (const field of ['logprobs', 'entropies'] as const) {
     const xs = t[field];
-    if (xs !== undefined && xs.length !== t.completion.length) throw new Error(`${where}: trace.${field} has ${xs.length} values for ${t.completion.length} completion tokens`);
+    if (xs !== undefined && xs.length !== t.completion.length)
+      throw new Error(`${where}: trace.${field} has ${xs.length} values for ${t.completion.length} completion tokens`);
   }
   if (typeof t.reward !== 'number') throw new Error(`${where}: trace.reward must be a number`);
   if (typeof t.text !== 'string') throw new Error(`${where}: trace.text must be a string`);
@@ -47,9 +49,11 @@ export function validateBundle(b: TraceBundle): void {
   for (const c of b.costs ?? []) {
     if (methods.has(c.method)) throw new Error(`${where}: cost for method '${c.method}' given twice`);
     for (const field of ['tokensForwarded', 'tokensGenerated', 'forwardPasses'] as const) {
-      if (!Number.isInteger(c[field]) || c[field] < 0) throw new Error(`${where}: cost '${c.method}'.${field} must be a non-negative integer, got ${c[field]}`);
+      if (!Number.isInteger(c[field]) || c[field] < 0)
+        throw new Error(`${where}: cost '${c.method}'.${field} must be a non-negative integer, got ${c[field]}`);
     }
-    if (!Number.isFinite(c.wallMs) || c.wallMs < 0) throw new Error(`${where}: cost '${c.method}'.wallMs must be a finite number >= 0, got ${c.wallMs}`);
+    if (!Number.isFinite(c.wallMs) || c.wallMs < 0)
+      throw new Error(`${where}: cost '${c.method}'.wallMs must be a finite number >= 0, got ${c.wallMs}`);
     methods.add(c.method);
   }
 }
@@ -58,12 +62,14 @@ function validateContinuations(where: string, rows: readonly ContinuationRow[], 
   const seen = new Set<string>();
   for (const c of rows) {
     const what = `${where}: continuation (exit point ${c.exitPoint}, sample ${c.sample})`;
-    if (!Number.isInteger(c.exitPoint) || c.exitPoint < 0 || c.exitPoint >= offsets.length) throw new Error(`${what}: exit point must be an integer in 0..${offsets.length - 1}`);
+    if (!Number.isInteger(c.exitPoint) || c.exitPoint < 0 || c.exitPoint >= offsets.length)
+      throw new Error(`${what}: exit point must be an integer in 0..${offsets.length - 1}`);
     if (!Number.isInteger(c.sample) || c.sample < 0) throw new Error(`${what}: sample must be a non-negative integer`);
     const id = `${c.exitPoint}:${c.sample}`;
     if (seen.has(id)) throw new Error(`${what} given twice`);
     seen.add(id);
-    if (c.offset !== offsets[c.exitPoint]) throw new Error(`${what}: offset ${c.offset}, but the segments put exit point ${c.exitPoint} at ${offsets[c.exitPoint]}`);
+    if (c.offset !== offsets[c.exitPoint])
+      throw new Error(`${what}: offset ${c.offset}, but the segments put exit point ${c.exitPoint} at ${offsets[c.exitPoint]}`);
     if (!Number.isInteger(c.limit)) throw new Error(`${what}: limit must be an integer, got ${c.limit}`);
     if (!Number.isInteger(c.length) || c.length < 0) throw new Error(`${what}: length must be a non-negative integer, got ${c.length}`);
     if (typeof c.truncated !== 'boolean') throw new Error(`${what}: truncated must be a boolean`);
@@ -252,12 +258,14 @@ export interface EstimateRow {
 /** All estimates of a run (optionally of one method), ordered by trace write order, method, exit point. */
 export function readEstimateRows(db: Database.Database, runId: string, method?: string): EstimateRow[] {
   const rows = db
-    .prepare(`SELECT t.trace_key, t.problem_id, t.reward, t.reward_special, e.exit_point, s.start_pos, s.end_pos, e.method,
+    .prepare(
+      `SELECT t.trace_key, t.problem_id, t.reward, t.reward_special, e.exit_point, s.start_pos, s.end_pos, e.method,
         e.value, e.value_special, e.credit, e.credit_special, e.sigma, e.sigma_special
       FROM estimates e JOIN traces t ON t.id = e.trace_id
       LEFT JOIN segments s ON s.trace_id = e.trace_id AND s.idx = e.exit_point - 1
       WHERE t.run_id = ? AND (? IS NULL OR e.method = ?)
-      ORDER BY t.id, e.method, e.exit_point`)
+      ORDER BY t.id, e.method, e.exit_point`,
+    )
     .all(runId, method ?? null, method ?? null) as Record<string, number | string | null>[];
   return rows.map((r) => ({
     traceKey: r.trace_key as string,
@@ -275,9 +283,13 @@ export function readEstimateRows(db: Database.Database, runId: string, method?: 
 
 /** Estimator costs of a run with their trace key, for cost tables. */
 export function readCostRows(db: Database.Database, runId: string): (CostRecord & { traceKey: string })[] {
-  return (db
-    .prepare(`SELECT t.trace_key, c.* FROM estimator_costs c JOIN traces t ON t.id = c.trace_id WHERE t.run_id = ? ORDER BY t.id, c.method`)
-    .all(runId) as Record<string, number | string>[]).map((c) => ({
+  return (
+    db
+      .prepare(
+        `SELECT t.trace_key, c.* FROM estimator_costs c JOIN traces t ON t.id = c.trace_id WHERE t.run_id = ? ORDER BY t.id, c.method`,
+      )
+      .all(runId) as Record<string, number | string>[]
+  ).map((c) => ({
     traceKey: c.trace_key as string,
     method: c.method as string,
     tokensForwarded: c.tokens_forwarded as number,

@@ -3,14 +3,34 @@ import type { RunSummary } from './types';
 
 function run(over: Partial<RunSummary>): RunSummary {
   return {
-    id: 'aaaa', experiment: 'exp', name: 'r', status: 'FINISHED', startTime: 0, endTime: 1, heartbeatTime: 1,
-    parentRunId: null, configHash: 'h', seed: 1, pid: 1, hostname: 'h', attempts: 1, failure: null,
-    params: {}, metrics: {}, tags: {}, ...over,
+    id: 'aaaa',
+    experiment: 'exp',
+    name: 'r',
+    status: 'FINISHED',
+    startTime: 0,
+    endTime: 1,
+    heartbeatTime: 1,
+    parentRunId: null,
+    configHash: 'h',
+    seed: 1,
+    pid: 1,
+    hostname: 'h',
+    attempts: 1,
+    failure: null,
+    params: {},
+    metrics: {},
+    tags: {},
+    ...over,
   };
 }
 
 describe('run filter', () => {
-  const a = run({ id: 'a', params: { lr: '0.001', 'seg.k': '8', method: 'rredcot' }, metrics: { acc: 0.7, loss: NaN }, tags: { stage: 'dev' } });
+  const a = run({
+    id: 'a',
+    params: { lr: '0.001', 'seg.k': '8', method: 'rredcot' },
+    metrics: { acc: 0.7, loss: NaN },
+    tags: { stage: 'dev' },
+  });
   const b = run({ id: 'b', status: 'FAILED', params: { lr: '1e-5', 'seg.k': '4', method: 'mc' }, metrics: { acc: 0.3 } });
   const match = (src: string) => [a, b].filter((r) => evaluateFilter(parseFilter(src), r)).map((r) => r.id);
 

@@ -18,8 +18,7 @@ import type { RunSummary } from './types';
  */
 export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 export type Filter =
-  | { kind: 'and' | 'or'; left: Filter; right: Filter }
-  | { kind: 'cmp'; field: string; op: CompareOp; literal: number | string };
+  { kind: 'and' | 'or'; left: Filter; right: Filter } | { kind: 'cmp'; field: string; op: CompareOp; literal: number | string };
 
 const RUN_FIELDS = ['id', 'name', 'experiment', 'status', 'seed', 'attempts', 'config_hash', 'parent', 'start_time', 'end_time'] as const;
 
@@ -132,7 +131,8 @@ function checkField(field: string, fail: (msg: string) => never): void {
     if (dot === field.length - 1) fail(`'${field}' needs a key after the dot`);
     return;
   }
-  if (!(RUN_FIELDS as readonly string[]).includes(field)) fail(`unknown field '${field}' (expected params.X, metrics.X, tags.X or one of ${RUN_FIELDS.join(', ')})`);
+  if (!(RUN_FIELDS as readonly string[]).includes(field))
+    fail(`unknown field '${field}' (expected params.X, metrics.X, tags.X or one of ${RUN_FIELDS.join(', ')})`);
 }
 
 function fieldValue(run: RunSummary, field: string): number | string | null | undefined {
@@ -144,34 +144,53 @@ function fieldValue(run: RunSummary, field: string): number | string | null | un
     return Object.prototype.hasOwnProperty.call(bag, key) ? bag[key] : undefined;
   }
   switch (field) {
-    case 'id': return run.id;
-    case 'name': return run.name;
-    case 'experiment': return run.experiment;
-    case 'status': return run.status;
-    case 'seed': return run.seed;
-    case 'attempts': return run.attempts;
-    case 'config_hash': return run.configHash;
-    case 'parent': return run.parentRunId;
-    case 'start_time': return run.startTime;
-    case 'end_time': return run.endTime;
-    default: return undefined;
+    case 'id':
+      return run.id;
+    case 'name':
+      return run.name;
+    case 'experiment':
+      return run.experiment;
+    case 'status':
+      return run.status;
+    case 'seed':
+      return run.seed;
+    case 'attempts':
+      return run.attempts;
+    case 'config_hash':
+      return run.configHash;
+    case 'parent':
+      return run.parentRunId;
+    case 'start_time':
+      return run.startTime;
+    case 'end_time':
+      return run.endTime;
+    default:
+      return undefined;
   }
 }
 
 function compare<T extends number | string>(a: T, op: CompareOp, b: T): boolean {
   switch (op) {
-    case '=': return a === b;
-    case '!=': return a !== b;
-    case '<': return a < b;
-    case '<=': return a <= b;
-    case '>': return a > b;
-    case '>=': return a >= b;
+    case '=':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
   }
 }
 
 export function evaluateFilter(f: Filter, run: RunSummary): boolean {
   if (f.kind !== 'cmp') {
-    return f.kind === 'and' ? evaluateFilter(f.left, run) && evaluateFilter(f.right, run) : evaluateFilter(f.left, run) || evaluateFilter(f.right, run);
+    return f.kind === 'and'
+      ? evaluateFilter(f.left, run) && evaluateFilter(f.right, run)
+      : evaluateFilter(f.left, run) || evaluateFilter(f.right, run);
   }
   const v = fieldValue(run, f.field);
   if (v === undefined || v === null) return false;

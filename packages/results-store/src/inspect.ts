@@ -51,7 +51,10 @@ export function inspectStoreFile(file: string): StoreFileReport {
     }
     let tableCounts: Record<string, number> | null = null;
     try {
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .pluck()
+        .all() as string[];
       // Table names come from sqlite_master, never from user input.
       tableCounts = Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number]));
     } catch {

@@ -70,14 +70,17 @@ interface McLimits {
 function runLimits(configJson: string, runId: string): McLimits {
   const mc = (JSON.parse(configJson) as { mc?: { horizon?: unknown; maxNewTokens?: unknown } }).mc;
   if (!mc || (mc.horizon !== 'continuation' && mc.horizon !== 'completion') || !Number.isInteger(mc.maxNewTokens)) {
-    throw new MigrationError(`run ${runId} stores MC continuations but its config has no mc.horizon ('continuation' | 'completion') and integer mc.maxNewTokens to derive their limits from`);
+    throw new MigrationError(
+      `run ${runId} stores MC continuations but its config has no mc.horizon ('continuation' | 'completion') and integer mc.maxNewTokens to derive their limits from`,
+    );
   }
   return { horizon: mc.horizon, maxNewTokens: mc.maxNewTokens as number };
 }
 
 export function moveRowsToV3(db: Database.Database): void {
-  const traces = db.prepare('SELECT t.id, t.trace_key, t.run_id, r.config_json FROM traces t JOIN runs r ON r.id = t.run_id ORDER BY t.id').all() as
-    { id: number; trace_key: string; run_id: string; config_json: string }[];
+  const traces = db
+    .prepare('SELECT t.id, t.trace_key, t.run_id, r.config_json FROM traces t JOIN runs r ON r.id = t.run_id ORDER BY t.id')
+    .all() as { id: number; trace_key: string; run_id: string; config_json: string }[];
   const estimatesOf = db.prepare('SELECT * FROM estimates WHERE trace_id = ? ORDER BY method, segment_idx');
   const endsOf = db.prepare('SELECT end_pos FROM segments WHERE trace_id = ? ORDER BY idx').pluck();
   const putEstimate = db.prepare(`INSERT INTO estimates_v3 (trace_id, exit_point, method, value, value_special, credit, credit_special,
@@ -113,16 +116,32 @@ export function moveRowsToV3(db: Database.Database): void {
         if (entry[f] === undefined) throw new MigrationError(`${what} has no 'mc.${f}' row`);
       }
       if (exitPoint >= offsets.length) throw new MigrationError(`${what} is past the trace's ${offsets.length - 1} segments`);
-      if (!Number.isInteger(entry.length) || (entry.length as number) < 0) throw new MigrationError(`${what} has length ${entry.length}, expected a non-negative integer`);
+      if (!Number.isInteger(entry.length) || (entry.length as number) < 0)
+        throw new MigrationError(`${what} has length ${entry.length}, expected a non-negative integer`);
       const offset = offsets[exitPoint];
       const limit = limits.horizon === 'continuation' ? limits.maxNewTokens : limits.maxNewTokens - offset;
       const utility = encodeFloat(entry.sample);
-      putContinuation.run(t.id, exitPoint, sample, offset, limit, entry.length, entry.truncated === 1 ? 1 : 0, utility.value, utility.special);
+      putContinuation.run(
+        t.id,
+        exitPoint,
+        sample,
+        offset,
+        limit,
+        entry.length,
+        entry.truncated === 1 ? 1 : 0,
+        utility.value,
+        utility.special,
+      );
     }
   }
   // every old row went somewhere: kept as an estimate, or as one field of a continuation
   const before = db.prepare('SELECT COUNT(*) FROM estimates').pluck().get() as number;
-  const after = (db.prepare('SELECT COUNT(*) FROM estimates_v3').pluck().get() as number) + 3 * (db.prepare('SELECT COUNT(*) FROM continuations').pluck().get() as number);
-  if (before !== after) throw new MigrationError(`${before} estimate rows of version 2 became ${after} rows of version 3 (estimates + 3 × continuations); refusing to lose any`);
+  const after =
+    (db.prepare('SELECT COUNT(*) FROM estimates_v3').pluck().get() as number) +
+    3 * (db.prepare('SELECT COUNT(*) FROM continuations').pluck().get() as number);
+  if (before !== after)
+    throw new MigrationError(
+      `${before} estimate rows of version 2 became ${after} rows of version 3 (estimates + 3 × continuations); refusing to lose any`,
+    );
   db.exec('DROP TABLE estimates; ALTER TABLE estimates_v3 RENAME TO estimates;');
 }

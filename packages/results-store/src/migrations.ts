@@ -181,7 +181,9 @@ export function migrate(db: Database.Database, file: string, target = LATEST_VER
   db.transaction(() => {
     before = schemaVersion(db);
     if (before > LATEST_VERSION) {
-      throw new SchemaTooNewError(`${file}: schema version ${before} is newer than this code understands (${LATEST_VERSION}); update the project`);
+      throw new SchemaTooNewError(
+        `${file}: schema version ${before} is newer than this code understands (${LATEST_VERSION}); update the project`,
+      );
     }
     for (const m of MIGRATIONS) {
       if (m.version <= before || m.version > target) continue;

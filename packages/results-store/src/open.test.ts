@@ -28,7 +28,10 @@ describe('opening the store', () => {
     const dir = tempDir('unwritable');
     const blocker = path.join(dir, 'a-file');
     fs.writeFileSync(blocker, 'x');
-    expectUserError(() => openStore(path.join(blocker, 'sub', 'store.sqlite')), /a-file\/sub\/store\.sqlite cannot be created: a parent of it is a file/);
+    expectUserError(
+      () => openStore(path.join(blocker, 'sub', 'store.sqlite')),
+      /a-file\/sub\/store\.sqlite cannot be created: a parent of it is a file/,
+    );
     expectUserError(() => openStore(dir), /is not a regular file/);
     expect(fs.readdirSync(dir)).toEqual(['a-file']);
   });

@@ -18,12 +18,20 @@ process.env.SQLITE_USE_URI ??= '1';
 export function storeFileError(file: string, err: unknown): unknown {
   if (err instanceof UserError) return err;
   if (err instanceof SchemaTooNewError) return new UserError(err.message);
-  if (err instanceof MigrationError) return new UserError(`results store ${file} cannot be upgraded, so it was left as it was: ${err.message}`);
+  if (err instanceof MigrationError)
+    return new UserError(`results store ${file} cannot be upgraded, so it was left as it was: ${err.message}`);
   const code = (err as { code?: string }).code ?? '';
   const message = err instanceof Error ? err.message : String(err);
-  if (code === 'SQLITE_NOTADB') return new UserError(`results store ${file} is not a SQLite database (${message}); move it away or point RRED_STORE elsewhere`);
-  if (code.startsWith('SQLITE_CORRUPT')) return new UserError(`results store ${file} is corrupt (${message}); run 'rred db check' or restore it from a backup`);
-  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'SQLITE_IOERR') {
+  if (code === 'SQLITE_NOTADB')
+    return new UserError(`results store ${file} is not a SQLite database (${message}); move it away or point RRED_STORE elsewhere`);
+  if (code.startsWith('SQLITE_CORRUPT'))
+    return new UserError(`results store ${file} is corrupt (${message}); run 'rred db check' or restore it from a backup`);
+  if (
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code.startsWith('SQLITE_PERM') ||
+    code === 'SQLITE_IOERR'
+  ) {
     return new UserError(`results store ${file} cannot be written (${message}); check the path and its permissions`);
   }
   if (code === 'SQLITE_FULL') return new UserError(`results store ${file}: disk is full`);
@@ -42,12 +50,15 @@ function checkPath(file: string): void {
     if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') {
       throw new UserError(`results store ${file} cannot be created: a parent of it is a file, not a directory`);
     }
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UserError(`results store ${file} cannot be read: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new UserError(`results store ${file} cannot be read: ${(err as Error).message}`);
   }
   if (stat) {
     if (!stat.isFile()) throw new UserError(`results store ${file} is not a regular file`);
     if (stat.size > 0 && !hasSqliteHeader(file)) {
-      throw new UserError(`results store ${file} is not a SQLite database (its first bytes are not the SQLite header); move it away or point RRED_STORE elsewhere`);
+      throw new UserError(
+        `results store ${file} is not a SQLite database (its first bytes are not the SQLite header); move it away or point RRED_STORE elsewhere`,
+      );
     }
     try {
       fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
@@ -105,7 +116,6 @@ export function openConnection(file: string, opts: ConnectionOptions): Database.
   }
 }
 
-
 /** Checks that an existing store file can be read: a regular, readable SQLite file. */
 function checkReadable(file: string): void {
   let stat: fs.Stats;
@@ -121,7 +131,8 @@ function checkReadable(file: string): void {
   } catch {
     throw new UserError(`results store ${file} cannot be read: permission denied`);
   }
-  if (!hasSqliteHeader(file)) throw new UserError(`results store ${file} is not a SQLite database (its first bytes are not the SQLite header)`);
+  if (!hasSqliteHeader(file))
+    throw new UserError(`results store ${file} is not a SQLite database (its first bytes are not the SQLite header)`);
 }
 
 /**
@@ -154,9 +165,12 @@ function openReadOnly(file: string, busyTimeoutMs: number): Database.Database {
   try {
     db = rawReadOnlyConnection(file, busyTimeoutMs);
     const version = checkSchema(db, file);
-    if (version > LATEST_VERSION) throw new UserError(`${file}: schema version ${version} is newer than this code understands (${LATEST_VERSION}); update the project`);
+    if (version > LATEST_VERSION)
+      throw new UserError(`${file}: schema version ${version} is newer than this code understands (${LATEST_VERSION}); update the project`);
     if (version < LATEST_VERSION) {
-      throw new UserError(`results store ${file} is at schema version ${version}, older than this code (${LATEST_VERSION}), and can only be read here, so it cannot be upgraded; run any rred command once with write access to it`);
+      throw new UserError(
+        `results store ${file} is at schema version ${version}, older than this code (${LATEST_VERSION}), and can only be read here, so it cannot be upgraded; run any rred command once with write access to it`,
+      );
     }
     return db;
   } catch (err) {

@@ -37,13 +37,17 @@ export function checkOutputFile(out: string, storeFile: string, flag: string): s
   const store = canonical(storeFile);
   for (const suffix of ['', ...SIDE_FILE_SUFFIXES]) {
     if (target === store + suffix || sameFile(abs, storeFile + suffix)) {
-      throw new UserError(`${flag} ${out} is the results store${suffix ? `'s ${suffix} file` : ''} (${storeFile}); writing there would destroy it, choose another file`);
+      throw new UserError(
+        `${flag} ${out} is the results store${suffix ? `'s ${suffix} file` : ''} (${storeFile}); writing there would destroy it, choose another file`,
+      );
     }
   }
   if (hasSqliteHeader(abs)) throw new UserError(`${flag} ${out} is a SQLite database; refusing to overwrite it, choose another file`);
   const side = SIDE_FILE_SUFFIXES.find((s) => abs.endsWith(s));
   if (side && hasSqliteHeader(abs.slice(0, -side.length))) {
-    throw new UserError(`${flag} ${out} is the ${side} file of the SQLite database ${abs.slice(0, -side.length)}; refusing to overwrite it, choose another file`);
+    throw new UserError(
+      `${flag} ${out} is the ${side} file of the SQLite database ${abs.slice(0, -side.length)}; refusing to overwrite it, choose another file`,
+    );
   }
   return abs;
 }

@@ -68,7 +68,8 @@ export class Run {
       for (const [key, value] of Object.entries(flat)) {
         const old = get.get(this.id, key) as { value: string } | undefined;
         if (old === undefined) put.run(this.id, key, value);
-        else if (old.value !== value) throw new Error(`run ${this.id}: param '${key}' is already '${old.value}', refusing to change it to '${value}'`);
+        else if (old.value !== value)
+          throw new Error(`run ${this.id}: param '${key}' is already '${old.value}', refusing to change it to '${value}'`);
       }
       this.touch();
     });
@@ -107,7 +108,9 @@ export class Run {
 
   setTags(tags: Record<string, string>): void {
     this.ensureOpen();
-    const stmt = this.host.stmt('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?) ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value');
+    const stmt = this.host.stmt(
+      'INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?) ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value',
+    );
     this.host.write(() => {
       for (const [k, v] of Object.entries(tags)) stmt.run(this.id, k, paramText(v));
       this.touch();
@@ -136,8 +139,10 @@ export class Run {
     const record = { path: stored, sha256: sha256(data), bytes: data.length };
     this.host.write(() => {
       this.host
-        .stmt(`INSERT INTO artifacts (run_id, path, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?)
-          ON CONFLICT (run_id, path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, created_at = excluded.created_at`)
+        .stmt(
+          `INSERT INTO artifacts (run_id, path, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?)
+          ON CONFLICT (run_id, path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, created_at = excluded.created_at`,
+        )
         .run(this.id, record.path, record.sha256, record.bytes, Date.now());
       this.touch();
     });
@@ -195,7 +200,9 @@ export class Run {
   private end(status: RunStatus, failure: string | null): void {
     this.ensureOpen();
     this.host.write(() => {
-      this.host.stmt('UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?').run(status, Date.now(), Date.now(), failure, this.id);
+      this.host
+        .stmt('UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?')
+        .run(status, Date.now(), Date.now(), failure, this.id);
     });
     this.detach();
   }

@@ -9,7 +9,10 @@ export function expectedShape(version: number): Map<string, readonly string[]> {
 }
 
 function tablesOf(db: Database.Database): string[] {
-  return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+  return db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
 }
 
 function list(names: string[]): string {
@@ -26,7 +29,9 @@ function list(names: string[]): string {
 export function schemaProblem(db: Database.Database, version: number): string | null {
   const tables = tablesOf(db);
   if (version === 0) {
-    return tables.length === 0 ? null : `is a SQLite database but not a results store (tables ${list(tables)}, no rred schema version); refusing to touch it`;
+    return tables.length === 0
+      ? null
+      : `is a SQLite database but not a results store (tables ${list(tables)}, no rred schema version); refusing to touch it`;
   }
   if (version < 0 || version > LATEST_VERSION) return null;
   const expected = expectedShape(version);
@@ -36,7 +41,7 @@ export function schemaProblem(db: Database.Database, version: number): string | 
   const wrongColumns = [...expected.entries()]
     .filter(([t]) => present.has(t))
     .flatMap(([t, cols]) => {
-      const have = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t) as string[]));
+      const have = new Set(db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t) as string[]);
       const lacking = cols.filter((c) => !have.has(c));
       return lacking.length ? [`${t} lacks ${lacking.join(', ')}`] : [];
     });

@@ -120,13 +120,33 @@ describe('results store', () => {
     expect(count(store, 'estimates')).toBe(2);
     expect(count(store, 'estimator_costs')).toBe(1);
     expect(run.traceKeys()).toEqual(new Set(['t']));
-    run.writeTraceBundle({ ...sampleBundle('u', 2, 'rredcot'), estimates: [{ exitPoint: 0, method: 'rredcot', value: 0.25 }, { exitPoint: 2, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 }] });
+    run.writeTraceBundle({
+      ...sampleBundle('u', 2, 'rredcot'),
+      estimates: [
+        { exitPoint: 0, method: 'rredcot', value: 0.25 },
+        { exitPoint: 2, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 },
+      ],
+    });
     expect(store.estimateRows(run.id, 'rredcot')).toEqual([
-      { traceKey: 'u', problemId: 'p-u', reward: 1, exitPoint: 0, start: null, end: null, method: 'rredcot', value: 0.25, credit: null, sigma: null },
+      {
+        traceKey: 'u',
+        problemId: 'p-u',
+        reward: 1,
+        exitPoint: 0,
+        start: null,
+        end: null,
+        method: 'rredcot',
+        value: 0.25,
+        credit: null,
+        sigma: null,
+      },
       { traceKey: 'u', problemId: 'p-u', reward: 1, exitPoint: 2, start: 2, end: 4, method: 'rredcot', value: 0.5, credit: 0.25, sigma: 1 },
     ]);
     expect(store.estimateRows(run.id).map((r) => r.method)).toEqual(['mc', 'mc', 'rredcot', 'rredcot']);
-    expect(store.costRows(run.id).map((c) => [c.traceKey, c.method])).toEqual([['t', 'mc'], ['u', 'rredcot']]);
+    expect(store.costRows(run.id).map((c) => [c.traceKey, c.method])).toEqual([
+      ['t', 'mc'],
+      ['u', 'rredcot'],
+    ]);
     expect(run.lastStep('loss')).toBe(5);
     store.close();
   });
@@ -156,7 +176,12 @@ describe('results store', () => {
     // Passes validation, then fails half-way through the transaction (after bundle 'ok' and the 'late'
     // trace row are written): a segment whose second read throws, standing in for an I/O error.
     const late = sampleBundle('late');
-    const exploding = { start: 4, get end(): number { throw new Error('disk on fire'); } };
+    const exploding = {
+      start: 4,
+      get end(): number {
+        throw new Error('disk on fire');
+      },
+    };
     let reads = 0;
     Object.defineProperty(late.segments, 2, { get: () => (reads++ < 1 ? { start: 4, end: 6 } : exploding) });
     expect(() => run.writeTraceBundles([sampleBundle('ok'), late])).toThrow('disk on fire');
@@ -264,17 +289,21 @@ describe('results store', () => {
     const { store } = fresh('withrun');
     const listenersBefore = process.listenerCount('SIGTERM');
     let okId = '';
-    await expect(withRun(store, { experiment: 'e', config: { a: 1 }, backend, context: FIXED_CONTEXT }, (run) => {
-      okId = run.id;
-      run.logMetric('x', 1);
-      return 5;
-    })).resolves.toBe(5);
+    await expect(
+      withRun(store, { experiment: 'e', config: { a: 1 }, backend, context: FIXED_CONTEXT }, (run) => {
+        okId = run.id;
+        run.logMetric('x', 1);
+        return 5;
+      }),
+    ).resolves.toBe(5);
     expect(store.getRun(okId).status).toBe('FINISHED');
     let badId = '';
-    await expect(withRun(store, { experiment: 'e', config: { a: 2 }, backend, context: FIXED_CONTEXT }, async (run) => {
-      badId = run.id;
-      throw new Error('out of memory');
-    })).rejects.toThrow('out of memory');
+    await expect(
+      withRun(store, { experiment: 'e', config: { a: 2 }, backend, context: FIXED_CONTEXT }, async (run) => {
+        badId = run.id;
+        throw new Error('out of memory');
+      }),
+    ).rejects.toThrow('out of memory');
     expect(store.getRun(badId)).toEqual(expect.objectContaining({ status: 'FAILED', failure: 'out of memory' }));
     await withRun(store, { resume: badId }, (run) => run.logMetric('x', 2));
     expect(store.getRun(badId)).toEqual(expect.objectContaining({ status: 'FINISHED', attempts: 2, failure: null }));

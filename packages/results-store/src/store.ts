@@ -175,7 +175,9 @@ export class Store {
   /** Starts a RUNNING run, recording config, params, tags and the run context, in one transaction. */
   startRun(opts: StartRunOptions): Run {
     if (!opts.experiment) throw new Error('startRun: experiment name must be non-empty');
-    const config = opts.schema ? (parseConfig(opts.schema, opts.config, `config of experiment '${opts.experiment}'`) as Record<string, unknown>) : opts.config;
+    const config = opts.schema
+      ? (parseConfig(opts.schema, opts.config, `config of experiment '${opts.experiment}'`) as Record<string, unknown>)
+      : opts.config;
     const hash = configHash(config);
     const seed = opts.seed !== undefined ? opts.seed : typeof config.seed === 'number' ? config.seed : null;
     const context = opts.context ?? captureRunContext({ backend: opts.backend, argv: opts.argv });
@@ -189,10 +191,24 @@ export class Store {
       this.db.prepare('INSERT INTO experiments (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(opts.experiment, now);
       const expId = this.db.prepare('SELECT id FROM experiments WHERE name = ?').pluck().get(opts.experiment) as number;
       this.db
-        .prepare(`INSERT INTO runs (id, experiment_id, name, status, start_time, heartbeat_time, parent_run_id, config_json,
-          config_hash, seed, context_json, pid, hostname) VALUES (?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(id, expId, opts.name ?? `${opts.experiment}-${hash.slice(0, 8)}`, now, now, opts.parentRunId ?? null,
-          canonicalJson(config), hash, seed, JSON.stringify(context), process.pid, hostName());
+        .prepare(
+          `INSERT INTO runs (id, experiment_id, name, status, start_time, heartbeat_time, parent_run_id, config_json,
+          config_hash, seed, context_json, pid, hostname) VALUES (?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          expId,
+          opts.name ?? `${opts.experiment}-${hash.slice(0, 8)}`,
+          now,
+          now,
+          opts.parentRunId ?? null,
+          canonicalJson(config),
+          hash,
+          seed,
+          JSON.stringify(context),
+          process.pid,
+          hostName(),
+        );
       const putParam = this.db.prepare('INSERT INTO params (run_id, key, value) VALUES (?, ?, ?)');
       for (const [k, v] of Object.entries(params)) putParam.run(id, k, v);
       const putTag = this.db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)');
@@ -217,7 +233,9 @@ export class Store {
       }
       const now = Date.now();
       this.db
-        .prepare("UPDATE runs SET status = 'RUNNING', end_time = NULL, failure = NULL, heartbeat_time = ?, pid = ?, hostname = ?, attempts = attempts + 1 WHERE id = ?")
+        .prepare(
+          "UPDATE runs SET status = 'RUNNING', end_time = NULL, failure = NULL, heartbeat_time = ?, pid = ?, hostname = ?, attempts = attempts + 1 WHERE id = ?",
+        )
         .run(now, process.pid, host, id);
       return r;
     });
@@ -228,8 +246,10 @@ export class Store {
   findFinishedRunByConfigHash(experiment: string, hash: string): RunSummary | null {
     return this.read(() => {
       const id = this.db
-        .prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id
-          WHERE experiments.name = ? AND runs.config_hash = ? AND runs.status = 'FINISHED' ORDER BY runs.end_time DESC LIMIT 1`)
+        .prepare(
+          `SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id
+          WHERE experiments.name = ? AND runs.config_hash = ? AND runs.status = 'FINISHED' ORDER BY runs.end_time DESC LIMIT 1`,
+        )
         .pluck()
         .get(experiment, hash) as string | undefined;
       return id === undefined ? null : this.summaries([id])[0];
@@ -239,10 +259,15 @@ export class Store {
   /** Full id from a full id or a unique prefix (like git); a UserError otherwise. */
   resolveRunId(idOrPrefix: string): string {
     return this.read(() => {
-      if (!/^[0-9a-f]{1,64}$/i.test(idOrPrefix)) throw new UserError(`'${idOrPrefix}' is not a run id (run ids are hexadecimal, e.g. 3f9a1c2b7d01)`);
-      const ids = this.db.prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2').pluck().all(idOrPrefix.toLowerCase(), `${idOrPrefix.toLowerCase()}g`) as string[];
+      if (!/^[0-9a-f]{1,64}$/i.test(idOrPrefix))
+        throw new UserError(`'${idOrPrefix}' is not a run id (run ids are hexadecimal, e.g. 3f9a1c2b7d01)`);
+      const ids = this.db
+        .prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2')
+        .pluck()
+        .all(idOrPrefix.toLowerCase(), `${idOrPrefix.toLowerCase()}g`) as string[];
       if (ids.length === 0) throw new UserError(`no run with id '${idOrPrefix}' in ${this.file}`);
-      if (ids.length > 1 && ids[0] !== idOrPrefix) throw new UserError(`run id prefix '${idOrPrefix}' is ambiguous (${ids.join(', ')}, ...); give more characters`);
+      if (ids.length > 1 && ids[0] !== idOrPrefix)
+        throw new UserError(`run id prefix '${idOrPrefix}' is ambiguous (${ids.join(', ')}, ...); give more characters`);
       return ids[0];
     });
   }
@@ -250,7 +275,9 @@ export class Store {
   experiments(): { name: string; runs: number }[] {
     return this.read(() => {
       return this.db
-        .prepare('SELECT experiments.name AS name, COUNT(runs.id) AS runs FROM experiments LEFT JOIN runs ON runs.experiment_id = experiments.id GROUP BY experiments.id ORDER BY experiments.name')
+        .prepare(
+          'SELECT experiments.name AS name, COUNT(runs.id) AS runs FROM experiments LEFT JOIN runs ON runs.experiment_id = experiments.id GROUP BY experiments.id ORDER BY experiments.name',
+        )
         .all() as { name: string; runs: number }[];
     });
   }
@@ -275,7 +302,12 @@ export class Store {
         args.push(opts.parentRunId);
       }
       const where = clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
-      const ids = this.db.prepare(`SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.rowid`).pluck().all(...args) as string[];
+      const ids = this.db
+        .prepare(
+          `SELECT runs.id FROM runs JOIN experiments ON experiments.id = runs.experiment_id${where} ORDER BY runs.start_time, runs.rowid`,
+        )
+        .pluck()
+        .all(...args) as string[];
       const runs = this.summaries(ids);
       if (opts.where === undefined) return runs;
       const filter = typeof opts.where === 'string' ? parseFilter(opts.where) : opts.where;
@@ -287,9 +319,18 @@ export class Store {
     return this.read(() => {
       const id = this.resolveRunId(idOrPrefix);
       const [summary] = this.summaries([id]);
-      const row = this.db.prepare('SELECT config_json, context_json FROM runs WHERE id = ?').get(id) as { config_json: string; context_json: string };
-      const artifacts = (this.db.prepare('SELECT path, sha256, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY path').all(id) as
-        { path: string; sha256: string; bytes: number; created_at: number }[]).map((a) => ({ path: a.path, sha256: a.sha256, bytes: a.bytes, createdAt: a.created_at }));
+      const row = this.db.prepare('SELECT config_json, context_json FROM runs WHERE id = ?').get(id) as {
+        config_json: string;
+        context_json: string;
+      };
+      const artifacts = (
+        this.db.prepare('SELECT path, sha256, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY path').all(id) as {
+          path: string;
+          sha256: string;
+          bytes: number;
+          created_at: number;
+        }[]
+      ).map((a) => ({ path: a.path, sha256: a.sha256, bytes: a.bytes, createdAt: a.created_at }));
       return { ...summary, config: JSON.parse(row.config_json), context: JSON.parse(row.context_json) as RunContext, artifacts };
     });
   }
@@ -297,8 +338,11 @@ export class Store {
   metricHistory(idOrPrefix: string, key: string): MetricPoint[] {
     return this.read(() => {
       const id = this.resolveRunId(idOrPrefix);
-      return (this.db.prepare('SELECT step, value, value_special, wall_time FROM metrics WHERE run_id = ? AND key = ? ORDER BY step').all(id, key) as
-        { step: number; value: number | null; value_special: string | null; wall_time: number }[]).map((m) => ({
+      return (
+        this.db
+          .prepare('SELECT step, value, value_special, wall_time FROM metrics WHERE run_id = ? AND key = ? ORDER BY step')
+          .all(id, key) as { step: number; value: number | null; value_special: string | null; wall_time: number }[]
+      ).map((m) => ({
         step: m.step,
         value: decodeFloat(m.value, m.value_special),
         wallTime: m.wall_time,
@@ -308,7 +352,10 @@ export class Store {
 
   metricKeys(idOrPrefix: string): string[] {
     return this.read(() => {
-      return this.db.prepare('SELECT DISTINCT key FROM metrics WHERE run_id = ? ORDER BY key').pluck().all(this.resolveRunId(idOrPrefix)) as string[];
+      return this.db
+        .prepare('SELECT DISTINCT key FROM metrics WHERE run_id = ? ORDER BY key')
+        .pluck()
+        .all(this.resolveRunId(idOrPrefix)) as string[];
     });
   }
 
@@ -351,7 +398,10 @@ export class Store {
 
   tableCounts(): Record<string, number> {
     return this.read(() => {
-      const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+      const tables = this.db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .pluck()
+        .all() as string[];
       // Table names come from sqlite_master, never from user input.
       return Object.fromEntries(tables.map((t) => [t, this.db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number]));
     });
@@ -369,7 +419,8 @@ export class Store {
   }
 
   private requireRun(id: string): void {
-    if (this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(id) === undefined) throw new UserError(`no run with id '${id}' in ${this.file}`);
+    if (this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(id) === undefined)
+      throw new UserError(`no run with id '${id}' in ${this.file}`);
   }
 
   private summaries(ids: string[]): RunSummary[] {
@@ -386,7 +437,12 @@ export class Store {
         const r = runStmt.get(id) as RunRow;
         const params = Object.fromEntries((paramStmt.all(id) as { key: string; value: string }[]).map((p) => [p.key, p.value]));
         const tags = Object.fromEntries((tagStmt.all(id) as { key: string; value: string }[]).map((t) => [t.key, t.value]));
-        const metrics = Object.fromEntries((metricStmt.all({ run: id }) as { key: string; value: number | null; value_special: string | null }[]).map((m) => [m.key, decodeFloat(m.value, m.value_special)]));
+        const metrics = Object.fromEntries(
+          (metricStmt.all({ run: id }) as { key: string; value: number | null; value_special: string | null }[]).map((m) => [
+            m.key,
+            decodeFloat(m.value, m.value_special),
+          ]),
+        );
         byId.set(id, {
           id: r.id,
           experiment: r.experiment,

@@ -80,32 +80,61 @@ export function writeV2Store(file: string, runs: readonly V2Run[]): void {
       for (const run of runs) {
         db.prepare('INSERT INTO experiments (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(run.experiment, now);
         const expId = db.prepare('SELECT id FROM experiments WHERE name = ?').pluck().get(run.experiment) as number;
-        db.prepare(`INSERT INTO runs (id, experiment_id, name, status, start_time, end_time, heartbeat_time, parent_run_id, config_json,
-            config_hash, seed, context_json, pid, hostname) VALUES (?, ?, ?, 'FINISHED', ?, ?, ?, NULL, ?, ?, NULL, '{}', 1, 'fixture')`)
-          .run(run.id, expId, `${run.experiment}-${run.id}`, now, now + 1000, now + 1000, JSON.stringify(run.config), `hash-${run.id}`);
-        for (const [k, v] of Object.entries(run.params)) db.prepare('INSERT INTO params (run_id, key, value) VALUES (?, ?, ?)').run(run.id, k, v);
-        for (const [k, v] of Object.entries(run.tags)) db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)').run(run.id, k, v);
+        db.prepare(
+          `INSERT INTO runs (id, experiment_id, name, status, start_time, end_time, heartbeat_time, parent_run_id, config_json,
+            config_hash, seed, context_json, pid, hostname) VALUES (?, ?, ?, 'FINISHED', ?, ?, ?, NULL, ?, ?, NULL, '{}', 1, 'fixture')`,
+        ).run(run.id, expId, `${run.experiment}-${run.id}`, now, now + 1000, now + 1000, JSON.stringify(run.config), `hash-${run.id}`);
+        for (const [k, v] of Object.entries(run.params))
+          db.prepare('INSERT INTO params (run_id, key, value) VALUES (?, ?, ?)').run(run.id, k, v);
+        for (const [k, v] of Object.entries(run.tags))
+          db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)').run(run.id, k, v);
         for (const m of run.metrics) {
           const enc = encodeFloat(m.value);
-          db.prepare('INSERT INTO metrics (run_id, key, step, value, value_special, wall_time) VALUES (?, ?, ?, ?, ?, ?)').run(run.id, m.key, m.step, enc.value, enc.special, now);
+          db.prepare('INSERT INTO metrics (run_id, key, step, value, value_special, wall_time) VALUES (?, ?, ?, ?, ?, ?)').run(
+            run.id,
+            m.key,
+            m.step,
+            enc.value,
+            enc.special,
+            now,
+          );
         }
         for (const t of run.traces) {
           const reward = encodeFloat(t.trace.reward);
           const { id } = db
-            .prepare(`INSERT INTO traces (run_id, trace_key, problem_id, prompt_tokens, completion_tokens, think_end, logprobs, entropies,
-                answer, text, reward, reward_special, checkpoint_hash, written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ckpt', ?) RETURNING id`)
-            .get(run.id, t.key, t.trace.problemId, JSON.stringify(t.trace.prompt), JSON.stringify(t.trace.completion), t.trace.thinkEnd,
-              t.trace.logprobs ? floatsToBlob(t.trace.logprobs) : null, t.trace.entropies ? floatsToBlob(t.trace.entropies) : null,
-              t.trace.answer, t.trace.text, reward.value, reward.special, now) as { id: number };
-          t.segments.forEach((s, i) => db.prepare('INSERT INTO segments (trace_id, idx, start_pos, end_pos) VALUES (?, ?, ?, ?)').run(id, i, s.start, s.end));
+            .prepare(
+              `INSERT INTO traces (run_id, trace_key, problem_id, prompt_tokens, completion_tokens, think_end, logprobs, entropies,
+                answer, text, reward, reward_special, checkpoint_hash, written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ckpt', ?) RETURNING id`,
+            )
+            .get(
+              run.id,
+              t.key,
+              t.trace.problemId,
+              JSON.stringify(t.trace.prompt),
+              JSON.stringify(t.trace.completion),
+              t.trace.thinkEnd,
+              t.trace.logprobs ? floatsToBlob(t.trace.logprobs) : null,
+              t.trace.entropies ? floatsToBlob(t.trace.entropies) : null,
+              t.trace.answer,
+              t.trace.text,
+              reward.value,
+              reward.special,
+              now,
+            ) as { id: number };
+          t.segments.forEach((s, i) =>
+            db.prepare('INSERT INTO segments (trace_id, idx, start_pos, end_pos) VALUES (?, ?, ?, ?)').run(id, i, s.start, s.end),
+          );
           for (const e of [...estimateRowsV2(t.estimates), ...encodeContinuationsV2(t.continuations)]) {
             const [v, c, s] = [encodeFloat(e.value), encodeFloat(e.credit), encodeFloat(e.sigma)];
-            db.prepare(`INSERT INTO estimates (trace_id, segment_idx, method, value, value_special, credit, credit_special, sigma, sigma_special)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(id, e.segment, e.method, v.value, v.special, c.value, c.special, s.value, s.special);
+            db.prepare(
+              `INSERT INTO estimates (trace_id, segment_idx, method, value, value_special, credit, credit_special, sigma, sigma_special)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            ).run(id, e.segment, e.method, v.value, v.special, c.value, c.special, s.value, s.special);
           }
           for (const c of t.costs) {
-            db.prepare('INSERT INTO estimator_costs (trace_id, method, tokens_forwarded, tokens_generated, forward_passes, wall_ms) VALUES (?, ?, ?, ?, ?, ?)')
-              .run(id, c.method, c.tokensForwarded, c.tokensGenerated, c.forwardPasses, c.wallMs);
+            db.prepare(
+              'INSERT INTO estimator_costs (trace_id, method, tokens_forwarded, tokens_generated, forward_passes, wall_ms) VALUES (?, ?, ?, ?, ?, ?)',
+            ).run(id, c.method, c.tokensForwarded, c.tokensGenerated, c.forwardPasses, c.wallMs);
           }
         }
       }

@@ -9,11 +9,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * process exits with 128 + signal number, as it would have without the handler). Pass `resume` to
  * continue an unfinished run instead of starting a new one.
  */
-export async function withRun<T>(
-  store: Store,
-  opts: StartRunOptions | { resume: string },
-  body: (run: Run) => Promise<T> | T,
-): Promise<T> {
+export async function withRun<T>(store: Store, opts: StartRunOptions | { resume: string }, body: (run: Run) => Promise<T> | T): Promise<T> {
   const run = 'resume' in opts ? store.resumeRun(opts.resume) : store.startRun(opts);
   const onSignal = (signal: NodeJS.Signals) => {
     if (run.isOpen) run.kill(`received ${signal}`);

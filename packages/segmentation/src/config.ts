@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { parseConfig, UserError } from '@rred/core';
 
 const maxSegments = (dflt: number, why: string) =>
-  z.number().int().min(1).default(dflt).describe(`Upper bound K on the number of segments (exit points). Default ${dflt}; integer >= 1. ${why}`);
+  z
+    .number()
+    .int()
+    .min(1)
+    .default(dflt)
+    .describe(`Upper bound K on the number of segments (exit points). Default ${dflt}; integer >= 1. ${why}`);
 
 const keywordFields = {
   newline: z
@@ -13,7 +18,7 @@ const keywordFields = {
     .array(z.string().min(1))
     .default(['wait'])
     .describe(
-      "Marker words that start a new segment (cut before the token where the word begins), matched as whole words. " +
+      'Marker words that start a new segment (cut before the token where the word begins), matched as whole words. ' +
         "Default ['wait']: the subthought marker of Sec. 3.1 that the task produces (its corrections); Sec. 3.1's 'but' cannot occur " +
         "in the task alphabet (no 'u'), so it is not a default — pass it for other texts. Any non-empty strings.",
     ),
@@ -52,7 +57,9 @@ export const CutpointConfigSchema = z
       .int()
       .min(1)
       .default(2)
-      .describe('Keep every k-th candidate (the k-th, 2k-th, ...) as a cut, so each segment holds k low-probability tokens. Default 2; integer >= 1.'),
+      .describe(
+        'Keep every k-th candidate (the k-th, 2k-th, ...) as a cut, so each segment holds k low-probability tokens. Default 2; integer >= 1.',
+      ),
     maxSegments: maxSegments(16, 'When more cuts remain, K-1 of them, evenly spread, are kept.'),
   })
   .strict();
@@ -103,7 +110,9 @@ export const SEGMENTATION_STRATEGIES: readonly SegmentationStrategy[] = ['keywor
 /** Validates a segmentation config (defaults filled in); the default strategy is 'hybrid'. */
 export function segmentationConfig(input: unknown = { strategy: 'hybrid' }, source = 'segmentation config'): SegmentationConfig {
   if (input && typeof input === 'object' && !Array.isArray(input) && !('strategy' in input)) {
-    throw new UserError(`invalid config (${source}): strategy: got nothing, expected one of ${SEGMENTATION_STRATEGIES.map((s) => `'${s}'`).join(', ')}`);
+    throw new UserError(
+      `invalid config (${source}): strategy: got nothing, expected one of ${SEGMENTATION_STRATEGIES.map((s) => `'${s}'`).join(', ')}`,
+    );
   }
   return parseConfig(SegmentationConfigSchema, input, source);
 }

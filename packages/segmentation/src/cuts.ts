@@ -38,7 +38,8 @@ export function checkTrace(trace: Trace, signals: readonly ('logprobs' | 'entrop
   }
   for (const name of signals) {
     const values = trace[name];
-    if (values.length < thinkEnd) throw new Error(`trace ${trace.problemId}: ${name} has ${values.length} entries, thinking span needs ${thinkEnd}`);
+    if (values.length < thinkEnd)
+      throw new Error(`trace ${trace.problemId}: ${name} has ${values.length} entries, thinking span needs ${thinkEnd}`);
     for (let t = 0; t < thinkEnd; t++) {
       if (Number.isNaN(values[t])) throw new Error(`trace ${trace.problemId}: ${name}[${t}] is NaN`);
     }

@@ -32,11 +32,17 @@ describe('keyword segmentation', () => {
 
   it('maps marker positions to tokens when tokens span several characters', () => {
     const vocab = ['a=1', ' w', 'ait', ' ok', '\n'];
-    const t = { ...traceFromText('', new Rng(1)), completion: [0, 1, 2, 3, 4, 0], logprobs: Array(6).fill(-1), entropies: Array(6).fill(1), thinkEnd: 6 };
+    const t = {
+      ...traceFromText('', new Rng(1)),
+      completion: [0, 1, 2, 3, 4, 0],
+      logprobs: Array(6).fill(-1),
+      entropies: Array(6).fill(1),
+      thinkEnd: 6,
+    };
     // 'wait' begins inside token 1 (' w') → cut before token 1; newline token 4 → cut at 5
     expect(keywordCuts(t, cfg(), vocab)).toEqual([1, 5]);
     expect(keywordCuts(t, cfg(), (i: number) => vocab[i])).toEqual([1, 5]);
-    expect(() => keywordCuts({ ...t, completion: [9] , thinkEnd: 1 }, cfg(), vocab)).toThrow(/token id 9 is outside/);
+    expect(() => keywordCuts({ ...t, completion: [9], thinkEnd: 1 }, cfg(), vocab)).toThrow(/token id 9 is outside/);
   });
 
   it('ignores tokens after thinkEnd', () => {

@@ -56,7 +56,9 @@ describe('segment (properties over random traces)', () => {
   it('uses all K segments when the trace has enough candidate cuts', () => {
     const long = traceFromText('a=3+4=7\nb=7*2=4\nc=5+4=9\nwait c=5+4=9\nd=1-2=9\ne=1+1=2', new Rng(2));
     for (const strategy of SEGMENTATION_STRATEGIES) {
-      const cfg = segmentationConfig(strategy === 'cutpoint' ? { strategy, tau: 1, keepEvery: 1, maxSegments: 4 } : { strategy, maxSegments: 4 });
+      const cfg = segmentationConfig(
+        strategy === 'cutpoint' ? { strategy, tau: 1, keepEvery: 1, maxSegments: 4 } : { strategy, maxSegments: 4 },
+      );
       expect(segment(long, cfg, TEST_VOCAB)).toHaveLength(4);
     }
   });
@@ -76,7 +78,14 @@ describe('segment (properties over random traces)', () => {
 
 describe('segmentationConfig', () => {
   it('fills defaults per strategy', () => {
-    expect(segmentationConfig()).toEqual({ strategy: 'hybrid', newline: true, markers: ['wait'], caseSensitive: false, maxSegments: 8, mergeBy: 'pair-sum' });
+    expect(segmentationConfig()).toEqual({
+      strategy: 'hybrid',
+      newline: true,
+      markers: ['wait'],
+      caseSensitive: false,
+      maxSegments: 8,
+      mergeBy: 'pair-sum',
+    });
     expect(segmentationConfig({ strategy: 'cutpoint' })).toEqual({ strategy: 'cutpoint', tau: 0.9, keepEvery: 2, maxSegments: 16 });
   });
 

@@ -26,7 +26,9 @@ export function traceFromText(thinking: string, rng: Rng, signals: { entropies?:
     problemId: 'test',
     prompt: [id('<bos>'), ...encode('a=3+4;?a'), id('<think>')],
     completion,
-    logprobs: signals.logprobs ? [...signals.logprobs, ...Array(n - think.length).fill(-0.1)] : completion.map(() => Math.log(0.02 + 0.98 * rng.next())),
+    logprobs: signals.logprobs
+      ? [...signals.logprobs, ...Array(n - think.length).fill(-0.1)]
+      : completion.map(() => Math.log(0.02 + 0.98 * rng.next())),
     entropies: signals.entropies ? [...signals.entropies, ...Array(n - think.length).fill(0.5)] : completion.map(() => 3 * rng.next()),
     thinkEnd: think.length,
     answer: '7',

@@ -36,7 +36,10 @@ describe('remainingSolution', () => {
   });
 
   it('on token ids through a codec', () => {
-    const codec = { encode: (t: string) => Array.from(t, (c) => c.charCodeAt(0)), decode: (ids: readonly number[]) => String.fromCharCode(...ids) };
+    const codec = {
+      encode: (t: string) => Array.from(t, (c) => c.charCodeAt(0)),
+      decode: (ids: readonly number[]) => String.fromCharCode(...ids),
+    };
     const align = remainingAlignment(codec);
     expect(codec.decode(align(codec.encode('a=3+4=7\n'), codec.encode(reference)))).toBe('b=7-2=5\nc=5+5=0\nd=7+1=8');
   });

@@ -76,7 +76,10 @@ export function compositeSplit(name: CompositeSplitName, source: readonly TaskRe
   return source.map((record, i) => {
     const problem = problemFromRecord(record);
     const asked = compositeForm(problem, rng.int(2, Math.min(3, problem.steps.length)), rng);
-    const config = generatorConfig({ operandMax: record.meta.operandMax, operators: record.meta.operators, minSteps: 1, maxSteps: 12 }, `record ${record.id}`);
+    const config = generatorConfig(
+      { operandMax: record.meta.operandMax, operators: record.meta.operators, minSteps: 1, maxSteps: 12 },
+      `record ${record.id}`,
+    );
     return toRecord(asked, `${name}-${String(i).padStart(5, '0')}`, name, config);
   });
 }
@@ -128,7 +131,8 @@ export function buildDatasets(
 ): Record<SplitName, TaskRecord[]> {
   const allSizes = { ...DEFAULT_SPLIT_SIZES, ...sizes };
   for (const [split, n] of Object.entries(allSizes)) {
-    if (!(SPLITS as readonly string[]).includes(split)) throw new UserError(`unknown split '${split}'; expected one of ${SPLITS.join(', ')}`);
+    if (!(SPLITS as readonly string[]).includes(split))
+      throw new UserError(`unknown split '${split}'; expected one of ${SPLITS.join(', ')}`);
     if (!Number.isInteger(n) || n < 0) throw new UserError(`size of split ${split} must be an integer >= 0, got ${n}`);
   }
   const root = new SeededRng(seed);

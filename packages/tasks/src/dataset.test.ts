@@ -36,11 +36,25 @@ describe('JSONL datasets', () => {
 
   it('loads a MATH-500-style record: unique_id, default split, extra fields kept in meta', () => {
     const file = write('math500.jsonl', [
-      JSON.stringify({ problem: 'What is 1+1?', solution: '1+1=2', answer: '2', subject: 'Algebra', level: 1, unique_id: 'test/algebra/1.json' }),
+      JSON.stringify({
+        problem: 'What is 1+1?',
+        solution: '1+1=2',
+        answer: '2',
+        subject: 'Algebra',
+        level: 1,
+        unique_id: 'test/algebra/1.json',
+      }),
       '',
     ]);
     expect(readJsonl(file)).toEqual([
-      { id: 'test/algebra/1.json', problem: 'What is 1+1?', solution: '1+1=2', answer: '2', split: 'math500', meta: { subject: 'Algebra', level: 1, unique_id: 'test/algebra/1.json' } },
+      {
+        id: 'test/algebra/1.json',
+        problem: 'What is 1+1?',
+        solution: '1+1=2',
+        answer: '2',
+        split: 'math500',
+        meta: { subject: 'Algebra', level: 1, unique_id: 'test/algebra/1.json' },
+      },
     ]);
     expect(readJsonl(file, { defaultSplit: 'test' })[0].split).toBe('test');
   });

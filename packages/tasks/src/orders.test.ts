@@ -15,7 +15,10 @@ describe('solution orders', () => {
   it('finds both orders of two independent steps', () => {
     const p = parseProblem('a=3+4;b=5*2;c=a+b;?c', 10);
     expect(countSolutionOrders(p)).toBe(2);
-    expect(solutionOrders(p)).toEqual([[0, 1, 2], [1, 0, 2]]);
+    expect(solutionOrders(p)).toEqual([
+      [0, 1, 2],
+      [1, 0, 2],
+    ]);
     expect(solutionText(p, [1, 0, 2])).toBe('b=5*2=0\na=3+4=7\nc=7+0=7');
   });
 

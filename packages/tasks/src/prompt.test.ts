@@ -6,7 +6,10 @@ const tok = { pad: 0, bos: 1, eos: 2, think: 3, endThink: 4, encode: (t: string)
 describe('sequence layout', () => {
   it('prompt = <bos> problem <think>; example = prompt | thinking </think> answer <eos>', () => {
     expect(promptTokens(tok, '12')).toEqual([1, 11, 12, 3]);
-    expect(tokenizeExample(tok, { prompt: '1', thinking: '23', answer: '5' })).toEqual({ prompt: [1, 11, 3], completion: [12, 13, 4, 15, 2] });
+    expect(tokenizeExample(tok, { prompt: '1', thinking: '23', answer: '5' })).toEqual({
+      prompt: [1, 11, 3],
+      completion: [12, 13, 4, 15, 2],
+    });
   });
 });
 

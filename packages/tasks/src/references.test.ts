@@ -11,7 +11,10 @@ describe('dataset references', () => {
     expect(many).toBeDefined();
     for (const r of [records[0], many]) {
       for (const limit of [1, 2, 4, 9, 10, 16]) {
-        const expected = referenceSolutions(problemFromRecord(r), limit).map((x) => ({ solution: tok.encode(x.solution), answer: tok.encode(x.answer) }));
+        const expected = referenceSolutions(problemFromRecord(r), limit).map((x) => ({
+          solution: tok.encode(x.solution),
+          answer: tok.encode(x.answer),
+        }));
         expect(referenceTokens(r, tok, limit)).toEqual(expected);
       }
     }
@@ -20,7 +23,14 @@ describe('dataset references', () => {
   });
 
   it('take a foreign record (no task metadata) as it lists itself', () => {
-    const foreign: TaskRecord = { id: 'm1', problem: 'What is 2+2?', solution: 'two plus two', answer: '4', split: 'x', meta: { alternativeSolutions: ['2+2'] } };
+    const foreign: TaskRecord = {
+      id: 'm1',
+      problem: 'What is 2+2?',
+      solution: 'two plus two',
+      answer: '4',
+      split: 'x',
+      meta: { alternativeSolutions: ['2+2'] },
+    };
     expect(referenceTokens(foreign, tok, 5)).toEqual([
       { solution: tok.encode('two plus two'), answer: tok.encode('4') },
       { solution: tok.encode('2+2'), answer: tok.encode('4') },

@@ -18,7 +18,11 @@ export const LISTED_REFERENCES = 1 + MAX_LISTED_ALTERNATIVES;
  * enumeration that wrote the list, so the listed ones come first). Any other record (MATH-500-style
  * JSONL) gives what it lists.
  */
-export function referenceTokens(record: TaskRecord, tokenizer: { encode(text: string): number[] }, limit = LISTED_REFERENCES): ReferenceTokens[] {
+export function referenceTokens(
+  record: TaskRecord,
+  tokenizer: { encode(text: string): number[] },
+  limit = LISTED_REFERENCES,
+): ReferenceTokens[] {
   const alternatives = Array.isArray(record.meta.alternativeSolutions) ? (record.meta.alternativeSolutions as string[]) : [];
   const listed = [record.solution, ...alternatives];
   const total = typeof record.meta.numValidOrders === 'number' ? record.meta.numValidOrders : listed.length;

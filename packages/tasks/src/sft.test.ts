@@ -51,7 +51,7 @@ describe('sft examples', () => {
     ex.forEach((e, i) => {
       const p = ps[i];
       kinds[e.kind]++;
-      outside += [...e.prompt + e.thinking + e.answer].filter((ch) => !TASK_ALPHABET.includes(ch)).join('');
+      outside += [...(e.prompt + e.thinking + e.answer)].filter((ch) => !TASK_ALPHABET.includes(ch)).join('');
       const lines = effectiveLines(e.thinking);
       const order = lines.map((l) => p.steps.findIndex((s) => s.name === (LINE_RE.exec(l) as RegExpExecArray)[1]));
       expect(isValidOrder(p, order)).toBe(true);

@@ -35,7 +35,7 @@ export const SftConfigSchema = z
       .describe(
         'Probability that a wrong line is followed by a `wait` correction; otherwise the error propagates and the ' +
           'final answer is (usually) wrong. Default 1: uncorrected errors are left out of SFT, because the trained ' +
-          "model makes its own uncorrected errors anyway and training on wrong answers only teaches them. In [0,1].",
+          'model makes its own uncorrected errors anyway and training on wrong answers only teaches them. In [0,1].',
       ),
     operandErrorRate: z
       .number()
@@ -81,7 +81,7 @@ export const SftConfigSchema = z
       .describe(
         'Probability that an example is cut after its first k thinking lines (k uniform in 0..lines−1, each kept line ' +
           'ending in its newline, as at a mid-trace exit point), then `</think>`, the TRUE answer and `<eos>`. The ' +
-          "trainer leaves that `</think>` out of the loss (`earlyExit`), so the model learns p(y | s_k, </think>) — " +
+          'trainer leaves that `</think>` out of the loss (`earlyExit`), so the model learns p(y | s_k, </think>) — ' +
           'what it can infer from a partial trace (the forced-exit immediate term) — without learning to stop early. ' +
           'Default 0 (the committed embedded checkpoint); in [0,1].',
       ),
@@ -138,7 +138,10 @@ export function sftExample(problem: Problem, config: SftConfig, rng: Rng): SftEx
   if (config.earlyExitRate > 0 && rng.next() < config.earlyExitRate) {
     const lines = full.thinking.split(LINE_SEPARATOR);
     const k = rng.int(0, lines.length - 1);
-    const thinking = lines.slice(0, k).map((l) => l + LINE_SEPARATOR).join('');
+    const thinking = lines
+      .slice(0, k)
+      .map((l) => l + LINE_SEPARATOR)
+      .join('');
     const keepsError = full.errorSpan !== null && full.errorSpan[1] <= thinking.length;
     Object.assign(example, { thinking, answer: full.expectedAnswer, earlyExit: true, errorSpan: keepsError ? full.errorSpan : null });
   }
@@ -161,7 +164,13 @@ function fullExample(problem: Problem, config: SftConfig, rng: Rng): FullExample
   const lines = correct.map((s) => stepLine(s.name, s.left, s.op, s.right, s.result));
   const base = { prompt: problemText(problem), expectedAnswer, alternativeOrder };
   if (!(rng.next() < config.errorRate)) {
-    return { ...base, thinking: lines.join(LINE_SEPARATOR), answer: expectedAnswer, kind: alternativeOrder ? 'alternative' : 'canonical', errorSpan: null };
+    return {
+      ...base,
+      thinking: lines.join(LINE_SEPARATOR),
+      answer: expectedAnswer,
+      kind: alternativeOrder ? 'alternative' : 'canonical',
+      errorSpan: null,
+    };
   }
   const at = rng.int(0, order.length - 1);
   const step = correct[at];

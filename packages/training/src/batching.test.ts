@@ -8,7 +8,14 @@ beforeAll(async () => {
 describe('buildBatch', () => {
   it("trains completion tokens only, minus each example's untrained positions", () => {
     // prompt [1, 7]; completion [8, 9, 4, 5, 2]: position 2 (a `</think>`, say) untrained
-    const batch = buildBatch([{ prompt: [1, 7], completion: [8, 9, 4, 5, 2], untrained: [2] }, { prompt: [1, 7, 7], completion: [8, 2] }], 16, 0);
+    const batch = buildBatch(
+      [
+        { prompt: [1, 7], completion: [8, 9, 4, 5, 2], untrained: [2] },
+        { prompt: [1, 7, 7], completion: [8, 2] },
+      ],
+      16,
+      0,
+    );
     const targets = Array.from(batch.targets.dataSync());
     const mask = Array.from(batch.mask.dataSync());
     const T = 6;

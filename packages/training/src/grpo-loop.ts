@@ -26,7 +26,7 @@ interface GrpoLoopOptions {
 export async function runGrpo(trainer: GrpoTrainer, options: GrpoLoopOptions = {}): Promise<GrpoStepMetrics[]> {
   const { steps, checkpointEvery } = trainer.config;
   const start = trainer.step;
-  const bar = new ProgressBar(start > 0 ? `${options.label ?? 'grpo'} (from step ${start})` : options.label ?? 'grpo', steps - start);
+  const bar = new ProgressBar(start > 0 ? `${options.label ?? 'grpo'} (from step ${start})` : (options.label ?? 'grpo'), steps - start);
   const history: GrpoStepMetrics[] = [];
   const save = () => {
     if (options.statePath) trainer.save(options.statePath, options.stateInfo?.() ?? {});

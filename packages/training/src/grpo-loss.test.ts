@@ -6,11 +6,26 @@ beforeAll(async () => {
 });
 
 // One hand-worked micro-batch: 2 sequences, 3 positions, the last position of row 2 is padding.
-const logp = [[-1.0, -2.0, -0.5], [-0.3, -1.0, -9.0]];
-const old = [[-1.1, -2.0, -0.2], [-0.3, -1.5, -9.0]];
-const ref = [[-0.9, -2.2, -0.4], [-0.5, -1.0, -9.0]];
-const mask = [[1, 1, 1], [1, 1, 0]];
-const coef = [[1.0, 1.0, 1.0], [-2.0, -2.0, 0.0]];
+const logp = [
+  [-1.0, -2.0, -0.5],
+  [-0.3, -1.0, -9.0],
+];
+const old = [
+  [-1.1, -2.0, -0.2],
+  [-0.3, -1.5, -9.0],
+];
+const ref = [
+  [-0.9, -2.2, -0.4],
+  [-0.5, -1.0, -9.0],
+];
+const mask = [
+  [1, 1, 1],
+  [1, 1, 0],
+];
+const coef = [
+  [1.0, 1.0, 1.0],
+  [-2.0, -2.0, 0.0],
+];
 const eps = 0.2;
 const epsHigh = 0.28;
 const beta = 0.1;
@@ -87,7 +102,15 @@ describe('policyLoss', () => {
         mask: tf.tensor2d([[1, 1]]),
         coefficients: tf.tensor2d([[1.0, -1.0]]),
       },
-      { lossType: 'bnpo', importanceSampling: 'token', epsilon: 0.2, epsilonHigh: 0.2, beta: 0, maxCompletionLength: 2, dapoActiveTokens: 2 },
+      {
+        lossType: 'bnpo',
+        importanceSampling: 'token',
+        epsilon: 0.2,
+        epsilonHigh: 0.2,
+        beta: 0,
+        maxCompletionLength: 2,
+        dapoActiveTokens: 2,
+      },
     );
     expect(out.clipped.dataSync()[0]).toBe(2);
     // loss = mean(−1.2·1, −(0.8·−1)) = mean(−1.2, 0.8) = −0.2
@@ -97,21 +120,38 @@ describe('policyLoss', () => {
 
 describe('policyLoss gradients under sequence-level ratios', () => {
   // ∂loss/∂logπ for one row-set of coefficients; μ = 1 (old = current in value), grpo reduction, no KL.
-  const rowLogp = [[-1.0, -2.0, -0.5, -0.7], [-0.3, -1.0, -0.2, -9.0]];
-  const rowMask = [[1, 1, 1, 1], [1, 1, 1, 0]];
+  const rowLogp = [
+    [-1.0, -2.0, -0.5, -0.7],
+    [-0.3, -1.0, -0.2, -9.0],
+  ];
+  const rowMask = [
+    [1, 1, 1, 1],
+    [1, 1, 1, 0],
+  ];
   const gradOf = (coefficients: number[][], importanceSampling: 'sequence' | 'sequenceToken') =>
     tf.tidy(() => {
       const f = (lp: tf.Tensor) =>
         policyLoss(
-          { logprobs: lp as tf.Tensor2D, oldLogprobs: stopGradient(lp as tf.Tensor2D), mask: tf.tensor2d(rowMask), coefficients: tf.tensor2d(coefficients) },
+          {
+            logprobs: lp as tf.Tensor2D,
+            oldLogprobs: stopGradient(lp as tf.Tensor2D),
+            mask: tf.tensor2d(rowMask),
+            coefficients: tf.tensor2d(coefficients),
+          },
           { lossType: 'grpo', importanceSampling, epsilon: 0.2, epsilonHigh: 0.2, beta: 0, maxCompletionLength: 4, dapoActiveTokens: 7 },
         ).loss;
       return tf.grad(f)(tf.tensor2d(rowLogp)).arraySync() as number[][];
     });
   const maxDiff = (a: number[][], b: number[][]) => Math.max(...a.flatMap((row, i) => row.map((x, t) => Math.abs(x - b[i][t]))));
   // row 1: A = 1.5 spread unevenly (Σσ_t = 1, so Σ_t Â = 1.5·|o|); row 2: A = −1 spread unevenly
-  const uniform = [[1.5, 1.5, 1.5, 1.5], [-1, -1, -1, 0]];
-  const weighted = [[0.3, 3.0, 2.4, 0.3], [-0.5, -2.0, -0.5, 0]];
+  const uniform = [
+    [1.5, 1.5, 1.5, 1.5],
+    [-1, -1, -1, 0],
+  ];
+  const weighted = [
+    [0.3, 3.0, 2.4, 0.3],
+    [-0.5, -2.0, -0.5, 0],
+  ];
 
   it("'sequenceToken' equals 'sequence' when every token of a completion has the same coefficient", () => {
     expect(maxDiff(gradOf(uniform, 'sequenceToken'), gradOf(uniform, 'sequence'))).toBeLessThan(1e-7);

@@ -23,7 +23,10 @@ function setup(policy: BigramPolicy, extra: Partial<GrpoSetup> = {}): GrpoSetup 
 }
 
 function config(overrides: Record<string, unknown> = {}): GrpoConfig {
-  return parseGrpoConfig({ seed: 3, steps: 20, promptsPerStep: 3, groupSize: 4, maxNewTokens: 5, optimizer: { lr: 0.05, warmupSteps: 0 }, ...overrides }, 'test');
+  return parseGrpoConfig(
+    { seed: 3, steps: 20, promptsPerStep: 3, groupSize: 4, maxNewTokens: 5, optimizer: { lr: 0.05, warmupSteps: 0 }, ...overrides },
+    'test',
+  );
 }
 
 const uniformHook: GrpoSetup['redistribute'] = async (traces) => traces.map((t) => t.completion.map(() => 1 / t.completion.length));
@@ -127,13 +130,17 @@ describe('GrpoTrainer', () => {
   });
 
   it('checks config cross-fields and hook presence', () => {
-    expect(() => parseGrpoConfig({ promptsPerStep: 3, gradientAccumulationSteps: 2 }, 'c.json')).toThrow(/promptsPerStep \(3\).*gradientAccumulationSteps \(2\)/);
+    expect(() => parseGrpoConfig({ promptsPerStep: 3, gradientAccumulationSteps: 2 }, 'c.json')).toThrow(
+      /promptsPerStep \(3\).*gradientAccumulationSteps \(2\)/,
+    );
     expect(() => parseGrpoConfig({ epsilon: 0.2, epsilonHigh: 0.1 }, 'c.json')).toThrow(/epsilonHigh \(0.1\).*epsilon \(0.2\)/);
     expect(() => parseGrpoConfig({ lossType: 'ppo' }, 'c.json')).toThrow(/lossType/);
     expect(() => parseGrpoConfig({ importanceSampling: 'sequence', redistribution: 'rredcot' }, 'c.json')).toThrow(
       /c\.json[\s\S]*importanceSampling 'sequence' with redistribution 'rredcot'.*use 'sequenceToken'/,
     );
-    expect(parseGrpoConfig({ importanceSampling: 'sequenceToken', redistribution: 'rredcot' }, 'c.json').importanceSampling).toBe('sequenceToken');
+    expect(parseGrpoConfig({ importanceSampling: 'sequenceToken', redistribution: 'rredcot' }, 'c.json').importanceSampling).toBe(
+      'sequenceToken',
+    );
     const policy = new BigramPolicy(V, 4, new Rng(2));
     expect(() => new GrpoTrainer(setup(policy), config({ redistribution: 'mc' }))).toThrow(/hook/);
     expect(() => new GrpoTrainer(setup(policy), config({ beta: 0.1 }))).toThrow(/reference/);
@@ -154,7 +161,9 @@ describe('runGrpo', () => {
     });
     expect(history.map((m) => m.step)).toEqual([1, 2, 3]);
     expect(logged.map((l) => l.step)).toEqual([1, 2, 3]);
-    expect(Object.keys(logged[0].values)).toEqual(expect.arrayContaining(['grpo.rewardMean', 'grpo.clippedFraction', 'grpo.sigmaEntropy', 'grpo.gradNorm', 'grpo.stepMs']));
+    expect(Object.keys(logged[0].values)).toEqual(
+      expect.arrayContaining(['grpo.rewardMean', 'grpo.clippedFraction', 'grpo.sigmaEntropy', 'grpo.gradNorm', 'grpo.stepMs']),
+    );
     const resumed = new GrpoTrainer(setup(new BigramPolicy(V, 4, new Rng(4))), config({ steps: 3 }));
     resumed.restore(path.join(dir, 'state.bin'));
     expect(resumed.step).toBe(3);

@@ -102,7 +102,10 @@ export class GrpoTrainer {
   private updates = 0;
   private readonly rng: Rng;
 
-  constructor(private readonly setup: GrpoSetup, readonly config: GrpoConfig) {
+  constructor(
+    private readonly setup: GrpoSetup,
+    readonly config: GrpoConfig,
+  ) {
     if (setup.prompts.length === 0) throw new UserError('GRPO: no training prompts');
     if (config.beta > 0 && !setup.reference) throw new UserError(`GRPO: beta = ${config.beta} needs a reference policy`);
     if (config.redistribution !== 'none' && !setup.redistribute)
@@ -129,7 +132,8 @@ export class GrpoTrainer {
     const rows = picks.flatMap((p) => Array.from({ length: G }, () => p));
     const longestPrompt = Math.max(...rows.map((r) => r.tokens.length));
     const maxNewTokens = Math.min(config.maxNewTokens, setup.contextLength - longestPrompt);
-    if (maxNewTokens < 1) throw new UserError(`GRPO: a prompt of ${longestPrompt} tokens leaves no room in contextLength ${setup.contextLength}`);
+    if (maxNewTokens < 1)
+      throw new UserError(`GRPO: a prompt of ${longestPrompt} tokens leaves no room in contextLength ${setup.contextLength}`);
     const t0 = Date.now();
     const { results } = await setup.sampler.sample(
       rows.map((r) => r.tokens),
@@ -326,7 +330,13 @@ export class GrpoTrainer {
   private toTrace(prompt: GrpoPrompt, res: SampleResult): Trace {
     const r = this.setup.reward(prompt, res.tokens, !res.truncated);
     if (!Number.isFinite(r.reward)) throw new Error(`reward for prompt ${prompt.id} is ${r.reward}`);
-    return buildTrace(this.setup.tokenizer, { problemId: prompt.id, prompt: prompt.tokens, sample: res, answer: r.answer, reward: r.reward });
+    return buildTrace(this.setup.tokenizer, {
+      problemId: prompt.id,
+      prompt: prompt.tokens,
+      sample: res,
+      answer: r.answer,
+      reward: r.reward,
+    });
   }
 }
 
@@ -338,7 +348,11 @@ interface RolloutTensors {
 }
 
 function rolloutTensors(traces: Trace[], coefficients: number[][], contextLength: number, padId: number): RolloutTensors {
-  const tokens = buildBatch(traces.map((t) => ({ prompt: t.prompt, completion: t.completion })), contextLength, padId);
+  const tokens = buildBatch(
+    traces.map((t) => ({ prompt: t.prompt, completion: t.completion })),
+    contextLength,
+    padId,
+  );
   const [N, T] = tokens.inputs.shape;
   const coeff = new Float32Array(N * T);
   traces.forEach((t, b) => {

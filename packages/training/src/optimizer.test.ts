@@ -22,7 +22,10 @@ class AdamWBefore {
       if (!g) return;
       const m = this.m.get(i) ?? tf.zerosLike(variable);
       const v = this.v.get(i) ?? tf.zerosLike(variable);
-      const [mNew, vNew] = tf.tidy(() => [tf.add(tf.mul(m, beta1), tf.mul(g, 1 - beta1)), tf.add(tf.mul(v, beta2), tf.mul(tf.square(g), 1 - beta2))]);
+      const [mNew, vNew] = tf.tidy(() => [
+        tf.add(tf.mul(m, beta1), tf.mul(g, 1 - beta1)),
+        tf.add(tf.mul(v, beta2), tf.mul(tf.square(g), 1 - beta2)),
+      ]);
       tf.tidy(() => {
         const update = tf.div(tf.div(mNew, c1), tf.add(tf.sqrt(tf.div(vNew, c2)), epsilon));
         let next = tf.sub(variable, tf.mul(update, lr));
@@ -61,7 +64,13 @@ describe('AdamW (fused adamwStep)', () => {
   it.each([0, 0.05])('matches the previous tf-op update within 1e-5 over 6 steps (weight decay %s)', (weightDecay) => {
     const rng = new Rng(21);
     const options: AdamWOptions = { beta1: 0.9, beta2: 0.98, epsilon: 1e-8, weightDecay };
-    const init = shapes.map((s) => randomValues(rng, s.reduce((a, b) => a * b, 1), 0.5));
+    const init = shapes.map((s) =>
+      randomValues(
+        rng,
+        s.reduce((a, b) => a * b, 1),
+        0.5,
+      ),
+    );
     const fresh = (tag: string) => shapes.map((s, i) => tf.variable(tf.tensor(init[i], s, 'float32'), true, `${tag}/p${i}`));
     const newVars = fresh('new');
     const oldVars = fresh('old');
@@ -70,7 +79,15 @@ describe('AdamW (fused adamwStep)', () => {
     for (let step = 0; step < 6; step++) {
       const lr = 1e-2 * (1 + step); // the schedule changes lr between steps
       // Variable #1 gets no gradient on odd steps (the update must skip it, moments untouched).
-      const gradValues = shapes.map((s, i) => (i === 1 && step % 2 ? null : randomValues(rng, s.reduce((a, b) => a * b, 1), 2)));
+      const gradValues = shapes.map((s, i) =>
+        i === 1 && step % 2
+          ? null
+          : randomValues(
+              rng,
+              s.reduce((a, b) => a * b, 1),
+              2,
+            ),
+      );
       const grads = (vars: tf.Variable[]) =>
         Object.fromEntries(vars.flatMap((v, i) => (gradValues[i] ? [[v.name, tf.tensor(gradValues[i]!, shapes[i], 'float32')]] : [])));
       const gNew = grads(newVars);
@@ -91,7 +108,14 @@ describe('AdamW (fused adamwStep)', () => {
   });
 
   it('decays matrices only: with zero gradients a matrix shrinks by lr·wd and a bias stays', () => {
-    const w = tf.variable(tf.tensor2d([[1, -2], [3, 4]]), true, 'decay/w');
+    const w = tf.variable(
+      tf.tensor2d([
+        [1, -2],
+        [3, 4],
+      ]),
+      true,
+      'decay/w',
+    );
     const b = tf.variable(tf.tensor1d([5, -6]), true, 'decay/b');
     const opt = new AdamW({ beta1: 0.9, beta2: 0.999, epsilon: 1e-8, weightDecay: 0.1 });
     const grads = { [w.name]: tf.zerosLike(w), [b.name]: tf.zerosLike(b) };

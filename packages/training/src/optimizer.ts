@@ -98,14 +98,9 @@ export class AdamW {
  * NaN/Inf norms are returned as-is and the gradients are left untouched, so the caller can refuse
  * the step instead of silently training on garbage.
  */
-export function clipGradNorm(
-  grads: Record<string, tf.Tensor>,
-  maxNorm: number,
-): { grads: Record<string, tf.Tensor>; norm: number } {
+export function clipGradNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: number } {
   const names = Object.keys(grads);
-  const norm = names.length
-    ? Math.sqrt(tf.tidy(() => tf.addN(names.map((n) => tf.sum(tf.square(grads[n])))).dataSync()[0]))
-    : 0;
+  const norm = names.length ? Math.sqrt(tf.tidy(() => tf.addN(names.map((n) => tf.sum(tf.square(grads[n])))).dataSync()[0])) : 0;
   if (!(maxNorm > 0) || !Number.isFinite(norm) || norm <= maxNorm) return { grads, norm };
   const scale = maxNorm / (norm + 1e-6);
   const out: Record<string, tf.Tensor> = {};

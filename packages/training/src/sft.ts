@@ -84,13 +84,14 @@ export class SftTrainer {
       minLrRatio: this.config.optimizer.minLrRatio,
     });
     const picks = this.order.take(this.config.batchSize);
-    const batch = buildBatch(picks.map((p) => this.corpus.example(p.epoch, p.index)), this.config.contextLength, this.padId);
+    const batch = buildBatch(
+      picks.map((p) => this.corpus.example(p.epoch, p.index)),
+      this.config.contextLength,
+      this.padId,
+    );
     const tokens = batch.completionLengths.reduce((a, b) => a + b, 0);
     try {
-      const { value, grads } = tf.variableGrads(
-        () => sftLoss(this.policy, batch.inputs, batch.targets, batch.mask),
-        this.policy.variables,
-      );
+      const { value, grads } = tf.variableGrads(() => sftLoss(this.policy, batch.inputs, batch.targets, batch.mask), this.policy.variables);
       const loss = value.dataSync()[0];
       value.dispose();
       const clipped = clipGradNorm(grads, this.config.optimizer.gradClip);

@@ -18,12 +18,17 @@ export const dbCheck: Command = {
         `schema     version ${version} (latest ${report.latestVersion})${report.schemaProblem ? '' : upgrade}\n` +
         (report.schemaProblem ? `           ${report.schemaProblem}\n` : '') +
         `integrity  ${problems.slice(0, 20).join('\n           ')}${problems.length > 20 ? `\n           ... ${problems.length - 20} more` : ''}\n` +
-        (report.tableCounts ? `\n${textTable({ columns: ['table', 'rows'], rows: Object.entries(report.tableCounts) })}\n` : '\nrow counts unavailable (file too damaged)\n'),
+        (report.tableCounts
+          ? `\n${textTable({ columns: ['table', 'rows'], rows: Object.entries(report.tableCounts) })}\n`
+          : '\nrow counts unavailable (file too damaged)\n'),
     );
     if (!ok) throw new UserError(`db check: ${report.file} failed the integrity check`, 1);
     if (report.schemaProblem) throw new UserError(`db check: ${report.file} ${report.schemaProblem}`, 1);
     if (report.schemaVersion !== null && report.schemaVersion > report.latestVersion) {
-      throw new UserError(`db check: ${report.file} has schema version ${report.schemaVersion}, newer than this code (${report.latestVersion})`, 1);
+      throw new UserError(
+        `db check: ${report.file} has schema version ${report.schemaVersion}, newer than this code (${report.latestVersion})`,
+        1,
+      );
     }
   },
 };

@@ -21,8 +21,13 @@ export const runsCompare: Command = {
         ctx.out(`no differences between ${runs.map((r) => r.id).join(', ')} (--all shows every field)\n`);
         return;
       }
-      const body = shown.map((r) => [`${args.flags.all && r.differs ? '* ' : ''}${r.field}`, ...r.values.map((v) => (v === null ? '(missing)' : v))]);
+      const body = shown.map((r) => [
+        `${args.flags.all && r.differs ? '* ' : ''}${r.field}`,
+        ...r.values.map((v) => (v === null ? '(missing)' : v)),
+      ]);
       const same = rows.length - rows.filter((r) => r.differs).length;
-      ctx.out(`${textTable({ columns: header, rows: body })}\n${args.flags.all ? '* = differs; ' : ''}${rows.length - same} field(s) differ, ${same} identical${args.flags.all ? '' : ' (hidden; --all shows them)'}\n`);
+      ctx.out(
+        `${textTable({ columns: header, rows: body })}\n${args.flags.all ? '* = differs; ' : ''}${rows.length - same} field(s) differ, ${same} identical${args.flags.all ? '' : ' (hidden; --all shows them)'}\n`,
+      );
     }),
 };

@@ -7,10 +7,32 @@ function runsToCsv(runs: RunDetail[]): string {
   const keys = (pick: (r: RunDetail) => Record<string, unknown>, prefix: string) =>
     [...new Set(runs.flatMap((r) => Object.keys(pick(r))))].sort().map((k) => `${prefix}${k}`);
   const extra = [...keys((r) => r.params, 'params.'), ...keys((r) => r.metrics, 'metrics.'), ...keys((r) => r.tags, 'tags.')];
-  const header = ['id', 'experiment', 'name', 'status', 'start_time', 'end_time', 'seed', 'config_hash', 'parent_run_id', 'attempts', 'git_commit', ...extra];
+  const header = [
+    'id',
+    'experiment',
+    'name',
+    'status',
+    'start_time',
+    'end_time',
+    'seed',
+    'config_hash',
+    'parent_run_id',
+    'attempts',
+    'git_commit',
+    ...extra,
+  ];
   const rows = runs.map((r) => [
-    r.id, r.experiment, r.name, r.status, new Date(r.startTime).toISOString(), r.endTime === null ? '' : new Date(r.endTime).toISOString(), r.seed === null ? '' : String(r.seed),
-    r.configHash, r.parentRunId ?? '', String(r.attempts), r.context.git?.commit ?? '',
+    r.id,
+    r.experiment,
+    r.name,
+    r.status,
+    new Date(r.startTime).toISOString(),
+    r.endTime === null ? '' : new Date(r.endTime).toISOString(),
+    r.seed === null ? '' : String(r.seed),
+    r.configHash,
+    r.parentRunId ?? '',
+    String(r.attempts),
+    r.context.git?.commit ?? '',
     ...extra.map((col) => {
       const dot = col.indexOf('.');
       const scope = col.slice(0, dot);
@@ -37,20 +59,31 @@ export const runsExport: Command = {
   flags: {
     experiment: { type: 'string', value: 'NAME', description: 'export every run of this experiment' },
     format: { type: 'string', value: 'csv|json', description: 'output format (required)' },
-    out: { type: 'string', value: 'FILE', path: true, description: 'write to FILE instead of stdout (atomically; never the store, its -wal/-shm, or any SQLite file)' },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      path: true,
+      description: 'write to FILE instead of stdout (atomically; never the store, its -wal/-shm, or any SQLite file)',
+    },
     store: STORE_FLAG,
   },
   run: (args, ctx) => {
     // checked before the store is opened: a bad --out writes nothing anywhere
     const outFlag = args.flags.out as string | undefined;
-    const out = outFlag === undefined ? undefined : checkOutputFile(outFlag, resolveStorePath(args.flags.store as string | undefined, ctx.env), 'runs export: --out');
+    const out =
+      outFlag === undefined
+        ? undefined
+        : checkOutputFile(outFlag, resolveStorePath(args.flags.store as string | undefined, ctx.env), 'runs export: --out');
     return withStore(args, ctx, (store) => {
       const format = args.flags.format;
-      if (format !== 'csv' && format !== 'json') throw new UserError(`runs export: --format must be csv or json, got ${format === undefined ? 'nothing' : `'${String(format)}'`}`);
+      if (format !== 'csv' && format !== 'json')
+        throw new UserError(`runs export: --format must be csv or json, got ${format === undefined ? 'nothing' : `'${String(format)}'`}`);
       const experiment = args.flags.experiment as string | undefined;
-      if ((experiment === undefined) === (args.positionals.length === 0)) throw new UserError('runs export: give run ids or --experiment NAME (exactly one of the two)');
+      if ((experiment === undefined) === (args.positionals.length === 0))
+        throw new UserError('runs export: give run ids or --experiment NAME (exactly one of the two)');
       const ids = experiment !== undefined ? store.listRuns({ experiment }).map((r) => r.id) : args.positionals;
-      if (experiment !== undefined && ids.length === 0) throw new UserError(`runs export: experiment '${experiment}' has no runs in ${store.file}`);
+      if (experiment !== undefined && ids.length === 0)
+        throw new UserError(`runs export: experiment '${experiment}' has no runs in ${store.file}`);
       const runs = ids.map((id) => store.getRun(id));
       let text: string;
       if (format === 'csv') {

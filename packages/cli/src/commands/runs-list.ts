@@ -17,7 +17,11 @@ export const runsList: Command = {
     experiment: { type: 'string', value: 'NAME', description: 'only runs of this experiment' },
     parent: { type: 'string', value: 'ID', description: 'only child runs of this (sweep) run' },
     status: { type: 'string', value: 'STATUS', description: `only runs with this status (${RUN_STATUSES.join(', ')})` },
-    where: { type: 'string', value: 'FILTER', description: `filter, e.g. "params.lr > 1e-4 and metrics.acc >= 0.5" (fields params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; = != < <= > >=; and/or; parentheses)` },
+    where: {
+      type: 'string',
+      value: 'FILTER',
+      description: `filter, e.g. "params.lr > 1e-4 and metrics.acc >= 0.5" (fields params.X, metrics.X (last value), tags.X, id, name, experiment, status, seed, attempts, config_hash, parent, start_time, end_time; = != < <= > >=; and/or; parentheses)`,
+    },
     columns: { type: 'string', value: 'LIST', description: 'extra comma-separated columns, e.g. params.lr,metrics.acc' },
     store: STORE_FLAG,
   },
@@ -28,7 +32,12 @@ export const runsList: Command = {
       if (status !== undefined && !RUN_STATUSES.includes(status as RunStatus)) {
         throw new UserError(`runs list: --status got '${status}', expected one of ${RUN_STATUSES.join(', ')}`);
       }
-      const extra = args.flags.columns ? String(args.flags.columns).split(',').map((c) => c.trim()).filter(Boolean) : [];
+      const extra = args.flags.columns
+        ? String(args.flags.columns)
+            .split(',')
+            .map((c) => c.trim())
+            .filter(Boolean)
+        : [];
       const parent = args.flags.parent === undefined ? undefined : store.resolveRunId(args.flags.parent as string);
       const runs = store.listRuns({
         parentRunId: parent,
@@ -41,7 +50,15 @@ export const runsList: Command = {
         return;
       }
       const header = ['id', 'experiment', 'name', 'status', 'started (UTC)', 'duration', ...extra];
-      const rows = runs.map((r) => [r.id, r.experiment, r.name, r.status, isoTime(r.startTime), duration(r.startTime, r.endTime), ...extra.map((c) => column(r, c))]);
+      const rows = runs.map((r) => [
+        r.id,
+        r.experiment,
+        r.name,
+        r.status,
+        isoTime(r.startTime),
+        duration(r.startTime, r.endTime),
+        ...extra.map((c) => column(r, c)),
+      ]);
       ctx.out(`${textTable({ columns: header, rows })}\n${runs.length} run${runs.length === 1 ? '' : 's'}\n`);
     }),
 };

@@ -37,7 +37,11 @@ export const runsShow: Command = {
       section('metrics (last value)', ['key', 'value', 'step', 'points'], metricRows);
       section('tags', ['key', 'value'], Object.entries(run.tags));
       section('context', ['key', 'value'], Object.entries(flatten(run.context)));
-      section('artifacts', ['path', 'bytes', 'sha256'], run.artifacts.map((a) => [a.path, String(a.bytes), a.sha256]));
+      section(
+        'artifacts',
+        ['path', 'bytes', 'sha256'],
+        run.artifacts.map((a) => [a.path, String(a.bytes), a.sha256]),
+      );
       lines.push('', `traces: ${store.traceCount(run.id)}`);
       ctx.out(`${lines.join('\n')}\n`);
     }),

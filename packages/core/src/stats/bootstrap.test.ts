@@ -17,7 +17,10 @@ describe('clusterBootstrap', () => {
 
   it('percentile interval: type-7 quantiles of the replicates; none → NaN', () => {
     // 0..100: the 2.5% and 97.5% quantiles are 2.5 and 97.5
-    const [lo, hi] = percentileInterval(Array.from({ length: 101 }, (_, i) => 100 - i), 0.95);
+    const [lo, hi] = percentileInterval(
+      Array.from({ length: 101 }, (_, i) => 100 - i),
+      0.95,
+    );
     expect(lo).toBeCloseTo(2.5, 12);
     expect(hi).toBeCloseTo(97.5, 12);
     expect(percentileInterval([], 0.9).every(Number.isNaN)).toBe(true);

@@ -43,7 +43,12 @@ export function percentileInterval(replicates: readonly number[], level: number)
 export function bootstrapMeanInterval(values: readonly number[], rng: Rng, resamples = 2000, level = 0.95): Interval {
   if (values.length === 0) throw new RangeError('bootstrapMeanInterval: no values');
   if (values.some((v) => Number.isNaN(v))) throw new RangeError('bootstrapMeanInterval: values contain NaN');
-  const means = clusterBootstrap(values.map((v) => [v]), resamples, rng, mean);
+  const means = clusterBootstrap(
+    values.map((v) => [v]),
+    resamples,
+    rng,
+    mean,
+  );
   const [lower, upper] = percentileInterval(means, level);
   return { lower, upper, level, method: 'bootstrap' };
 }
@@ -57,7 +62,13 @@ export function bootstrapSdOfMean(values: readonly number[], m: number, resample
   if (values.length === 0) return NaN;
   let total = 0;
   let totalSq = 0;
-  for (const x of clusterBootstrap(values.map((v) => [v]), resamples, rng, mean, m)) {
+  for (const x of clusterBootstrap(
+    values.map((v) => [v]),
+    resamples,
+    rng,
+    mean,
+    m,
+  )) {
     total += x;
     totalSq += x * x;
   }

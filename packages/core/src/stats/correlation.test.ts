@@ -19,7 +19,7 @@ function handPearson(x: number[], y: number[]): number {
 function handRanks(x: number[]): number[] {
   const order = x.map((_, i) => i).sort((a, b) => x[a] - x[b]);
   const r = new Array<number>(x.length);
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && x[order[j + 1]] === x[order[i]]) j++;
     for (let t = i; t <= j; t++) r[order[t]] = (i + j) / 2 + 1;

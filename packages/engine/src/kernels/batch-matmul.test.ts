@@ -81,7 +81,11 @@ describeNative('native BatchMatMul', () => {
   });
 
   it('many small batched products (attention-like, split across the thread pool) match stock and float64', () => {
-    for (const [ta, tb] of [[false, true], [false, false], [true, false]]) {
+    for (const [ta, tb] of [
+      [false, true],
+      [false, false],
+      [true, false],
+    ]) {
       const s = shapes([16, 8], [16, 8], 24, 16, 24, ta, tb);
       const a = randomNormal(rng, s.a);
       const b = randomNormal(rng, s.b);
@@ -96,7 +100,10 @@ describeNative('native BatchMatMul', () => {
     const cases: [number[], number[]][] = [
       [[1], [4]],
       [[4], [1]],
-      [[2, 1], [1, 3]],
+      [
+        [2, 1],
+        [1, 3],
+      ],
       [[], [2, 3]],
       [[3, 2], []],
       [[5], [2, 5]],
@@ -118,7 +125,13 @@ describeNative('native BatchMatMul', () => {
   });
 
   it('handles size-1 dims: vectors, outer products and a single element', () => {
-    for (const [m, k, n] of [[1, 7, 1], [7, 1, 5], [1, 1, 1], [1, 9, 6], [6, 9, 1]]) {
+    for (const [m, k, n] of [
+      [1, 7, 1],
+      [7, 1, 5],
+      [1, 1, 1],
+      [1, 9, 6],
+      [6, 9, 1],
+    ]) {
       for (const ta of [false, true]) {
         for (const tb of [false, true]) {
           const s = shapes([], [], m, k, n, ta, tb);

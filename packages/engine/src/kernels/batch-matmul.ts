@@ -25,7 +25,9 @@ export function batchMatMulKernel(ctx: NativeContext) {
     const kb = transposeB ? b.shape[br - 1] : b.shape[br - 2];
     const n = transposeB ? b.shape[br - 2] : b.shape[br - 1];
     if (k !== kb) {
-      throw new Error(`Error in matMul: inner shapes (${k}) and (${kb}) of Tensors with shapes ${a.shape} and ${b.shape} and transposeA=${transposeA} and transposeB=${transposeB} must match.`);
+      throw new Error(
+        `Error in matMul: inner shapes (${k}) and (${kb}) of Tensors with shapes ${a.shape} and ${b.shape} and transposeA=${transposeA} and transposeB=${transposeB} must match.`,
+      );
     }
     const aOuter = a.shape.slice(0, -2);
     const bOuter = b.shape.slice(0, -2);
@@ -39,8 +41,19 @@ export function batchMatMulKernel(ctx: NativeContext) {
       mapCache.set(key, maps);
     }
     ctx.addon.batchMatMul(
-      heapOf(backend), offsetOf(backend, a), offsetOf(backend, b), offsetOf(backend, out), m, n, k,
-      transposeA ? 1 : 0, transposeB ? 1 : 0, maps.aIdx, maps.bIdx, sizeOf(aOuter), sizeOf(bOuter),
+      heapOf(backend),
+      offsetOf(backend, a),
+      offsetOf(backend, b),
+      offsetOf(backend, out),
+      m,
+      n,
+      k,
+      transposeA ? 1 : 0,
+      transposeB ? 1 : 0,
+      maps.aIdx,
+      maps.bIdx,
+      sizeOf(aOuter),
+      sizeOf(bOuter),
     );
     return out;
   });

@@ -44,10 +44,22 @@ describeNative('native copy kernels (Transpose, Slice, Concat, SplitV, Tile)', (
 
   it('Transpose: large 2-d blocks (tiled path) and the attention head layout', () => {
     for (const [shape, perm] of [
-      [[67, 45], [1, 0]],
-      [[3, 33, 17], [0, 2, 1]],
-      [[4, 16, 4, 8], [0, 2, 1, 3]],
-      [[2, 5, 7, 3], [3, 2, 1, 0]],
+      [
+        [67, 45],
+        [1, 0],
+      ],
+      [
+        [3, 33, 17],
+        [0, 2, 1],
+      ],
+      [
+        [4, 16, 4, 8],
+        [0, 2, 1, 3],
+      ],
+      [
+        [2, 5, 7, 3],
+        [3, 2, 1, 0],
+      ],
     ] as [number[], number[]][]) {
       const x = randomNormal(rng, shape);
       expectSame(runBoth(set, () => tf.transpose(x, perm)));

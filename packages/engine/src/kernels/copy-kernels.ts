@@ -11,7 +11,15 @@ function meta2d(rows: number, cols: number, srcRowStride: number, dstRowStride: 
 }
 
 /** Copies a [rows, cols] block between row-strided views; offsets are in elements. */
-function copyBlock(ctx: NativeContext, backend: WasmBackendLike, src: TensorInfo, srcElem: number, dst: TensorInfo, dstElem: number, meta: Int32Array) {
+function copyBlock(
+  ctx: NativeContext,
+  backend: WasmBackendLike,
+  src: TensorInfo,
+  srcElem: number,
+  dst: TensorInfo,
+  dstElem: number,
+  meta: Int32Array,
+) {
   ctx.addon.stridedCopy(heapOf(backend), offsetOf(backend, src) + 4 * srcElem, offsetOf(backend, dst) + 4 * dstElem, meta);
 }
 
@@ -23,7 +31,10 @@ export function transposeKernel(ctx: NativeContext) {
     if (!is4Byte(x)) return callStock(ctx, Transpose, args);
     const perm = args.attrs.perm as number[];
     const { backend } = args;
-    const out = backend.makeOutput(perm.map((p) => x.shape[p]), x.dtype);
+    const out = backend.makeOutput(
+      perm.map((p) => x.shape[p]),
+      x.dtype,
+    );
     if (sizeOf(x.shape) === 0) return out;
     const key = `${x.shape.join(',')}|${perm.join(',')}`;
     let meta = transposeCache.get(key);
@@ -85,8 +96,14 @@ export function concatKernel(ctx: NativeContext) {
     const inputs = Object.values(args.inputs) as TensorInfo[];
     if (!inputs.every(is4Byte)) return callStock(ctx, Concat, args);
     const axis = util.parseAxisParam(args.attrs.axis as number, inputs[0].shape)[0];
-    backend_util.assertParamsConsistent(inputs.map((t) => t.shape), axis);
-    const outShape = backend_util.computeOutShape(inputs.map((t) => t.shape), axis);
+    backend_util.assertParamsConsistent(
+      inputs.map((t) => t.shape),
+      axis,
+    );
+    const outShape = backend_util.computeOutShape(
+      inputs.map((t) => t.shape),
+      axis,
+    );
     const out = args.backend.makeOutput(outShape, inputs[0].dtype);
     if (sizeOf(outShape) === 0) return out;
     // Each input is a column block of the output viewed as [outer, outShape[axis] * after].
@@ -119,7 +136,11 @@ export function tileKernel(ctx: NativeContext) {
     if (dims.length > 8) return callStock(ctx, Tile, args);
     const out = args.backend.makeOutput(outShape, x.dtype);
     if (sizeOf(outShape) === 0) return out;
-    const meta = packDimsMeta(dims.map((d) => d.n), dims.map((d) => d.src), dims.map((d) => d.dst));
+    const meta = packDimsMeta(
+      dims.map((d) => d.n),
+      dims.map((d) => d.src),
+      dims.map((d) => d.dst),
+    );
     ctx.addon.stridedCopy(heapOf(args.backend), offsetOf(args.backend, x), offsetOf(args.backend, out), meta);
     return out;
   });

@@ -68,10 +68,36 @@ describeNative('native elementwise kernels', () => {
   });
 
   it('Exp, Tanh and Sigmoid stay accurate at the extremes and keep NaN', () => {
-    const special = tf.tensor([0, -0, 1e-8, -1e-8, 1e-3, 0.6, 0.65, 5, -5, 9, 20, -20, 80, 88, 88.8, 100, -87, -100, -104, -200, Infinity, -Infinity, NaN]);
+    const special = tf.tensor([
+      0,
+      -0,
+      1e-8,
+      -1e-8,
+      1e-3,
+      0.6,
+      0.65,
+      5,
+      -5,
+      9,
+      20,
+      -20,
+      80,
+      88,
+      88.8,
+      100,
+      -87,
+      -100,
+      -104,
+      -200,
+      Infinity,
+      -Infinity,
+      NaN,
+    ]);
     for (const op of [tf.exp, tf.tanh, tf.sigmoid]) {
       const [out] = runNative(set, () => op(special));
-      const expected = Array.from(special.dataSync()).map((v) => (op === tf.exp ? Math.exp(v) : op === tf.tanh ? Math.tanh(v) : 1 / (1 + Math.exp(-v))));
+      const expected = Array.from(special.dataSync()).map((v) =>
+        op === tf.exp ? Math.exp(v) : op === tf.tanh ? Math.tanh(v) : 1 / (1 + Math.exp(-v)),
+      );
       // Against float64 Math: 2e-7 relative plus the smallest normal float as absolute slack (subnormal results).
       expect(elementwiseMismatch(out.values, Float32Array.from(expected), 2e-7, 1.2e-38)).toBeNull();
     }

@@ -35,8 +35,16 @@ export function fusedKernels(ctx: NativeContext) {
       const mean = backend.makeOutput(rowShape, 'float32'); // [rows]: saved for the gradient
       const rstd = backend.makeOutput(rowShape, 'float32');
       ctx.addon.layerNorm(
-        heapOf(backend), offsetOf(backend, x), offsetOf(backend, inputs.gamma as TensorInfo), offsetOf(backend, inputs.beta as TensorInfo),
-        offsetOf(backend, y), offsetOf(backend, mean), offsetOf(backend, rstd), sizeOf(rowShape), cols, attrs.eps as number,
+        heapOf(backend),
+        offsetOf(backend, x),
+        offsetOf(backend, inputs.gamma as TensorInfo),
+        offsetOf(backend, inputs.beta as TensorInfo),
+        offsetOf(backend, y),
+        offsetOf(backend, mean),
+        offsetOf(backend, rstd),
+        sizeOf(rowShape),
+        cols,
+        attrs.eps as number,
       );
       return [y, mean, rstd];
     }),
@@ -47,9 +55,17 @@ export function fusedKernels(ctx: NativeContext) {
       const dgamma = backend.makeOutput([cols], 'float32');
       const dbeta = backend.makeOutput([cols], 'float32');
       ctx.addon.layerNormGrad(
-        heapOf(backend), offsetOf(backend, inputs.dy as TensorInfo), offsetOf(backend, x), offsetOf(backend, inputs.gamma as TensorInfo),
-        offsetOf(backend, inputs.mean as TensorInfo), offsetOf(backend, inputs.rstd as TensorInfo),
-        offsetOf(backend, dx), offsetOf(backend, dgamma), offsetOf(backend, dbeta), sizeOf(x.shape) / cols, cols,
+        heapOf(backend),
+        offsetOf(backend, inputs.dy as TensorInfo),
+        offsetOf(backend, x),
+        offsetOf(backend, inputs.gamma as TensorInfo),
+        offsetOf(backend, inputs.mean as TensorInfo),
+        offsetOf(backend, inputs.rstd as TensorInfo),
+        offsetOf(backend, dx),
+        offsetOf(backend, dgamma),
+        offsetOf(backend, dbeta),
+        sizeOf(x.shape) / cols,
+        cols,
       );
       return [dx, dgamma, dbeta];
     }),
@@ -59,9 +75,22 @@ export function fusedKernels(ctx: NativeContext) {
       const outs = [backend.makeOutput(p.shape, 'float32'), backend.makeOutput(p.shape, 'float32'), backend.makeOutput(p.shape, 'float32')];
       const off = (t: TensorInfo) => offsetOf(backend, t);
       ctx.addon.adamw(
-        heapOf(backend), off(p), off(inputs.grad as TensorInfo), off(inputs.m as TensorInfo), off(inputs.v as TensorInfo),
-        off(outs[0]), off(outs[1]), off(outs[2]), n, attrs.lr as number, attrs.beta1 as number, attrs.beta2 as number,
-        attrs.epsilon as number, attrs.c1 as number, attrs.c2 as number, attrs.weightDecay as number,
+        heapOf(backend),
+        off(p),
+        off(inputs.grad as TensorInfo),
+        off(inputs.m as TensorInfo),
+        off(inputs.v as TensorInfo),
+        off(outs[0]),
+        off(outs[1]),
+        off(outs[2]),
+        n,
+        attrs.lr as number,
+        attrs.beta1 as number,
+        attrs.beta2 as number,
+        attrs.epsilon as number,
+        attrs.c1 as number,
+        attrs.c2 as number,
+        attrs.weightDecay as number,
       );
       return outs;
     }),

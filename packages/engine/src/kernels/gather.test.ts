@@ -1,6 +1,15 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { elementwiseMismatch, normwiseError, randomInts, randomNormal, describeNative, requireNativeKernels, runBoth, runNative } from '../kernel-compare';
+import {
+  elementwiseMismatch,
+  normwiseError,
+  randomInts,
+  randomNormal,
+  describeNative,
+  requireNativeKernels,
+  runBoth,
+  runNative,
+} from '../kernel-compare';
 import type { NativeKernelSet } from '../native-kernels';
 
 describeNative('native GatherV2 and UnsortedSegmentSum (embedding lookup and its gradient)', () => {
@@ -11,7 +20,15 @@ describeNative('native GatherV2 and UnsortedSegmentSum (embedding lookup and its
   });
 
   it('GatherV2 along axis 0 matches stock for 1-d and 2-d indices, float32 and int32 tables', () => {
-    for (const [tableShape, idxShape] of [[[10, 4], [6]], [[64, 16], [4, 9]], [[5], [3, 2]], [[7, 2, 3], [5]]] as [number[], number[]][]) {
+    for (const [tableShape, idxShape] of [
+      [[10, 4], [6]],
+      [
+        [64, 16],
+        [4, 9],
+      ],
+      [[5], [3, 2]],
+      [[7, 2, 3], [5]],
+    ] as [number[], number[]][]) {
       const table = randomNormal(rng, tableShape);
       const itable = randomInts(rng, tableShape, -50, 50);
       const idx = randomInts(rng, idxShape, 0, tableShape[0] - 1);

@@ -18,7 +18,15 @@ export function gatherKernel(ctx: NativeContext) {
     const nIdx = sizeOf(indices.shape);
     const out = backend.makeOutput([...indices.shape, ...x.shape.slice(1)], x.dtype);
     if (nIdx === 0) return out;
-    const bad = ctx.addon.gatherRows(heapOf(backend), offsetOf(backend, x), offsetOf(backend, indices), offsetOf(backend, out), x.shape[0], rowLen, nIdx);
+    const bad = ctx.addon.gatherRows(
+      heapOf(backend),
+      offsetOf(backend, x),
+      offsetOf(backend, indices),
+      offsetOf(backend, out),
+      x.shape[0],
+      rowLen,
+      nIdx,
+    );
     if (bad >= 0) {
       const value = new Int32Array(heapOf(backend), offsetOf(backend, indices) + 4 * bad, 1)[0];
       backend.disposeData(out.dataId);

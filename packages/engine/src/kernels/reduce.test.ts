@@ -38,7 +38,7 @@ describeNative('native reductions (Sum, Mean, Max, Min)', () => {
     const v = x.dataSync();
     const refCols = new Float64Array(24);
     const refRows = new Float64Array(2048);
-    for (let i = 0; i < 2048; i++) for (let j = 0; j < 24; j++) (refCols[j] += v[i * 24 + j]), (refRows[i] += v[i * 24 + j]);
+    for (let i = 0; i < 2048; i++) for (let j = 0; j < 24; j++) ((refCols[j] += v[i * 24 + j]), (refRows[i] += v[i * 24 + j]));
     expect(normwiseError(cols.values, refCols)).toBeLessThan(1e-6);
     expect(normwiseError(rows.values, refRows)).toBeLessThan(1e-6);
     expect(Math.abs(all.values[0] - refCols.reduce((a, b) => a + b, 0))).toBeLessThan(1e-6 * 2048);
@@ -59,7 +59,10 @@ describeNative('native reductions (Sum, Mean, Max, Min)', () => {
   });
 
   it('Max and Min propagate NaN; Mean of a NaN row is NaN', () => {
-    const x = tf.tensor([[1, NaN, 3], [4, 5, 6]]);
+    const x = tf.tensor([
+      [1, NaN, 3],
+      [4, 5, 6],
+    ]);
     const [mx, mn, mean, mx0] = runNative(set, () => [tf.max(x, 1), tf.min(x, 1), tf.mean(x, 1), tf.max(x, 0)]);
     expect(Number.isNaN(mx.values[0]) && Number.isNaN(mn.values[0]) && Number.isNaN(mean.values[0])).toBe(true);
     expect([mx.values[1], mn.values[1], mean.values[1]]).toEqual([6, 4, 5]);

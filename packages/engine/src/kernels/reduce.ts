@@ -24,7 +24,10 @@ export function reduceKernels(ctx: NativeContext) {
         return out;
       }
       // Reduced axes interleaved with kept ones: move them last with one native transpose, then reduce rows.
-      const permuted = backend.makeOutput(layout.perm.map((d) => x.shape[d]), 'float32');
+      const permuted = backend.makeOutput(
+        layout.perm.map((d) => x.shape[d]),
+        'float32',
+      );
       try {
         if (sizeOf(x.shape) > 0) {
           ctx.addon.stridedCopy(heapOf(backend), offsetOf(backend, x), offsetOf(backend, permuted), transposeMeta(x.shape, layout.perm));

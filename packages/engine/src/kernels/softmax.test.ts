@@ -22,7 +22,10 @@ describeNative('native Softmax', () => {
   });
 
   it('Softmax: a row with a NaN logit is all NaN, other rows unaffected; -inf logits get 0', () => {
-    const x = tf.tensor([[0, NaN, 1], [0, -Infinity, 0]]);
+    const x = tf.tensor([
+      [0, NaN, 1],
+      [0, -Infinity, 0],
+    ]);
     const [out] = runNative(set, () => tf.softmax(x));
     expect(Array.from(out.values.slice(0, 3)).every(Number.isNaN)).toBe(true);
     expect(Array.from(out.values.slice(3))).toEqual([0.5, 0, 0.5]);

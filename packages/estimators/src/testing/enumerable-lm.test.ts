@@ -11,14 +11,24 @@ describe('EnumerableLM (test double)', () => {
     expect(a).not.toEqual(b);
   });
   it('scores suffixes as products of its table probabilities', async () => {
-    const res = await model.scoreAfterPrefixes([0, 2, 1, 0], [{ exitAt: 3, suffix: [2, 3] }, { exitAt: 4, suffix: [4] }]);
+    const res = await model.scoreAfterPrefixes(
+      [0, 2, 1, 0],
+      [
+        { exitAt: 3, suffix: [2, 3] },
+        { exitAt: 4, suffix: [4] },
+      ],
+    );
     expect(res.logprobs[0][0] + res.logprobs[0][1]).toBeCloseTo(model.sequenceLogProb([0, 2, 1], [2, 3]), 12);
     expect(res.logprobs[1][0]).toBeCloseTo(model.nextLogProbs([0, 2, 1, 0])[4], 12);
     expect(res.cost).toEqual({ tokensForwarded: 4 + 3, tokensGenerated: 0, forwardPasses: 1 });
   });
   it('samples first tokens with the table frequencies (4 sd tolerance)', async () => {
     const n = 4000;
-    const { results } = await model.sample(Array.from({ length: n }, () => [0, 2]), { temperature: 1, topP: 1, maxNewTokens: 1, stopToken: 4 }, new Rng(5));
+    const { results } = await model.sample(
+      Array.from({ length: n }, () => [0, 2]),
+      { temperature: 1, topP: 1, maxNewTokens: 1, stopToken: 4 },
+      new Rng(5),
+    );
     const p = model.nextLogProbs([0, 2]).map(Math.exp);
     for (let v = 0; v < 5; v++) {
       const freq = results.filter((r) => r.tokens[0] === v).length / n;

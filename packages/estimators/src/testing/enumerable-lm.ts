@@ -43,7 +43,7 @@ export class EnumerableLM implements LanguageModel {
     const logits = new Array<number>(vocabSize);
     for (let v = 0; v < vocabSize; v++) {
       const u = mix32(h ^ Math.imul(v + 1, 0x9e3779b9)) / 4294967296;
-      logits[v] = scale * (u - 0.5) + (this.opts.bias?.[v] ?? 0) + (closed && v === tokens.eos ? this.opts.eosBiasAfterThink ?? 0 : 0);
+      logits[v] = scale * (u - 0.5) + (this.opts.bias?.[v] ?? 0) + (closed && v === tokens.eos ? (this.opts.eosBiasAfterThink ?? 0) : 0);
     }
     const max = Math.max(...logits);
     const lse = max + Math.log(logits.reduce((s, x) => s + Math.exp(x - max), 0));

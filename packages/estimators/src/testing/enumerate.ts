@@ -9,7 +9,13 @@ import type { EnumerableLM } from './enumerable-lm';
  * True value v(s) within horizon M: Σ p(c | s) · ζ(c) over every continuation c that reaches `<eos>`
  * within M tokens (continuations still running at M score 0, as in truncated MC).
  */
-export function exactValue(model: EnumerableLM, prefix: readonly number[], M: number, reward: ContinuationReward, tokens: SpecialTokens): number {
+export function exactValue(
+  model: EnumerableLM,
+  prefix: readonly number[],
+  M: number,
+  reward: ContinuationReward,
+  tokens: SpecialTokens,
+): number {
   let total = 0;
   const walk = (ctx: number[], cont: number[], logp: number): void => {
     if (cont.length === M) return;

@@ -11,7 +11,15 @@ const toyAccepted = [[1], [0, 1]];
 export const toyReward = exactAnswerReward(toyAccepted, toyTokens);
 
 export function toyModel(seed = 11): EnumerableLM {
-  return new EnumerableLM({ vocabSize: 5, tokens: toyTokens, seed, scale: 3, bias: [0, 0.6, 0, 0.3, -1.5], eosBiasAfterThink: 2, maxLength: 32 });
+  return new EnumerableLM({
+    vocabSize: 5,
+    tokens: toyTokens,
+    seed,
+    scale: 3,
+    bias: [0, 0.6, 0, 0.3, -1.5],
+    eosBiasAfterThink: 2,
+    maxLength: 32,
+  });
 }
 
 /** prompt [0, 2]; thinking [1, 0, 2, 1, 0]; then </think> 1 <eos>. */
@@ -30,7 +38,11 @@ export function toyTrace(model: EnumerableLM): Trace {
   return { problemId: 'toy-1', prompt, completion, logprobs, entropies, thinkEnd: 5, answer: '1', reward: 1, text: '' };
 }
 
-export const toySegments: Segment[] = [{ start: 0, end: 2 }, { start: 2, end: 3 }, { start: 3, end: 5 }];
+export const toySegments: Segment[] = [
+  { start: 0, end: 2 },
+  { start: 2, end: 3 },
+  { start: 3, end: 5 },
+];
 
 /** Correct reference pairs whose full suffix fits the 6-token enumeration horizon. */
 export const toyReferences: Reference[] = [

@@ -6,7 +6,7 @@
 import type { ComputeCost, Transformer } from '@rred/lm';
 
 // Loaded on first use so that importing @rred/estimators does not load TensorFlow.js.
-type Tf = typeof import('@rred/engine')['tf'];
+type Tf = (typeof import('@rred/engine'))['tf'];
 
 export interface HiddenStateModel {
   /** Feature dimension C. */

@@ -8,7 +8,7 @@ describe('value head (optional baseline)', () => {
     const rng = new Rng(4);
     const trueW = [1.5, -2, 0.5];
     const features = Array.from({ length: 400 }, () => [rng.normal(), rng.normal() * 3 + 1, rng.normal()]);
-    const logit = (f: number[]) => 0.3 + trueW[0] * f[0] + trueW[1] * (f[1] - 1) / 3 + trueW[2] * f[2];
+    const logit = (f: number[]) => 0.3 + trueW[0] * f[0] + (trueW[1] * (f[1] - 1)) / 3 + trueW[2] * f[2];
     const targets = features.map((f) => 1 / (1 + Math.exp(-logit(f))));
     const head = fitValueHead(features, targets, { steps: 3000, learningRate: 1, l2: 0 });
     const err = features.reduce((a, f, i) => a + Math.abs(predictValue(head, f) - targets[i]), 0) / features.length;
@@ -25,7 +25,10 @@ describe('value head (optional baseline)', () => {
       dim: 2,
       async hiddenStates(sequence, positions) {
         seen.push(positions);
-        return { states: positions.map((p) => [p, sequence[p]]), cost: { tokensForwarded: sequence.length, tokensGenerated: 0, forwardPasses: 1 } };
+        return {
+          states: positions.map((p) => [p, sequence[p]]),
+          cost: { tokensForwarded: sequence.length, tokensGenerated: 0, forwardPasses: 1 },
+        };
       },
     };
     const trace = toyTrace(toyModel());
@@ -42,7 +45,12 @@ describe('value head (optional baseline)', () => {
     expect(() => fitValueHead([[1]], [1.5])).toThrow(/target 0 is 1.5/);
     expect(() => fitValueHead([[1]], [])).toThrow(UserError);
     expect(() => fitValueHead([[1]], [0.5], { stepz: 3 } as never)).toThrow(/stepz/);
-    const fake: HiddenStateModel = { dim: 3, hiddenStates: async () => ({ states: [], cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 } }) };
-    await expect(valueHeadEstimate(fake, fitValueHead([[1]], [0.5]), toyTrace(toyModel()), toySegments, toyTokens)).rejects.toThrow(/1 weights, model features have 3/);
+    const fake: HiddenStateModel = {
+      dim: 3,
+      hiddenStates: async () => ({ states: [], cost: { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 } }),
+    };
+    await expect(valueHeadEstimate(fake, fitValueHead([[1]], [0.5]), toyTrace(toyModel()), toySegments, toyTokens)).rejects.toThrow(
+      /1 weights, model features have 3/,
+    );
   });
 });

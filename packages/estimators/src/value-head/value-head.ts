@@ -18,7 +18,11 @@ const valueHeadConfigSchema = z
   .object({
     steps: z.number().int().min(1).default(500).describe('Full-batch gradient steps on the cross-entropy. Integer ≥ 1, default 500.'),
     learningRate: z.number().positive().default(0.5).describe('Gradient step size on standardized features (> 0). Default 0.5.'),
-    l2: z.number().min(0).default(1e-3).describe('L2 penalty on the weights (≥ 0), keeps the head from overfitting few traces. Default 1e-3.'),
+    l2: z
+      .number()
+      .min(0)
+      .default(1e-3)
+      .describe('L2 penalty on the weights (≥ 0), keeps the head from overfitting few traces. Default 1e-3.'),
   })
   .strict();
 type ValueHeadConfigInput = z.input<typeof valueHeadConfigSchema>;
@@ -38,7 +42,8 @@ interface ValueHead {
 export function fitValueHead(features: number[][], targets: number[], config: ValueHeadConfigInput = {}): ValueHead {
   const cfg = parseConfig(valueHeadConfigSchema, config ?? {}, 'value head config');
   const N = features.length;
-  if (N === 0 || targets.length !== N) throw new UserError(`fitValueHead: ${N} feature rows for ${targets.length} targets; need the same, non-zero count`);
+  if (N === 0 || targets.length !== N)
+    throw new UserError(`fitValueHead: ${N} feature rows for ${targets.length} targets; need the same, non-zero count`);
   const bad = targets.findIndex((t) => !(t >= 0 && t <= 1));
   if (bad >= 0) throw new UserError(`fitValueHead: target ${bad} is ${targets[bad]}; expected a value in [0, 1]`);
   const C = features[0].length;
@@ -81,7 +86,10 @@ export async function exitPointFeatures(
   const meter = new CostMeter();
   const ep = exitPoints(trace, segments, tokens);
   const last = ep.exitAt[ep.exitAt.length - 1];
-  const { states, cost } = await model.hiddenStates(ep.sequence.slice(0, last), ep.exitAt.map((at) => at - 1));
+  const { states, cost } = await model.hiddenStates(
+    ep.sequence.slice(0, last),
+    ep.exitAt.map((at) => at - 1),
+  );
   meter.add(cost);
   return { features: states, cost: meter.finish() };
 }
@@ -94,7 +102,8 @@ export async function valueHeadEstimate(
   segments: Segment[],
   tokens: SpecialTokens,
 ): Promise<EstimatorResult<{ head: 'logistic' }>> {
-  if (head.weights.length !== model.dim) throw new UserError(`valueHeadEstimate: head has ${head.weights.length} weights, model features have ${model.dim}`);
+  if (head.weights.length !== model.dim)
+    throw new UserError(`valueHeadEstimate: head has ${head.weights.length} weights, model features have ${model.dim}`);
   const { features, cost } = await exitPointFeatures(model, trace, segments, tokens);
   const values = features.map((f) => predictValue(head, f));
   return { method: 'valueHead', credits: segments.map((_, i) => values[i + 1] - values[i]), values, extra: { head: 'logistic' }, cost };

@@ -8,7 +8,17 @@
  * the repository root.
  */
 import * as path from 'path';
-import { Rng, CONFIG_FLAG, STORE_FLAG, UserError, configKeyDocs, loadCommandConfig, parseCommandLine, resolveUserPath, runMain } from '@rred/core';
+import {
+  Rng,
+  CONFIG_FLAG,
+  STORE_FLAG,
+  UserError,
+  configKeyDocs,
+  loadCommandConfig,
+  parseCommandLine,
+  resolveUserPath,
+  runMain,
+} from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
@@ -19,7 +29,8 @@ import { completerFromModel, evaluateSplit } from '@rred/evaluation';
 const SPEC = {
   name: 'evaluate',
   usage: 'npx nx run evaluation:evaluate --',
-  summary: "avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run goes to the results store (experiment 'evaluate').",
+  summary:
+    "avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run goes to the results store (experiment 'evaluate').",
   flags: {
     config: CONFIG_FLAG,
     store: STORE_FLAG,
@@ -31,8 +42,10 @@ async function main(): Promise<void> {
   const args = parseCommandLine(process.argv.slice(2), SPEC);
   const { config, source } = loadCommandConfig(evaluateConfigSchema, args.flags.config, args.overrides, args.written);
   const k = config.k ?? config.samplesPerProblem;
-  if (k > config.samplesPerProblem) throw new UserError(`invalid config (${source}): k (${k}) must be ≤ samplesPerProblem (${config.samplesPerProblem})`);
-  if (config.split && config.dataFile) throw new UserError(`invalid config (${source}): give split (${config.split}) or dataFile (${config.dataFile}), not both`);
+  if (k > config.samplesPerProblem)
+    throw new UserError(`invalid config (${source}): k (${k}) must be ≤ samplesPerProblem (${config.samplesPerProblem})`);
+  if (config.split && config.dataFile)
+    throw new UserError(`invalid config (${source}): give split (${config.split}) or dataFile (${config.dataFile}), not both`);
   const split = config.split ?? DEFAULT_EVAL_SPLIT;
   if (!config.dataFile && !(SPLITS as readonly string[]).includes(split))
     throw new UserError(`invalid config (${source}): split: got "${split}", expected one of ${SPLITS.join(', ')}`);
@@ -74,8 +87,16 @@ async function main(): Promise<void> {
           new Rng(config.seed),
         );
         const m = report.metrics;
-        const metrics: Record<string, number> = { accuracy: report.accuracy, mixed_fraction: report.mixedFraction, problems: report.problems };
-        for (const [name, v] of [['avg_at_k', m.avgAtK], ['pass_at_k', m.passAtK], ['maj_at_k', m.majAtK]] as const) {
+        const metrics: Record<string, number> = {
+          accuracy: report.accuracy,
+          mixed_fraction: report.mixedFraction,
+          problems: report.problems,
+        };
+        for (const [name, v] of [
+          ['avg_at_k', m.avgAtK],
+          ['pass_at_k', m.passAtK],
+          ['maj_at_k', m.majAtK],
+        ] as const) {
           metrics[name] = v.value;
           metrics[`${name}_lower`] = v.interval.lower;
           metrics[`${name}_upper`] = v.interval.upper;

@@ -7,10 +7,33 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { ProgressBar, Rng, CONFIG_FLAG, STORE_FLAG, UserError, canonicalJson, configKeyDocs, gitState, loadCommandConfig, parseCommandLine, repoRoot, resolveUserPath, runMain, type GitState } from '@rred/core';
+import {
+  ProgressBar,
+  Rng,
+  CONFIG_FLAG,
+  STORE_FLAG,
+  UserError,
+  canonicalJson,
+  configKeyDocs,
+  gitState,
+  loadCommandConfig,
+  parseCommandLine,
+  repoRoot,
+  resolveUserPath,
+  runMain,
+  type GitState,
+} from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
-import { COMPOSITE_TASK_ALPHABET, DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, tokenizeExample, type TaskRecord } from '@rred/tasks';
+import {
+  COMPOSITE_TASK_ALPHABET,
+  DEFAULT_EVAL_SPLIT,
+  TASK_ALPHABET,
+  buildDatasets,
+  problemFromRecord,
+  tokenizeExample,
+  type TaskRecord,
+} from '@rred/tasks';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import { openStore, withRun, type Run } from '@rred/results-store';
 import { SftTrainer, initSinusoidalPositions, initTokenEmbeddings, transformerPolicy, type SftStepMetrics } from '@rred/training';
@@ -45,7 +68,8 @@ interface RunRecord {
 const SPEC = {
   name: 'pretrain',
   usage: 'npx nx run lm:pretrain --',
-  summary: 'Trains the embedded model from scratch (SFT on the task corpus), validates, writes the checkpoint, its trainer state and a JSON run record, and records the run in the store.',
+  summary:
+    'Trains the embedded model from scratch (SFT on the task corpus), validates, writes the checkpoint, its trainer state and a JSON run record, and records the run in the store.',
   flags: {
     config: CONFIG_FLAG,
     resume: { type: 'boolean', description: 'continue from output.state (same config) to an identical continuation' },
@@ -59,7 +83,11 @@ async function main(): Promise<void> {
   const { config, source: configSource } = loadCommandConfig(pretrainConfigSchema, args.flags.config, args.overrides, args.written);
   const resume = args.flags.resume;
   // the one path rule: relative output paths are relative to the repository root (the config keeps them as written)
-  const output = { checkpoint: resolveUserPath(config.output.checkpoint), state: resolveUserPath(config.output.state), runRecord: resolveUserPath(config.output.runRecord) };
+  const output = {
+    checkpoint: resolveUserPath(config.output.checkpoint),
+    state: resolveUserPath(config.output.state),
+    runRecord: resolveUserPath(config.output.runRecord),
+  };
   const engine = await initEngine();
 
   const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
@@ -71,12 +99,22 @@ async function main(): Promise<void> {
   // same norm as a token embedding row: a·√(C/2) = std·√C
   if (positionInit === 'sinusoidal') initSinusoidalPositions(transformer, embeddingStd * Math.SQRT2);
   if (config.initCheckpoint) warmStart(transformer, tokenizer, resolveUserPath(config.initCheckpoint));
-  process.stderr.write(`pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`);
+  process.stderr.write(
+    `pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`,
+  );
 
   const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });
-  const corpus = taskCorpus(splits.train.map(problemFromRecord), tokenizer, root.fork('corpus'), config.data.corpusRefreshEpochs, config.data.mix);
+  const corpus = taskCorpus(
+    splits.train.map(problemFromRecord),
+    tokenizer,
+    root.fork('corpus'),
+    config.data.corpusRefreshEpochs,
+    config.data.mix,
+  );
   const validation = splits.validation.slice(0, config.validation.problems);
-  const validationExamples = validation.map((r) => tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }));
+  const validationExamples = validation.map((r) =>
+    tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }),
+  );
 
   const trainer = new SftTrainer(
     transformerPolicy(transformer),
@@ -112,7 +150,8 @@ async function main(): Promise<void> {
   let storeRunId: string | null = null;
   if (resume) {
     const info = trainer.restore(output.state);
-    if (info.configHash !== configHash) throw new UserError(`--resume: ${output.state} was written with a different config; rerun without --resume or restore that config`);
+    if (info.configHash !== configHash)
+      throw new UserError(`--resume: ${output.state} was written with a different config; rerun without --resume or restore that config`);
     record = info.record as RunRecord;
     record.resumedAt.push(trainer.step);
     storeRunId = typeof info.storeRunId === 'string' ? info.storeRunId : null;
@@ -154,20 +193,38 @@ async function main(): Promise<void> {
     const validate = async () => {
       const t0 = Date.now();
       const loss = trainer.evaluateLoss(validationExamples);
-      const greedy = await evaluateSplit(complete, tokenizer, validation, {
-        samplesPerProblem: 1,
-        temperature: 0,
-        maxNewTokens: config.validation.maxNewTokens,
-        batchSize: 64,
-      }, root.fork(`validation-${trainer.step}`));
-      const sampled = await evaluateSplit(complete, tokenizer, validation, {
-        samplesPerProblem: config.validation.samplesPerProblem,
-        temperature: 1,
-        maxNewTokens: config.validation.maxNewTokens,
-        batchSize: 64,
-      }, root.fork(`validation-sampled-${trainer.step}`));
+      const greedy = await evaluateSplit(
+        complete,
+        tokenizer,
+        validation,
+        {
+          samplesPerProblem: 1,
+          temperature: 0,
+          maxNewTokens: config.validation.maxNewTokens,
+          batchSize: 64,
+        },
+        root.fork(`validation-${trainer.step}`),
+      );
+      const sampled = await evaluateSplit(
+        complete,
+        tokenizer,
+        validation,
+        {
+          samplesPerProblem: config.validation.samplesPerProblem,
+          temperature: 1,
+          maxNewTokens: config.validation.maxNewTokens,
+          batchSize: 64,
+        },
+        root.fork(`validation-sampled-${trainer.step}`),
+      );
       const { metrics: _m, ...summary } = greedy;
-      record.validations.push({ step: trainer.step, loss, greedy: summary, avgAtK: sampled.metrics.avgAtK.value, passAtK: sampled.metrics.passAtK.value });
+      record.validations.push({
+        step: trainer.step,
+        loss,
+        greedy: summary,
+        avgAtK: sampled.metrics.avgAtK.value,
+        passAtK: sampled.metrics.passAtK.value,
+      });
       run.logMetrics(
         {
           'validation.loss': loss,
@@ -198,13 +255,21 @@ async function main(): Promise<void> {
       ema = ema === null ? m.loss : 0.95 * ema + 0.05 * m.loss;
       if (m.step % 10 === 0 || m.step === 1) {
         record.history.push({ ...m, stepMs });
-        run.logMetrics({ 'train.loss': m.loss, 'train.lr': m.lr, 'train.grad_norm': m.gradNorm, 'train.tokens': m.tokens, 'train.step_ms': stepMs }, m.step);
+        run.logMetrics(
+          { 'train.loss': m.loss, 'train.lr': m.lr, 'train.grad_norm': m.gradNorm, 'train.tokens': m.tokens, 'train.step_ms': stepMs },
+          m.step,
+        );
       }
-      bar.tick(1, `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`);
+      bar.tick(
+        1,
+        `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`,
+      );
       if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) {
         const accuracy = await validate();
         if (accuracy >= config.validation.stopAtGreedyAccuracy) {
-          process.stderr.write(`pretrain: validation greedy accuracy ${(accuracy * 100).toFixed(1)}% ≥ ${config.validation.stopAtGreedyAccuracy * 100}%: stopping at step ${trainer.step}\n`);
+          process.stderr.write(
+            `pretrain: validation greedy accuracy ${(accuracy * 100).toFixed(1)}% ≥ ${config.validation.stopAtGreedyAccuracy * 100}%: stopping at step ${trainer.step}\n`,
+          );
           record.stoppedEarlyAt = trainer.step;
           break;
         }
@@ -215,13 +280,31 @@ async function main(): Promise<void> {
 
     const evalRecords: TaskRecord[] = splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
     const evalRng = root.fork('final-eval');
-    const greedy = await evaluateSplit(complete, tokenizer, evalRecords, {
-      samplesPerProblem: 1, temperature: 0, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
-    }, evalRng.fork('greedy'));
+    const greedy = await evaluateSplit(
+      complete,
+      tokenizer,
+      evalRecords,
+      {
+        samplesPerProblem: 1,
+        temperature: 0,
+        maxNewTokens: config.validation.maxNewTokens,
+        batchSize: 64,
+      },
+      evalRng.fork('greedy'),
+    );
     const sampledRecords = evalRecords.slice(0, Math.min(50, evalRecords.length));
-    const sampled = await evaluateSplit(complete, tokenizer, sampledRecords, {
-      samplesPerProblem: 4, temperature: 1, maxNewTokens: config.validation.maxNewTokens, batchSize: 64,
-    }, evalRng.fork('sampled'));
+    const sampled = await evaluateSplit(
+      complete,
+      tokenizer,
+      sampledRecords,
+      {
+        samplesPerProblem: 4,
+        temperature: 1,
+        maxNewTokens: config.validation.maxNewTokens,
+        batchSize: 64,
+      },
+      evalRng.fork('sampled'),
+    );
     record.final = { split: DEFAULT_EVAL_SPLIT, greedy, sampled };
     record.finishedAt = new Date().toISOString();
     writeOutputs();
@@ -258,7 +341,9 @@ async function main(): Promise<void> {
 function warmStart(transformer: ReturnType<typeof createTransformer>, tokenizer: Tokenizer, file: string): void {
   const from = TransformerLM.fromCheckpoint(file);
   if (from.tokenizer.alphabet !== tokenizer.alphabet) {
-    throw new UserError(`initCheckpoint ${file}: its tokenizer alphabet ${JSON.stringify(from.tokenizer.alphabet)} differs from this run's ${JSON.stringify(tokenizer.alphabet)}`);
+    throw new UserError(
+      `initCheckpoint ${file}: its tokenizer alphabet ${JSON.stringify(from.tokenizer.alphabet)} differs from this run's ${JSON.stringify(tokenizer.alphabet)}`,
+    );
   }
   const src = from.transformer.variables();
   const dst = transformer.variables();

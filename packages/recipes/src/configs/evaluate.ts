@@ -14,18 +14,21 @@ export const evaluateConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('Split of the committed task data (train | validation | eval-easy | eval-medium | eval-hard). Default: DEFAULT_EVAL_SPLIT of @rred/tasks (eval-medium).'),
-    dataFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('A JSONL dataset file to read instead of `split` (MATH-500-like records work too).'),
+      .describe(
+        'Split of the committed task data (train | validation | eval-easy | eval-medium | eval-hard). Default: DEFAULT_EVAL_SPLIT of @rred/tasks (eval-medium).',
+      ),
+    dataFile: z.string().min(1).optional().describe('A JSONL dataset file to read instead of `split` (MATH-500-like records work too).'),
     problems: z.number().int().min(1).optional().describe('Evaluate only the first N problems. Default: all.'),
     samplesPerProblem: z.number().int().min(1).default(4).describe('n, completions per problem. Default 4.'),
     k: z.number().int().min(1).optional().describe('k of avg@k / pass@k / maj@k; ≤ samplesPerProblem. Default: samplesPerProblem.'),
     temperature: z.number().min(0).default(1).describe('Sampling temperature; 0 = greedy (then n = 1 makes sense). Default 1.'),
     topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass; 1 disables. Default 1.'),
-    maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit; a completion cut here scores 0 (truncated). Default 140.'),
+    maxNewTokens: z
+      .number()
+      .int()
+      .min(1)
+      .default(140)
+      .describe('Generation limit; a completion cut here scores 0 (truncated). Default 140.'),
     batchSize: z.number().int().min(1).default(64).describe('Sequences sampled together. Default 64.'),
     interval: z
       .enum(['wilson', 'bootstrap'])
@@ -36,4 +39,3 @@ export const evaluateConfigSchema = z
     seed: seedSchema.default(1).describe('Seed of sampling and the bootstrap. Default 1.'),
   })
   .strict();
-

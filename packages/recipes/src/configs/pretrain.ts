@@ -14,7 +14,13 @@ export const pretrainConfigSchema = z
     seed: seedSchema.default(1).describe('Seed of model init, SFT corpus draws and data order. Default 1; integer.'),
     model: z
       .object({
-        contextLength: z.number().int().min(16).max(4096).default(160).describe('Position table size = longest prompt+completion. Default 160.'),
+        contextLength: z
+          .number()
+          .int()
+          .min(16)
+          .max(4096)
+          .default(160)
+          .describe('Position table size = longest prompt+completion. Default 160.'),
         dModel: z.number().int().min(8).default(128).describe('Residual width. Default 128 (must divide by nHeads).'),
         nLayers: z.number().int().min(1).default(4).describe('Transformer blocks. Default 4.'),
         nHeads: z.number().int().min(1).default(4).describe('Attention heads. Default 4.'),
@@ -22,12 +28,16 @@ export const pretrainConfigSchema = z
         positionInit: z
           .enum(['sinusoidal', 'random'])
           .default('sinusoidal')
-          .describe("Initial position table: 'sinusoidal' (Vaswani et al.; breaks the uniform-digit plateau much sooner) or 'random' N(0, 0.02) as @rred/lm. Default 'sinusoidal'."),
+          .describe(
+            "Initial position table: 'sinusoidal' (Vaswani et al.; breaks the uniform-digit plateau much sooner) or 'random' N(0, 0.02) as @rred/lm. Default 'sinusoidal'.",
+          ),
         embeddingStd: z
           .number()
           .positive()
           .default(0.1)
-          .describe('Std of the initial (tied) token embeddings; the sinusoidal position table is scaled to the same norm. Default 0.1 (GPT-2\'s 0.02 let the digit embeddings collapse together).'),
+          .describe(
+            "Std of the initial (tied) token embeddings; the sinusoidal position table is scaled to the same norm. Default 0.1 (GPT-2's 0.02 let the digit embeddings collapse together).",
+          ),
       })
       .strict()
       .default({})
@@ -36,7 +46,9 @@ export const pretrainConfigSchema = z
       .object({
         datasetSeed: seedSchema
           .default(20260601)
-          .describe('Seed of buildDatasets (default = DEFAULT_DATASET_SEED of @rred/tasks, the committed splits), so held-out problems never enter training.'),
+          .describe(
+            'Seed of buildDatasets (default = DEFAULT_DATASET_SEED of @rred/tasks, the committed splits), so held-out problems never enter training.',
+          ),
         trainProblems: z.number().int().min(1).default(20000).describe('Train-split problems to draw. Default 20000.'),
         corpusRefreshEpochs: z
           .boolean()
@@ -44,7 +56,7 @@ export const pretrainConfigSchema = z
           .describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch. Default true.'),
         mix: SftConfigSchema.default({}).describe(
           'The SFT example mix (@rred/tasks SftConfigSchema: alternative orders, errors and corrections, errorLineLoss, ' +
-            'composite forms, early exits). Default {}: the committed embedded checkpoint\'s mix. The tokenizer alphabet is ' +
+            "composite forms, early exits). Default {}: the committed embedded checkpoint's mix. The tokenizer alphabet is " +
             'COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET.',
         ),
       })
@@ -57,7 +69,7 @@ export const pretrainConfigSchema = z
       .nullable()
       .default(null)
       .describe(
-        'Start from this checkpoint\'s weights instead of the seeded init (a second stage; same alphabet and model shape, path relative to ' +
+        "Start from this checkpoint's weights instead of the seeded init (a second stage; same alphabet and model shape, path relative to " +
           'the repository root); the optimizer state and lr schedule start fresh. Default null: train from the seed.',
       ),
     steps: z
@@ -65,12 +77,19 @@ export const pretrainConfigSchema = z
       .int()
       .min(1)
       .default(2000)
-      .describe('Optimizer steps of the lr schedule (the run may stop earlier, see validation.stopAtGreedyAccuracy). Default 2000 (~45 min with the wasm+native engine on 2 cores).'),
+      .describe(
+        'Optimizer steps of the lr schedule (the run may stop earlier, see validation.stopAtGreedyAccuracy). Default 2000 (~45 min with the wasm+native engine on 2 cores).',
+      ),
     batchSize: z.number().int().min(1).default(32).describe('Sequences per step. Default 32.'),
     optimizer: optimizerConfigSchema
       .default({ lr: 2e-3, warmupSteps: 40, minLrRatio: 0.05, weightDecay: 0.01 })
       .describe('AdamW + warmup/cosine. Pretrain default lr 2e-3, warmup 40, floor 5%, decay 0.01 (small model, short run).'),
-    checkpointEvery: z.number().int().min(0).default(50).describe('Trainer state + model checkpoint every N steps (0 = end only). Default 50.'),
+    checkpointEvery: z
+      .number()
+      .int()
+      .min(0)
+      .default(50)
+      .describe('Trainer state + model checkpoint every N steps (0 = end only). Default 50.'),
     validation: z
       .object({
         every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end). Default 100.'),
@@ -84,8 +103,18 @@ export const pretrainConfigSchema = z
               'embedded model lands inside the 35–85% band the RL experiments need (accurate enough to have correct samples, ' +
               'wrong often enough to learn from). Deterministic for a given seed and backend.',
           ),
-        samplesPerProblem: z.number().int().min(1).default(4).describe('Samples at T=1 per validation problem for avg@k / pass@k (k = this). Default 4.'),
-        finalProblems: z.number().int().min(1).default(100).describe('Problems of the default eval split scored at the end (greedy; the first 50 also 4× at T=1). Default 100.'),
+        samplesPerProblem: z
+          .number()
+          .int()
+          .min(1)
+          .default(4)
+          .describe('Samples at T=1 per validation problem for avg@k / pass@k (k = this). Default 4.'),
+        finalProblems: z
+          .number()
+          .int()
+          .min(1)
+          .default(100)
+          .describe('Problems of the default eval split scored at the end (greedy; the first 50 also 4× at T=1). Default 100.'),
         maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding. Default 140.'),
       })
       .strict()

@@ -19,7 +19,8 @@ const optionsSchema = z
 const SPEC = {
   name: 'tasks:datasets',
   usage: 'npx nx run tasks:datasets --',
-  summary: 'Writes the dataset splits of the task as JSONL (validation, eval-easy, eval-medium, eval-hard, eval-medium-composite; train with --train N).',
+  summary:
+    'Writes the dataset splits of the task as JSONL (validation, eval-easy, eval-medium, eval-hard, eval-medium-composite; train with --train N).',
   flags: {
     out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'packages/tasks/data' },
   },

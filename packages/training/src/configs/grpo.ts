@@ -12,7 +12,12 @@ const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
 export const grpoConfigFields = z
   .object({
     seed: seedSchema.default(1).describe('Seed of prompt order and sampling. Default 1; integer.'),
-    steps: z.number().int().min(1).default(100).describe('Optimizer steps (one batch of prompts each when numIterations = 1). Default 100.'),
+    steps: z
+      .number()
+      .int()
+      .min(1)
+      .default(100)
+      .describe('Optimizer steps (one batch of prompts each when numIterations = 1). Default 100.'),
     promptsPerStep: z.number().int().min(1).default(8).describe('Distinct prompts per step. Default 8; integer ≥ 1.'),
     groupSize: z
       .number()
@@ -26,7 +31,7 @@ export const grpoConfigFields = z
       .min(1)
       .default(1)
       .describe('Micro-batches per optimizer step; promptsPerStep must divide by it. Default 1.'),
-    maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit |o| ≤ this (also dr_grpo\'s normalizer). Default 140.'),
+    maxNewTokens: z.number().int().min(1).default(140).describe("Generation limit |o| ≤ this (also dr_grpo's normalizer). Default 140."),
     temperature: z.number().min(0).default(1).describe('Sampling temperature. Default 1; ≥ 0.'),
     topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass; 1 disables. Default 1; (0, 1].'),
     scaleRewards: z
@@ -65,7 +70,9 @@ export const grpoConfigFields = z
     redistribution: z
       .enum(REDISTRIBUTIONS)
       .default('none')
-      .describe("Token weights σ (Eq. 11): 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or credits from 'rredcot' | 'mc' | 'loo' | 'gradient'. Default 'none'."),
+      .describe(
+        "Token weights σ (Eq. 11): 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or credits from 'rredcot' | 'mc' | 'loo' | 'gradient'. Default 'none'.",
+      ),
     checkpointEvery: z.number().int().min(0).default(20).describe('Trainer state every N steps (0 = end only). Default 20.'),
     optimizer: optimizerConfigSchema
       .default({ lr: 1e-4, warmupSteps: 5, minLrRatio: 0.1, weightDecay: 0 })

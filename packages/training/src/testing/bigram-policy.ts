@@ -13,7 +13,11 @@ let instances = 0;
 export class BigramPolicy implements TrainablePolicy {
   readonly variables: tf.Variable[];
 
-  constructor(readonly vocabSize: number, dim: number, rng: Rng) {
+  constructor(
+    readonly vocabSize: number,
+    dim: number,
+    rng: Rng,
+  ) {
     const id = instances++;
     const normal = (n: number, scale: number) => Float32Array.from({ length: n }, () => rng.normal() * scale);
     this.variables = [
