@@ -115,7 +115,6 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
       run.logMetrics({ 'calibration.forced': p.forced, 'calibration.mc': p.mc, 'calibration.position': p.position }, i),
     );
     study.terms.forEach((t, i) => run.logMetrics({ 'terms.valueStep1': t.valueStep1, 'terms.immediateGain': t.immediateGain }, i));
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     run.logMetrics({
       'calibration.traces': study.traces,
       'calibration.points': study.points.length,

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { fmt, toMarkdown } from '@rred/core';
+import { fmt, mean, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { EVAL_SPLITS } from '@rred/tasks';
 import { markdownHeader } from '../common/provenance';
@@ -53,7 +53,6 @@ function calibrationBins(forced: number[], mc: number[], bins = 10): Calibration
     const lo = b / bins;
     const hi = (b + 1) / bins;
     const idx = forced.map((_, i) => i).filter((i) => forced[i] >= lo && (forced[i] < hi || (b === bins - 1 && forced[i] <= hi)));
-    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, c) => a + c, 0) / xs.length : NaN);
     return { lo, hi, points: idx.length, meanForced: mean(idx.map((i) => forced[i])), meanMc: mean(idx.map((i) => mc[i])) };
   }).filter((b) => b.points > 0);
 }
