@@ -41,4 +41,34 @@ describe('repository checkout', () => {
     expect(uncommittedPaths(dir, 'sub')).toEqual(['sub/a.txt']);
     expect(uncommittedPaths(dir, 'elsewhere')).toEqual([]);
   });
+
+  it('hashes untracked files by path and content (issue 15 #3: they used to hash as the empty diff)', () => {
+    const dir = tempDir('untracked');
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: dir, stdio: 'pipe' });
+    git('init', '-q');
+    fs.writeFileSync(path.join(dir, '.gitignore'), 'ignored.txt\n');
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'one\n');
+    git('add', '.gitignore', 'a.txt');
+    git('commit', '-q', '-m', 'init');
+    const clean = gitState(dir);
+    const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    expect(clean).toMatchObject({ dirty: false, diffSha256: EMPTY_SHA256, untrackedFiles: 0 });
+
+    fs.writeFileSync(path.join(dir, 'ignored.txt'), 'not part of the state\n');
+    expect(gitState(dir)).toEqual(clean);
+
+    fs.writeFileSync(path.join(dir, 'new file.ts'), 'export const x = 1;\n');
+    const first = gitState(dir);
+    expect(first).toMatchObject({ dirty: true, untrackedFiles: 1 });
+    expect(first.diffSha256).not.toBe(EMPTY_SHA256);
+    expect(gitState(dir)).toEqual(first); // same state, same hash
+
+    fs.writeFileSync(path.join(dir, 'new file.ts'), 'export const x = 2;\n');
+    const edited = gitState(dir);
+    expect(edited.diffSha256).not.toBe(first.diffSha256);
+
+    fs.renameSync(path.join(dir, 'new file.ts'), path.join(dir, 'other.ts'));
+    expect(gitState(dir).diffSha256).not.toBe(edited.diffSha256); // same bytes under another name
+  });
 });

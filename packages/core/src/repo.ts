@@ -36,7 +36,11 @@ export interface GitState {
   commit: string;
   /** True when tracked files differ from HEAD or untracked files exist; null when unknown. */
   dirty: boolean | null;
-  /** sha256 of `git diff HEAD` (tracked changes); null when not in git. */
+  /**
+   * sha256 of the whole uncommitted state: `git diff HEAD` (tracked changes), then each untracked,
+   * non-ignored file in path order as `\0untracked <path>\0` + its bytes. A clean tree hashes the empty
+   * string; two trees that differ only in an untracked file's content hash differently. Null outside git.
+   */
   diffSha256: string | null;
   /** Number of untracked, non-ignored files (they are not in the diff but may matter). */
   untrackedFiles: number | null;
@@ -55,14 +59,28 @@ export function gitState(dir: string): GitState {
   const head = git(['rev-parse', 'HEAD'], dir);
   if (head === null) return { commit: 'unknown', dirty: null, diffSha256: null, untrackedFiles: null };
   const diff = git(['diff', 'HEAD', '--no-color', '--no-ext-diff'], dir) ?? '';
-  const untracked = git(['ls-files', '--others', '--exclude-standard'], dir) ?? '';
-  const untrackedFiles = untracked.split('\n').filter((l) => l.length > 0).length;
+  // -z: NUL-separated, paths unquoted; relative to `dir`, which is where they are read from
+  const untracked = (git(['ls-files', '-z', '--others', '--exclude-standard'], dir) ?? '').split('\0').filter((l) => l.length > 0);
   return {
     commit: head.trim(),
-    dirty: diff.length > 0 || untrackedFiles > 0,
-    diffSha256: createHash('sha256').update(diff).digest('hex'),
-    untrackedFiles,
+    dirty: diff.length > 0 || untracked.length > 0,
+    diffSha256: uncommittedHash(dir, diff, untracked),
+    untrackedFiles: untracked.length,
   };
+}
+
+/** The hash `GitState.diffSha256` documents; an untracked path that cannot be read (a socket, a race) hashes as unreadable. */
+function uncommittedHash(dir: string, diff: string, untracked: readonly string[]): string {
+  const hash = createHash('sha256').update(diff);
+  for (const file of [...untracked].sort()) {
+    hash.update(`\0untracked ${file}\0`);
+    try {
+      hash.update(fs.readFileSync(path.join(dir, file)));
+    } catch {
+      hash.update('\0unreadable\0');
+    }
+  }
+  return hash.digest('hex');
 }
 
 /** Paths under `pathspec` (relative to the root) that `git status` lists as changed or untracked; null outside git. */
