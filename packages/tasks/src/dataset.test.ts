@@ -28,6 +28,33 @@ describe('JSONL datasets', () => {
     throw new Error('expected an error');
   }
 
+  it('refuses a second record with the same id, naming both lines (issue 15 #14)', () => {
+    const file = write('dup.jsonl', [JSON.stringify(record), JSON.stringify({ ...record, id: 'x-2' }), JSON.stringify(record)]);
+    const e = errorOf(() => readJsonl(file));
+    expect(e).toBeInstanceOf(UserError);
+    expect(e.message).toBe(`${file}:3: duplicate id 'x-1' (first on line 1)`);
+  });
+
+  it('checks a task-format record (numeric meta.modulus) against its own problem (issue 15 #14)', () => {
+    const task = { ...record, problem: 'a=4+3;b=a+8;?b', solution: 'a=4+3=7\nb=7+8=5', answer: '5', meta: { modulus: 10 } };
+    expect(readJsonl(write('task-ok.jsonl', [JSON.stringify(task)]))[0].answer).toBe('5');
+    const composite = { ...task, id: 'x-3', problem: 'a=4+3;b=a+8;?a,b', answer: '7,5' };
+    expect(readJsonl(write('task-composite.jsonl', [JSON.stringify(composite)]))[0].answer).toBe('7,5');
+
+    const wrongFile = write('task-wrong.jsonl', [JSON.stringify(task), JSON.stringify({ ...task, id: 'x-4', answer: '6' })]);
+    const wrong = errorOf(() => readJsonl(wrongFile));
+    expect(wrong).toBeInstanceOf(UserError);
+    expect(wrong.message).toBe(`${wrongFile}:2: field 'answer' is '6', but problem "a=4+3;b=a+8;?b" has answer '5' (mod 10)`);
+
+    const garbledFile = write('task-garbled.jsonl', [JSON.stringify({ ...task, problem: 'a=4+3;?z' })]);
+    const garbled = errorOf(() => readJsonl(garbledFile));
+    expect(garbled).toBeInstanceOf(UserError);
+    expect(garbled.message).toContain(`${garbledFile}:1: field 'problem': not a task problem`);
+
+    // without meta.modulus a record is not in the task format, so its answer is not checked (MATH-500 and the like)
+    expect(readJsonl(write('free.jsonl', [JSON.stringify({ ...task, answer: '6', meta: {} })]))[0].answer).toBe('6');
+  });
+
   it('round-trips records', () => {
     const file = path.join(dir, 'sub', 'rt.jsonl');
     writeJsonl(file, [record, { ...record, id: 'x-2' }]);

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { UserError } from '@rred/core';
+import { answerOf, parseProblem } from './problem';
 
 /**
  * One dataset problem, one JSONL line (MATH-500-style: problem, solution, answer). `meta` holds
@@ -30,7 +31,9 @@ function typeName(v: unknown): string {
  * Reads a JSONL dataset. Blank lines are skipped. A malformed line is a UserError naming the file,
  * the 1-based line number and the field. Accepted shapes: this project's records, and MATH-500-like
  * records (`unique_id` stands in for `id`; `split` defaults to `options.defaultSplit`; fields other
- * than the six known ones are kept in `meta`).
+ * than the six known ones are kept in `meta`). Two records with one id are an error, and a record in
+ * this task's format (a numeric `meta.modulus`) must parse as a task problem whose answer is its
+ * `answer`: a record that contradicts its own problem is refused, not scored against.
  */
 export function readJsonl(file: string, options: ReadJsonlOptions = {}): TaskRecord[] {
   let text: string;
@@ -41,6 +44,7 @@ export function readJsonl(file: string, options: ReadJsonlOptions = {}): TaskRec
   }
   const defaultSplit = options.defaultSplit ?? path.basename(file).replace(/\.jsonl$/, '');
   const records: TaskRecord[] = [];
+  const firstLine = new Map<string, number>(); // id → 1-based line of its first record
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
@@ -52,9 +56,26 @@ export function readJsonl(file: string, options: ReadJsonlOptions = {}): TaskRec
     } catch (e) {
       throw new UserError(`${where}: not valid JSON (${(e as Error).message})`);
     }
-    records.push(toRecord(value, where, defaultSplit));
+    const record = toRecord(value, where, defaultSplit);
+    const first = firstLine.get(record.id);
+    if (first !== undefined) throw new UserError(`${where}: duplicate id '${record.id}' (first on line ${first})`);
+    firstLine.set(record.id, i + 1);
+    checkTaskAnswer(record, where);
+    records.push(record);
   }
   return records;
+}
+
+/** For a record in this task's format (numeric `meta.modulus`): its answer is the one its problem defines. */
+function checkTaskAnswer(record: TaskRecord, where: string): void {
+  const modulus = record.meta.modulus;
+  if (typeof modulus !== 'number') return;
+  const expected = answerOf(parseProblem(record.problem, modulus, `${where}: field 'problem'`));
+  if (record.answer !== expected) {
+    throw new UserError(
+      `${where}: field 'answer' is '${record.answer}', but problem ${JSON.stringify(record.problem)} has answer '${expected}' (mod ${modulus})`,
+    );
+  }
 }
 
 function toRecord(value: unknown, where: string, defaultSplit: string): TaskRecord {
