@@ -5,7 +5,7 @@
  */
 import * as path from 'path';
 import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
-import { openStore, type Store } from '@rred/results-store';
+import { openStoreForReading, type Store } from '@rred/results-store';
 import { experimentByName, experimentNames } from '../registry';
 import { renderSweep } from '../sweep/render';
 import { SWEEP_EXPERIMENT } from '../sweep/run-sweep';
@@ -37,7 +37,7 @@ runMain(async () => {
   const flags = args.flags;
   if (flags.experiment) experimentByName(flags.experiment, 'experiment (render --experiment)');
   if (flags.run && !flags.experiment) throw new UserError('render: --run needs --experiment');
-  const store = openStore(flags.store);
+  const store = openStoreForReading(flags.store);
   try {
     const outRoot = flags.out ?? path.join(repoRoot(), 'results');
     await renderExperiments(store, flags.experiment ? [flags.experiment] : experimentNames(), outRoot, what, flags.run);

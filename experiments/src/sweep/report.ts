@@ -1,7 +1,7 @@
 /** experiments:sweep-report -- --sweep ID [--store FILE] [--out DIR]: table + plot of one sweep. */
 import * as path from 'path';
 import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
-import { openStore } from '@rred/results-store';
+import { openStoreForReading } from '@rred/results-store';
 import { EXPERIMENTS } from '../registry';
 import { renderSweep } from './render';
 
@@ -24,7 +24,7 @@ runMain(async () => {
   const f = parseCommandLine(process.argv.slice(2), SPEC).flags;
   if (!f.sweep)
     throw new UserError('sweep-report: --sweep ID is required (printed by experiments:sweep; or `npx rred runs list --experiment sweep`)');
-  const store = openStore(f.store);
+  const store = openStoreForReading(f.store);
   try {
     const run = store.getRun(f.sweep);
     const config = run.config as { experiment: string; gridFile: string | null };
