@@ -1,17 +1,21 @@
 export type { Problem } from './problem';
-export { TASK_ALPHABET } from './solution';
-export { verify } from './verify';
-export { sftConfig, sftExamples } from './sft';
+export { COMPOSITE_TASK_ALPHABET, TASK_ALPHABET } from './solution';
+export { THINK_CLOSE, verify } from './verify';
+export { SftConfigSchema, sftConfig, sftExamples } from './sft';
+export type { SftConfig } from './sft';
 export { readJsonl, writeJsonl } from './dataset';
 export type { TaskRecord } from './dataset';
 export {
+  COMPOSITE_SPLITS,
   DEFAULT_DATASET_SEED,
   DEFAULT_EVAL_SPLIT,
   EVAL_SPLITS,
   SPLITS,
   buildDatasets,
+  compositeSplit,
   problemFromRecord,
   referenceSolutions,
 } from './build';
+export type { CompositeSplitName } from './build';
 export { promptTokens } from './prompt';
 export type { SequenceTokenizer } from './prompt';
