@@ -1,4 +1,4 @@
-export type { SpecialTokens, Reference, ContinuationReward, EstimatorInputs, EstimatorResult } from './types';
+export type { SpecialTokens, Reference, ReferenceAlignment, ContinuationReward, EstimatorInputs, EstimatorResult } from './types';
 export { rredcot, rredcotBatch } from './rredcot';
 export { rredcotConfigSchema, rredcotPresets, parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
 export { truncatedMc, mcConfigSchema, type McConfig, type McExtra, type ContinuationRecord } from './mc';

@@ -8,8 +8,37 @@ export const rredcotConfigSchema = z
       .enum(['immediate', 'value', 'both'])
       .default('both')
       .describe(
-        "Which estimate v̂ of the value v(s_k) to redistribute: 'immediate' = I(s_k) (Eq. 7, p(</think> y* <eos> | s_k) summed over distinct answers), " +
-          "'value' = V(s_k) (Eq. 9, mean over references of p(u* </think> y* <eos> | s_k)), 'both' = I + V (Eq. 7 + Eq. 8). Default 'both'.",
+        "Which estimate v̂ of the value v(s_k) to redistribute: 'immediate' = I(s_k) (Eq. 7, the answer now, see `exit`), " +
+          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `combine`), 'both' = I + V (Eq. 7 + Eq. 8). Default 'both'.",
+      ),
+    exit: z
+      .enum(['joint', 'forced'])
+      .default('joint')
+      .describe(
+        "Immediate term I(s_k) = Σ_{distinct y*} of: 'joint' p(</think> y* <eos> | s_k) — Eq. 2 read literally, so it also measures how likely the " +
+          "model is to stop at s_k (format, not progress, for a model that never stops mid-trace); 'forced' p(y* <eos> | s_k, </think>) — the exit " +
+          "is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); " +
+          "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint' (the committed results); the gold-value benchmark picks the default.",
+      ),
+    valueSuffix: z
+      .enum(['full', 'remaining'])
+      .default('full')
+      .describe(
+        "Value term V(s_k) scores p(suffix_j </think> y*_j <eos> | s_k) per reference j with suffix_j = 'full' the whole reference path u*_j after " +
+          "any partial trace (the literal reading; a model that never restarts a solution scores it near zero after s_0), or 'remaining' only " +
+          "the reference's part whose subgoals the trace has not reached yet, given by inputs.alignment (the task knows its subgoals; the " +
+          "estimator stays task-agnostic): it rises as the trace reaches subgoals and drops where it goes wrong. Default 'full' (the committed " +
+          'results); the gold-value benchmark picks the default.',
+      ),
+    combine: z
+      .enum(['literal', 'sum'])
+      .default('literal')
+      .describe(
+        "How the N references combine. 'sum': I = Σ over distinct answers, V = Σ over distinct value suffixes at each exit point — the " +
+          'importance-sampling reading of Eq. 9 with every distinct ζ > 0 continuation counted once: both are lower bounds of v(s_k), and each ' +
+          "added distinct reference shrinks the non-positive bias of Eq. 10; N does not shift the I:V balance. 'literal': I sums over distinct " +
+          'answers (Eq. 7) but V = (1/N) Σ_j (Eq. 9 as printed, duplicates of a remaining suffix counted per reference), so a larger N lowers V ' +
+          "relative to I and does not shrink the Eq. 10 bias. Default 'literal' (the committed results).",
       ),
     space: z
       .enum(['log', 'prob'])
@@ -38,7 +67,10 @@ export const rredcotConfigSchema = z
       .min(1)
       .max(1024)
       .default(16)
-      .describe('N: at most this many distinct reference pairs are used (Eq. 9; larger N shrinks the bias of Eq. 10 and costs N suffixes per exit point). Default 16, range 1..1024.'),
+      .describe(
+        "N: at most this many distinct reference pairs are used (Eq. 9); each costs a suffix per exit point. Under combine 'sum' a larger N shrinks " +
+          "the bias of Eq. 10; under 'literal' it does not (the 1/N mean). Default 16, range 1..1024.",
+      ),
     emptyReferences: z
       .enum(['error', 'uniform'])
       .default('error')

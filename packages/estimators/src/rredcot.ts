@@ -1,7 +1,10 @@
 /**
  * RREDCoT credit assignment (Sec. 3.2). For every exit point s_k the model scores, after the prefix,
- *   - the immediate suffixes `</think> y* <eos>` for each distinct reference answer (Eq. 7), and
- *   - the value suffixes `u*_j </think> y*_j <eos>` for each reference pair (Eq. 9),
+ *   - the immediate suffixes `</think> y* <eos>` for each distinct reference answer (Eq. 7; with exit
+ *     'forced' the `</think>` token's own log-probability is left out of the score), and
+ *   - the value suffixes `u*_j </think> y*_j <eos>` for each reference pair (Eq. 9; u*_j is the whole
+ *     reference path with valueSuffix 'full', or what the task's alignment says is left of it at s_k
+ *     with 'remaining'),
  * all in one prefix-sharing scoring call (one per batch of traces with `rredcotBatch`). v̂(s_k) ∈ {I, V, I+V} is kept in log space;
  * r_k = v̂(s_k) − v̂(s_{k−1}) in log or probability space; σ = normalize(r) (Eq. 11).
  */
@@ -14,7 +17,7 @@ import { logAddExp, logSumExp, sumLogprobs } from './logspace';
 import { normalizeCredits } from './normalize';
 import { buildReferenceSet, distinctAnswers } from './references';
 import { parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
-import type { EstimatorCost, EstimatorInputs, EstimatorResult } from './types';
+import type { EstimatorCost, EstimatorInputs, EstimatorResult, Reference } from './types';
 
 export interface RredcotExtra {
   /** log I(s_k), k = 0..K (null when terms = 'value'). */
@@ -64,13 +67,13 @@ export async function rredcotBatch(model: LanguageModel, items: RredcotItem[], c
   const started = Date.now();
   const plans = items.map((item) => planTrace(model, item, cfg));
   const scored = plans.filter((p): p is ScoringPlan => p.kind === 'score');
-  const sums = await scoreAllExitPoints(model, scored, cfg.scoring);
+  const scores = await scoreAllExitPoints(model, scored, cfg.scoring);
   const wallMs = (Date.now() - started) / Math.max(1, items.length);
   let next = 0;
   return plans.map((plan) => {
     if (plan.kind === 'fallback') return { ...plan.result, cost: { ...plan.result.cost, wallMs } };
-    const { sums: traceSums, cost } = sums[next++];
-    return finishTrace(plan, traceSums, cfg, { ...cost, wallMs });
+    const { logprobs, cost } = scores[next++];
+    return finishTrace(plan, logprobs, cfg, { ...cost, wallMs });
   });
 }
 
@@ -80,8 +83,8 @@ interface ScoringPlan {
   ep: ReturnType<typeof exitPoints>;
   referenceCount: number;
   answerCount: number;
-  /** The immediate suffixes (Eq. 7) first, then the value suffixes (Eq. 9). */
-  suffixes: number[][];
+  /** suffixesAt[k]: what is scored at exit point k, the immediate suffixes (Eq. 7) first, then the value suffixes (Eq. 9). [K+1][S_k][len] */
+  suffixesAt: number[][][];
   immediateCount: number;
 }
 type Plan = ScoringPlan | { kind: 'fallback'; result: EstimatorResult<RredcotExtra> };
@@ -110,31 +113,59 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
     return uniform({ noReferences: true, overlong: false });
   }
 
+  if (cfg.terms !== 'immediate' && cfg.valueSuffix === 'remaining' && !inputs.alignment) {
+    throw new UserError(`rredcot: valueSuffix 'remaining' needs inputs.alignment (the task's subgoal alignment), trace '${trace.problemId}' has none`);
+  }
   const answers = distinctAnswers(refs);
   const immediateSuffixes = cfg.terms === 'value' ? [] : answers.map((y) => [tokens.endThink, ...y, tokens.eos]);
-  const valueSuffixes = cfg.terms === 'immediate' ? [] : refs.map((r) => [...r.solution, tokens.endThink, ...r.answer, tokens.eos]);
-  const suffixes = [...immediateSuffixes, ...valueSuffixes];
-  const last = ep.exitAt[ep.exitAt.length - 1];
-  const longest = Math.max(...suffixes.map((x) => x.length));
-  if (last + longest > model.maxLength) {
+  const suffixesAt = ep.exitAt.map((at) => [...immediateSuffixes, ...valueSuffixes(refs, ep.sequence.slice(trace.prompt.length, at), inputs, cfg)]);
+  const over = ep.exitAt.findIndex((at, k) => at + Math.max(...suffixesAt[k].map((x) => x.length)) > model.maxLength);
+  if (over >= 0) {
     if (cfg.overlong === 'error') {
+      const longest = Math.max(...suffixesAt[over].map((x) => x.length));
       throw new UserError(
-        `rredcot: trace '${trace.problemId}': exit point at ${last} tokens + reference suffix of ${longest} tokens exceeds the model's maxLength ${model.maxLength}; ` +
+        `rredcot: trace '${trace.problemId}': exit point at ${ep.exitAt[over]} tokens + reference suffix of ${longest} tokens exceeds the model's maxLength ${model.maxLength}; ` +
           "use shorter references or set overlong: 'uniform' to fall back to Eq. 12",
       );
     }
     return uniform({ noReferences: false, overlong: true });
   }
-  return { kind: 'score', trace, ep, referenceCount: refs.length, answerCount: answers.length, suffixes, immediateCount: immediateSuffixes.length };
+  return { kind: 'score', trace, ep, referenceCount: refs.length, answerCount: answers.length, suffixesAt, immediateCount: immediateSuffixes.length };
 }
 
-/** Eq. 7 / Eq. 9 values from the scored suffixes, then the credits and σ of one trace. */
-function finishTrace(plan: ScoringPlan, sums: number[][], cfg: RredcotConfig, cost: EstimatorCost): EstimatorResult<RredcotExtra> {
+/**
+ * The value suffixes (Eq. 9) at one exit point whose thinking so far is `thinking`: per reference,
+ * its whole path ('full') or the alignment's remaining part ('remaining'), then `</think> y* <eos>`.
+ * Under combine 'sum' identical suffixes are kept once (distinct continuations); 'literal' keeps one per reference.
+ */
+function valueSuffixes(refs: readonly Reference[], thinking: number[], inputs: EstimatorInputs, cfg: RredcotConfig): number[][] {
+  if (cfg.terms === 'immediate') return [];
+  const { endThink, eos } = inputs.tokens;
+  const out = refs.map((r) => [...(cfg.valueSuffix === 'full' ? r.solution : inputs.alignment!(thinking, r.solution)), endThink, ...r.answer, eos]);
+  if (cfg.combine === 'literal') return out;
+  const seen = new Set<string>();
+  return out.filter((s) => {
+    const key = s.join(',');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Eq. 7 / Eq. 9 values from the scored suffixes, then the credits and σ of one trace. `logprobs[k][i]`
+ * are the per-token log-probabilities of suffix i at exit point k.
+ */
+function finishTrace(plan: ScoringPlan, logprobs: number[][][], cfg: RredcotConfig, cost: EstimatorCost): EstimatorResult<RredcotExtra> {
   const { ep, trace } = plan;
   const nI = plan.immediateCount;
-  const nV = plan.suffixes.length - nI;
-  const logImmediate = nI ? sums.map((row) => logSumExp(row.slice(0, nI))) : null; // Eq. 7
-  const logValue = nV ? sums.map((row) => logSumExp(row.slice(nI)) - Math.log(nV)) : null; // Eq. 9
+  const hasValue = cfg.terms !== 'immediate';
+  // exit 'forced': log p(y* <eos> | s_k, </think>) = the joint score without its first token, the `</think>`
+  const skip = cfg.exit === 'forced' ? 1 : 0;
+  const logImmediate = nI ? logprobs.map((row) => logSumExp(row.slice(0, nI).map((lp) => sumLogprobs(lp.slice(skip))))) : null; // Eq. 7
+  // Eq. 9: Σ over the distinct suffixes ('sum') or (1/N) Σ over the N references ('literal')
+  const norm = cfg.combine === 'literal' ? Math.log(plan.referenceCount) : 0;
+  const logValue = hasValue ? logprobs.map((row) => logSumExp(row.slice(nI).map(sumLogprobs)) - norm) : null;
   const logValues = ep.exitAt.map((_, k) =>
     logImmediate && logValue ? logAddExp(logImmediate[k], logValue[k]) : (logImmediate ?? logValue)![k],
   );
@@ -158,7 +189,7 @@ function finishTrace(plan: ScoringPlan, sums: number[][], cfg: RredcotConfig, co
       logValues,
       referenceCount: plan.referenceCount,
       distinctAnswerCount: plan.answerCount,
-      requestCount: ep.exitAt.length * (nI + nV),
+      requestCount: plan.suffixesAt.reduce((n, s) => n + s.length, 0),
       noReferences: false,
       overlong: false,
       config: cfg,
@@ -168,38 +199,41 @@ function finishTrace(plan: ScoringPlan, sums: number[][], cfg: RredcotConfig, co
 }
 
 /**
- * log p(suffix_i | first exitAt[k] tokens) for every plan, exit point k and suffix i: [plan][K+1][S],
- * with each plan's model cost.
+ * Per-token log p(suffix_i | first exitAt[k] tokens) for every plan, exit point k and its suffixes i:
+ * [plan][K+1][S_k][len], with each plan's model cost.
  */
-async function scoreAllExitPoints(model: LanguageModel, plans: ScoringPlan[], scoring: RredcotConfig['scoring']): Promise<{ sums: number[][]; cost: ComputeCost }[]> {
+async function scoreAllExitPoints(model: LanguageModel, plans: ScoringPlan[], scoring: RredcotConfig['scoring']): Promise<{ logprobs: number[][][]; cost: ComputeCost }[]> {
   if (plans.length === 0) return [];
+  const split = (plan: ScoringPlan, rows: number[][]): number[][][] => {
+    let at = 0;
+    return plan.suffixesAt.map((s) => rows.slice(at, (at += s.length)));
+  };
   if (scoring === 'sharedPrefix') {
     // Tokens after the last exit point (the answer) are never a prefix, so they are not forwarded.
-    const jobs: ScoreJob[] = plans.map(({ ep, suffixes }) => ({
+    const jobs: ScoreJob[] = plans.map(({ ep, suffixesAt }) => ({
       sequence: ep.sequence.slice(0, ep.exitAt[ep.exitAt.length - 1]),
-      requests: ep.exitAt.flatMap((at) => suffixes.map((suffix) => ({ exitAt: at, suffix }))),
+      requests: ep.exitAt.flatMap((at, k) => suffixesAt[k].map((suffix) => ({ exitAt: at, suffix }))),
     }));
     const results = jobs.length === 1 ? [await model.scoreAfterPrefixes(jobs[0].sequence, jobs[0].requests)] : await model.scoreBatch(jobs);
     if (results.length !== jobs.length) throw new Error(`rredcot: model returned ${results.length} results for ${jobs.length} traces`);
     return plans.map((plan, p) => {
-      const n = plan.suffixes.length;
       checkShape(results[p].logprobs, jobs[p].requests);
-      return { sums: plan.ep.exitAt.map((_, k) => results[p].logprobs.slice(k * n, (k + 1) * n).map(sumLogprobs)), cost: results[p].cost };
+      return { logprobs: split(plan, results[p].logprobs), cost: results[p].cost };
     });
   }
-  const out: { sums: number[][]; cost: ComputeCost }[] = [];
-  for (const { ep, suffixes } of plans) {
+  const out: { logprobs: number[][][]; cost: ComputeCost }[] = [];
+  for (const { ep, suffixesAt } of plans) {
     const meter = new CostMeter();
-    const sums: number[][] = [];
-    for (const at of ep.exitAt) {
-      const requests = suffixes.map((suffix) => ({ exitAt: at, suffix }));
+    const logprobs: number[][][] = [];
+    for (const [k, at] of ep.exitAt.entries()) {
+      const requests = suffixesAt[k].map((suffix) => ({ exitAt: at, suffix }));
       const res = await model.scoreAfterPrefixes(ep.sequence.slice(0, at), requests);
       meter.add(res.cost);
       checkShape(res.logprobs, requests);
-      sums.push(res.logprobs.map(sumLogprobs));
+      logprobs.push(res.logprobs);
     }
     const { wallMs: _, ...cost } = meter.finish();
-    out.push({ sums, cost });
+    out.push({ logprobs, cost });
   }
   return out;
 }

@@ -35,11 +35,20 @@ export interface ReferenceInputs {
  */
 export type ContinuationReward = (continuation: number[], stopped: boolean) => number;
 
+/**
+ * The task's subgoal alignment (paper Sec. 3.2.0.1): given the thinking tokens of an exit point and a
+ * reference solution, the part of the reference whose subgoals the thinking has not reached yet (its
+ * tokens; empty when all are reached). The estimator only appends it; the task decides what "reached" is.
+ */
+export type ReferenceAlignment = (thinkingSoFar: readonly number[], referenceSolution: readonly number[]) => number[];
+
 /** Everything an estimator may need besides the model, trace, segments and its config. */
 export interface EstimatorInputs {
   tokens: SpecialTokens;
   /** RREDCoT only: the reference pairs to build R from (`referenceSource` picks which). */
   references?: ReferenceInputs;
+  /** RREDCoT with valueSuffix 'remaining' only: the task's alignment of a trace prefix with a reference. */
+  alignment?: ReferenceAlignment;
   /** Truncated MC only: the verifier applied to each sampled continuation. */
   reward?: ContinuationReward;
 }

@@ -11,10 +11,11 @@ const keywordFields = {
     .describe('Cut after every token whose text contains a newline (paper Sec. 3.1: generic keywords such as a newline). Default true.'),
   markers: z
     .array(z.string().min(1))
-    .default(['wait', 'but'])
+    .default(['wait'])
     .describe(
       "Marker words that start a new segment (cut before the token where the word begins), matched as whole words. " +
-        "Default ['wait', 'but'] (the subthought markers of Sec. 3.1); any non-empty strings.",
+        "Default ['wait']: the subthought marker of Sec. 3.1 that the task produces (its corrections); Sec. 3.1's 'but' cannot occur " +
+        "in the task alphabet (no 'u'), so it is not a default — pass it for other texts. Any non-empty strings.",
     ),
   caseSensitive: z.boolean().default(false).describe('Match marker words case-sensitively. Default false.'),
 };

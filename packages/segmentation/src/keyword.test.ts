@@ -23,8 +23,9 @@ describe('keyword segmentation', () => {
   it('cuts before whole-word markers, and only there when newlines are off', () => {
     const t = traceFromText('a=1+1=2 wait a=1+1=2 but waiting abut Wait', new Rng(1));
     // 'wait' at 8, 'but' at 21, 'Wait' at 38 (case-insensitive); 'waiting' and 'abut' are not whole words
-    expect(keywordCuts(t, cfg({ newline: false }), TEST_VOCAB)).toEqual([8, 21, 38]);
-    expect(keywordCuts(t, cfg({ newline: false, caseSensitive: true }), TEST_VOCAB)).toEqual([8, 21]);
+    expect(keywordCuts(t, cfg({ newline: false, markers: ['wait', 'but'] }), TEST_VOCAB)).toEqual([8, 21, 38]);
+    expect(keywordCuts(t, cfg({ newline: false, markers: ['wait', 'but'], caseSensitive: true }), TEST_VOCAB)).toEqual([8, 21]);
+    expect(keywordCuts(t, cfg({ newline: false }), TEST_VOCAB)).toEqual([8, 38]); // default markers: 'wait' only
     // a marker right after a newline gives one cut, not two
     expect(keywordCuts(trace, cfg(), TEST_VOCAB)).toEqual([8, 16, 29]);
   });

@@ -76,7 +76,7 @@ describe('segment (properties over random traces)', () => {
 
 describe('segmentationConfig', () => {
   it('fills defaults per strategy', () => {
-    expect(segmentationConfig()).toEqual({ strategy: 'hybrid', newline: true, markers: ['wait', 'but'], caseSensitive: false, maxSegments: 8, mergeBy: 'pair-sum' });
+    expect(segmentationConfig()).toEqual({ strategy: 'hybrid', newline: true, markers: ['wait'], caseSensitive: false, maxSegments: 8, mergeBy: 'pair-sum' });
     expect(segmentationConfig({ strategy: 'cutpoint' })).toEqual({ strategy: 'cutpoint', tau: 0.9, keepEvery: 2, maxSegments: 16 });
   });
 
