@@ -2,12 +2,13 @@ import * as path from 'path';
 import { ProgressBar, repoRoot, type Rng, UserError } from '@rred/core';
 import type { ContinuationReward, SpecialTokens } from '@rred/estimators';
 import { buildTrace, type Tokenizer, type Trace, type TransformerLM } from '@rred/lm';
-import { EVAL_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
+import { COMPOSITE_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
 
 /** The first `count` problems of a split's shipped JSONL (packages/tasks/data/<split>.jsonl). */
 export function loadSplit(split: string, count: number): TaskRecord[] {
-  if (!(SPLITS as readonly string[]).includes(split) || split === 'train') {
-    throw new UserError(`split '${split}' has no shipped file; expected one of validation, ${EVAL_SPLITS.join(', ')}`);
+  const shipped = [...SPLITS.filter((s) => s !== 'train'), ...Object.keys(COMPOSITE_SPLITS)];
+  if (!shipped.includes(split)) {
+    throw new UserError(`split '${split}' has no shipped file; expected one of ${shipped.join(', ')}`);
   }
   const records = readJsonl(path.join(repoRoot(), 'packages', 'tasks', 'data', `${split}.jsonl`));
   if (records.length < count) throw new UserError(`split ${split} has ${records.length} problems, ${count} were asked for`);

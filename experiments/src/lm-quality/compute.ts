@@ -1,6 +1,7 @@
 import { ProgressBar, type Rng } from '@rred/core';
 import type { TransformerLM } from '@rred/lm';
 import { EVAL_SPLITS, promptTokens, verify, type TaskRecord } from '@rred/tasks';
+import { exitPointStudy, isEarlyExit } from './exit-points';
 import type { ComputeContext } from '../common/experiment';
 import { loadModel } from '../common/model';
 import { loadSplit } from '../common/rollouts';
@@ -12,6 +13,8 @@ interface Completion {
   tokens: number[];
   entropies: number[];
   reward: number;
+  /** Composite answers: which parts were right. */
+  parts?: boolean[];
 }
 
 /** Every record `copies` times, sampled in batches; each batch draws from its own fork of `rng`. */
@@ -25,7 +28,7 @@ async function complete(lm: TransformerLM, records: readonly TaskRecord[], copie
     const { results } = await lm.sample(prompts, { temperature, topP: 1, maxNewTokens: c.maxNewTokens, stopToken: lm.tokenizer.eos }, rng.fork(`${label}-${start}`));
     results.forEach((s, i) => {
       const v = verify(lm.tokenizer.decode(s.tokens), chunk[i].answer, !s.truncated);
-      out.push({ record: chunk[i], tokens: s.tokens, entropies: s.entropies, reward: v.reward });
+      out.push({ record: chunk[i], tokens: s.tokens, entropies: s.entropies, reward: v.reward, ...(v.parts ? { parts: v.parts } : {}) });
     });
     bar.tick(chunk.length);
   }
@@ -67,5 +70,31 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     't1.entropy.resultTokens': roles.result.count,
     't1.entropy.formatTokens': roles.format.count,
     't1.entropyRatio': roles.result.mean / roles.format.mean,
+    't1.earlyExitFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), Number(s.record.meta.steps))).length / sampled.length,
   });
+  if (config.compositeSplit) {
+    const split = config.compositeSplit;
+    const greedy = await complete(lm, loadSplit(split, config.problemsPerSplit), 1, 0, config, rng.fork(`greedy-${split}`), `greedy ${split}`);
+    const parts = greedy.flatMap((g) => g.parts ?? []);
+    run.logMetrics({
+      [`composite.${split}.accuracy`]: greedy.filter((g) => g.reward > 0).length / greedy.length,
+      [`composite.${split}.partAccuracy`]: parts.filter(Boolean).length / parts.length,
+      [`composite.${split}.problems`]: greedy.length,
+    });
+  }
+  if (config.calibration) {
+    const study = await exitPointStudy(lm, loadSplit(config.defaultSplit, config.calibration.problems), config.calibration, config.batchSize, rng.fork('exit-points'));
+    // one step per exit point / per correct trace, so the renderer reads them back in order
+    study.points.forEach((p, i) => run.logMetrics({ 'calibration.forced': p.forced, 'calibration.mc': p.mc, 'calibration.position': p.position }, i));
+    study.terms.forEach((t, i) => run.logMetrics({ 'terms.valueStep1': t.valueStep1, 'terms.immediateGain': t.immediateGain }, i));
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    run.logMetrics({
+      'calibration.traces': study.traces,
+      'calibration.points': study.points.length,
+      'calibration.meanAbsGap': mean(study.points.map((p) => Math.abs(p.forced - p.mc))),
+      'terms.correctTraces': study.terms.length,
+      'terms.valueStep1.mean': mean(study.terms.map((t) => t.valueStep1)),
+      'terms.immediateGain.mean': mean(study.terms.map((t) => t.immediateGain)),
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
+import { COMPOSITE_SPLITS, DEFAULT_EVAL_SPLIT, EVAL_SPLITS, type CompositeSplitName } from '@rred/tasks';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 
@@ -15,6 +15,33 @@ export const lmQualityConfigSchema = z
     samplesPerProblem: z.number().int().min(2).default(8).describe('Temperature-1 samples per problem of the default split, for the mixed fraction. Default 8.'),
     maxNewTokens: z.number().int().min(1).default(120).describe('Token limit of a completion (prompt + limit ≤ context 160). Default 120.'),
     batchSize: z.number().int().min(1).default(64).describe('Sequences sampled per batch. Default 64.'),
+    compositeSplit: z
+      .enum(Object.keys(COMPOSITE_SPLITS) as [CompositeSplitName, ...CompositeSplitName[]])
+      .nullable()
+      .default(null)
+      .describe(
+        "Also score greedy accuracy (all parts right) and part accuracy on this composite split (`?c,f` → `6,9`). Default null: the embedded " +
+          "checkpoint's alphabet has no ','. The 'assumptions met' checkpoint sets 'eval-medium-composite'.",
+      ),
+    calibration: z
+      .object({
+        problems: z.number().int().min(1).default(100).describe('First N problems of the default split, one T = 1 rollout each. Default 100.'),
+        mcSamples: z.number().int().min(1).default(16).describe('Truncated-MC continuations per exit point. Default 16.'),
+        maxNewTokens: z
+          .number()
+          .int()
+          .min(1)
+          .default(100)
+          .describe('Token limit of a rollout, and the fixed total horizon of the MC continuations (horizon \'completion\'). Default 100.'),
+      })
+      .strict()
+      .nullable()
+      .default(null)
+      .describe(
+        'Exit-point study (issue 12), exit points after every line: the forced-exit p(y* | s_k, </think>) against MC values at the same exit ' +
+          "points (reliability plot), and on the correct traces RREDCoT's log V(s_1) − log V(s_0) and log I(s_K) − log I(s_0) with exit 'forced', " +
+          "valueSuffix 'remaining', combine 'sum'. Default null (not run).",
+      ),
   })
   .strict();
 

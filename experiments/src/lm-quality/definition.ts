@@ -1,3 +1,4 @@
+import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, engineBackend } from '../common/model';
 import { computeLmQuality } from './compute';
@@ -17,4 +18,17 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
   compute: computeLmQuality,
   tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
   render: { tables: renderLmQualityTables, plots: renderLmQualityPlots },
+  runsToRender: newestRunPerCheckpoint,
 };
+
+/** One report per checkpoint (results/lm/<checkpoint stem>.*): the newest FINISHED top-level run of each, by checkpoint path. */
+export function newestRunPerCheckpoint(store: Store): string[] {
+  const runs = store.listRuns({ experiment: 'lm', status: 'FINISHED' }).filter((r) => r.parentRunId === null);
+  runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || (a.id < b.id ? -1 : 1));
+  const newest = new Map<string, string>();
+  for (const r of runs) {
+    const checkpoint = String((store.getRun(r.id).config as { checkpoint?: unknown }).checkpoint);
+    if (!newest.has(checkpoint)) newest.set(checkpoint, r.id);
+  }
+  return [...newest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, id]) => id);
+}

@@ -6,8 +6,20 @@ import { writePlot } from '../report/plot';
 import { fmt, toMarkdown, writeText } from '../report/table';
 import type { LmQualityConfig } from './config';
 
-/** The acceptance ranges of the embedded model (issue 3), checked in the report. */
-export const QUALITY_BARS = { greedyAccuracy: [0.35, 0.85], mixedFraction: 0.2, entropyRatio: 3 } as const;
+/**
+ * The acceptance ranges of an embedded model (issue 3), checked in the report; early exits (issue 12:
+ * `</think>` before the last line in at most 1% of T = 1 samples) are checked when the run measured them.
+ */
+export const QUALITY_BARS = { greedyAccuracy: [0.35, 0.85], mixedFraction: 0.2, entropyRatio: 3, earlyExitFraction: 0.01 } as const;
+
+/** One equal-width bin of the reliability plot: exit points whose forced-exit probability falls in [lo, hi). */
+export interface CalibrationBin {
+  lo: number;
+  hi: number;
+  points: number;
+  meanForced: number;
+  meanMc: number;
+}
 
 export interface LmQualityReport {
   runId: string;
@@ -23,6 +35,26 @@ export interface LmQualityReport {
   t1Accuracy: number;
   problemsPerSplit: number;
   samplesPerProblem: number;
+  /** Absent on runs made before issue 12 (the renders of those stay byte for byte). */
+  earlyExitFraction?: number;
+  composite?: { split: string; accuracy: number; partAccuracy: number; problems: number };
+  calibration?: { traces: number; points: number; meanAbsGap: number; bins: CalibrationBin[] };
+  terms?: { correctTraces: number; valueStep1Mean: number; immediateGainMean: number };
+}
+
+/** The file stem of a checkpoint's report: `embedded` for packages/lm/checkpoints/embedded.ckpt. */
+export function reportStem(checkpoint: string): string {
+  return path.basename(checkpoint).replace(/\.ckpt$/, '');
+}
+
+function calibrationBins(forced: number[], mc: number[], bins = 10): CalibrationBin[] {
+  return Array.from({ length: bins }, (_, b) => {
+    const lo = b / bins;
+    const hi = (b + 1) / bins;
+    const idx = forced.map((_, i) => i).filter((i) => forced[i] >= lo && (forced[i] < hi || (b === bins - 1 && forced[i] <= hi)));
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, c) => a + c, 0) / xs.length : NaN);
+    return { lo, hi, points: idx.length, meanForced: mean(idx.map((i) => forced[i])), meanMc: mean(idx.map((i) => mc[i])) };
+  }).filter((b) => b.points > 0);
 }
 
 function metric(metrics: Record<string, number | null>, key: string): number {
@@ -41,6 +73,9 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
     accuracyBySplit[split] = metric(m, `greedy.${split}.accuracy`);
     lengthBySplit[split] = { mean: metric(m, `greedy.${split}.meanLength`), max: metric(m, `greedy.${split}.maxLength`) };
   }
+  const has = (key: string) => m[key] !== undefined;
+  const history = (key: string) => store.metricHistory(runId, key).sort((a, b) => a.step - b.step).map((p) => p.value ?? NaN);
+  const split = (c as { compositeSplit?: string | null }).compositeSplit;
   return {
     runId: run.id,
     checkpoint: c.checkpoint,
@@ -55,6 +90,32 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
     t1Accuracy: metric(m, 't1.accuracy'),
     problemsPerSplit: c.problemsPerSplit,
     samplesPerProblem: c.samplesPerProblem,
+    ...(has('t1.earlyExitFraction') ? { earlyExitFraction: metric(m, 't1.earlyExitFraction') } : {}),
+    ...(split && has(`composite.${split}.accuracy`)
+      ? {
+          composite: {
+            split,
+            accuracy: metric(m, `composite.${split}.accuracy`),
+            partAccuracy: metric(m, `composite.${split}.partAccuracy`),
+            problems: metric(m, `composite.${split}.problems`),
+          },
+        }
+      : {}),
+    ...(has('calibration.points')
+      ? {
+          calibration: {
+            traces: metric(m, 'calibration.traces'),
+            points: metric(m, 'calibration.points'),
+            meanAbsGap: metric(m, 'calibration.meanAbsGap'),
+            bins: calibrationBins(history('calibration.forced'), history('calibration.mc')),
+          },
+          terms: {
+            correctTraces: metric(m, 'terms.correctTraces'),
+            valueStep1Mean: metric(m, 'terms.valueStep1.mean'),
+            immediateGainMean: metric(m, 'terms.immediateGain.mean'),
+          },
+        }
+      : {}),
   };
 }
 
@@ -73,6 +134,9 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
         [`greedy accuracy (${r.defaultSplit})`, fmt(r.greedyAccuracy), `${lo}–${hi}`, check(r.greedyAccuracy >= lo && r.greedyAccuracy <= hi)],
         [`problems with right and wrong among ${r.samplesPerProblem} samples at T = 1 (${r.defaultSplit})`, fmt(r.mixedFraction), `≥ ${QUALITY_BARS.mixedFraction}`, check(r.mixedFraction >= QUALITY_BARS.mixedFraction)],
         ['mean entropy of result tokens / format tokens (T = 1)', fmt(r.entropyRatio, 2), `≥ ${QUALITY_BARS.entropyRatio}`, check(r.entropyRatio >= QUALITY_BARS.entropyRatio)],
+        ...(r.earlyExitFraction === undefined
+          ? []
+          : [[`T = 1 samples that close their thinking before the last line (${r.defaultSplit})`, fmt(r.earlyExitFraction, 4), `≤ ${QUALITY_BARS.earlyExitFraction}`, check(r.earlyExitFraction <= QUALITY_BARS.earlyExitFraction)]]),
       ],
     }),
     `Mean token entropy (nats) at T = 1: result ${fmt(r.meanEntropy.result, 4)}, format ${fmt(r.meanEntropy.format, 4)}, other ${fmt(r.meanEntropy.other, 4)}; T = 1 accuracy ${fmt(r.t1Accuracy)}.`,
@@ -83,17 +147,87 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
       columns: ['split', 'greedy accuracy', 'mean length (tokens)', 'max length (tokens)'],
       rows: EVAL_SPLITS.map((s) => [s, fmt(r.accuracyBySplit[s]), fmt(r.lengthBySplit[s].mean, 1), String(r.lengthBySplit[s].max)]),
     }),
+    ...extraSections(r),
   ].join('\n');
-  const files = [path.join(outDir, 'embedded.md'), path.join(outDir, 'embedded.json')];
+  const stem = reportStem(r.checkpoint);
+  const files = [path.join(outDir, `${stem}.md`), path.join(outDir, `${stem}.json`)];
   writeText(files[0], md);
   writeText(files[1], `${JSON.stringify(r, null, 2)}\n`);
   return files;
 }
 
+/** Sections of the issue-12 measurements, present only when the run made them. */
+function extraSections(r: LmQualityReport): string[] {
+  const out: string[] = [];
+  if (r.composite) {
+    out.push(
+      '',
+      `## Composite answers (${r.composite.split})`,
+      '',
+      `Greedy, first ${r.composite.problems} problems: all parts right ${fmt(r.composite.accuracy)}; parts right ${fmt(r.composite.partAccuracy)}.`,
+    );
+  }
+  if (r.calibration && r.terms) {
+    out.push(
+      '',
+      '## Exit points: forced-exit answer probability vs MC value',
+      '',
+      `${r.calibration.traces} T = 1 rollouts of ${r.defaultSplit}, an exit point after every line (keyword segmentation), ${r.calibration.points} exit points; ` +
+        `forced = p(y* <eos> | s_k, </think>), MC = mean ζ of the continuations from s_k. Mean |forced − MC| ${fmt(r.calibration.meanAbsGap)}.`,
+      '',
+      toMarkdown({
+        columns: ['forced-exit p in', 'exit points', 'mean forced-exit p', 'mean MC value'],
+        rows: r.calibration.bins.map((b) => [`[${fmt(b.lo, 1)}, ${fmt(b.hi, 1)})`, String(b.points), fmt(b.meanForced), fmt(b.meanMc)]),
+      }),
+      `RREDCoT with exit 'forced', valueSuffix 'remaining', combine 'sum' on the ${r.terms.correctTraces} correct rollouts: ` +
+        `mean log V(s_1) − log V(s_0) = ${fmt(r.terms.valueStep1Mean, 2)} nats (required > −5), ` +
+        `mean log I(s_K) − log I(s_0) = ${fmt(r.terms.immediateGainMean, 2)} nats (required > 0).`,
+    );
+  }
+  return out;
+}
+
 export async function renderLmQualityPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
   const r = lmQualityReport(store, runId);
-  return writePlot(outDir, 'embedded_accuracy', {
-    title: { text: 'Embedded model: greedy accuracy per eval split', subtitle: `run ${runId}` },
+  const stem = reportStem(r.checkpoint);
+  const files = await accuracyPlot(r, outDir, stem);
+  if (r.calibration) files.push(...(await calibrationPlot(store, r, outDir, stem)));
+  return files;
+}
+
+async function calibrationPlot(store: Store, r: LmQualityReport, outDir: string, stem: string): Promise<string[]> {
+  const history = (key: string) => store.metricHistory(r.runId, key).sort((a, b) => a.step - b.step).map((p) => p.value ?? NaN);
+  const forced = history('calibration.forced');
+  const mc = history('calibration.mc');
+  const position = history('calibration.position');
+  const points = forced.map((f, i) => ({ forced: f, mc: mc[i], position: position[i] }));
+  return writePlot(outDir, `${stem}_calibration`, {
+    title: { text: 'Forced-exit p(y* | s_k, </think>) vs MC value at the same exit points', subtitle: `run ${r.runId}; ${r.calibration!.points} exit points; line: 10 equal-width bins` },
+    width: 320,
+    height: 320,
+    layer: [
+      { data: { values: [{ x: 0, y: 0 }, { x: 1, y: 1 }] }, mark: { type: 'line', color: '#999', strokeDash: [4, 4] }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } } },
+      {
+        data: { values: points },
+        mark: { type: 'circle', opacity: 0.35, size: 20 },
+        encoding: {
+          x: { field: 'forced', type: 'quantitative', scale: { domain: [0, 1] }, title: 'forced-exit answer probability' },
+          y: { field: 'mc', type: 'quantitative', scale: { domain: [0, 1] }, title: 'MC value (mean ζ of continuations)' },
+          color: { field: 'position', type: 'quantitative', title: 'k / K', scale: { scheme: 'viridis' } },
+        },
+      },
+      {
+        data: { values: r.calibration!.bins },
+        mark: { type: 'line', point: true, color: '#d62728' },
+        encoding: { x: { field: 'meanForced', type: 'quantitative' }, y: { field: 'meanMc', type: 'quantitative' } },
+      },
+    ],
+  });
+}
+
+async function accuracyPlot(r: LmQualityReport, outDir: string, stem: string): Promise<string[]> {
+  return writePlot(outDir, `${stem}_accuracy`, {
+    title: { text: 'Embedded model: greedy accuracy per eval split', subtitle: `run ${r.runId}` },
     data: { values: EVAL_SPLITS.map((s, i) => ({ split: s, order: i, accuracy: r.accuracyBySplit[s] })) },
     width: 300,
     height: 200,

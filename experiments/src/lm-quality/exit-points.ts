@@ -1,0 +1,95 @@
+import { ProgressBar, type Rng } from '@rred/core';
+import { rredcot, truncatedMc, type Reference } from '@rred/estimators';
+import type { Trace, TransformerLM } from '@rred/lm';
+import { segment, segmentationConfig } from '@rred/segmentation';
+import { THINK_CLOSE, reachedSubgoals, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { continuationReward, generateRollouts, specialTokens } from '../common/rollouts';
+import type { LmQualityConfig } from './config';
+
+/** One exit point of one T = 1 trace: what the forced-exit immediate term says, and what MC says. */
+export interface CalibrationPoint {
+  problemId: string;
+  /** Exit point k (0 = the prompt) and its relative position k / K. */
+  k: number;
+  position: number;
+  /** p(y* <eos> | s_k, </think>): the forced-exit answer probability (RREDCoT exit 'forced', terms 'immediate'). */
+  forced: number;
+  /** V_MC(s_k): mean ζ of the sampled continuations (thinking, then answer) from s_k. */
+  mc: number;
+}
+
+/** The two acceptance differences of issue 12 on one correct trace, in nats. */
+export interface TermDifferences {
+  problemId: string;
+  /** log V(s_1) − log V(s_0) (exit 'forced', valueSuffix 'remaining', combine 'sum'). */
+  valueStep1: number;
+  /** log I(s_K) − log I(s_0) (forced exit). */
+  immediateGain: number;
+  segments: number;
+}
+
+/** Reference pairs of a record: its solution and listed alternative orders, all with its answer. */
+export function recordReferences(lm: TransformerLM, record: TaskRecord, limit = 16): Reference[] {
+  const alternatives = Array.isArray(record.meta.alternativeSolutions) ? (record.meta.alternativeSolutions as string[]) : [];
+  const answer = lm.tokenizer.encode(record.answer);
+  return [record.solution, ...alternatives].slice(0, limit).map((s) => ({ solution: lm.tokenizer.encode(s), answer }));
+}
+
+/**
+ * The exit-point study of `lm:evaluate` (issue 12): one T = 1 rollout per problem, an exit point after
+ * every line (keyword segmentation: newline + `wait`), and at each exit point the forced-exit answer
+ * probability next to a truncated-MC value (reliability); on the correct traces, the value and
+ * immediate differences of RREDCoT with exit 'forced' and valueSuffix 'remaining'.
+ */
+export async function exitPointStudy(
+  lm: TransformerLM,
+  records: readonly TaskRecord[],
+  c: NonNullable<LmQualityConfig['calibration']>,
+  batchSize: number,
+  rng: Rng,
+): Promise<{ points: CalibrationPoint[]; terms: TermDifferences[]; traces: number }> {
+  const tokens = specialTokens(lm.tokenizer);
+  const alignment = remainingAlignment(lm.tokenizer);
+  const seg = segmentationConfig({ strategy: 'keyword' });
+  const traces = await generateRollouts(lm, records, { temperature: 1, maxNewTokens: c.maxNewTokens, batchSize }, rng.fork('rollouts'));
+  const points: CalibrationPoint[] = [];
+  const terms: TermDifferences[] = [];
+  const bar = new ProgressBar('exit points: forced exit vs MC', traces.length);
+  for (let i = 0; i < traces.length; i++) {
+    const trace: Trace = traces[i];
+    bar.tick(1);
+    if (trace.thinkEnd >= trace.completion.length) continue; // never closed its thinking: no exit-point structure
+    const record = records[i];
+    const segments = segment(trace, seg, (id) => lm.tokenizer.tokenText(id));
+    const inputs = { tokens, references: { dataset: recordReferences(lm, record) }, alignment };
+    const forced = await rredcot(lm, trace, segments, inputs, { terms: 'immediate', exit: 'forced' });
+    const mc = await truncatedMc(
+      lm,
+      trace,
+      segments,
+      { tokens, reward: continuationReward(lm.tokenizer, record) },
+      { samplesPerExitPoint: c.mcSamples, maxNewTokens: c.maxNewTokens, horizon: 'completion', batchSize },
+      rng.fork(`mc-${trace.problemId}`),
+    );
+    const K = segments.length;
+    forced.extra.logImmediate!.forEach((lp, k) =>
+      points.push({ problemId: trace.problemId, k, position: K === 0 ? 1 : k / K, forced: Math.exp(lp), mc: mc.values![k] }),
+    );
+    if (trace.reward > 0 && K >= 1) {
+      const both = await rredcot(lm, trace, segments, inputs, { terms: 'both', exit: 'forced', valueSuffix: 'remaining', combine: 'sum' });
+      const logV = both.extra.logValue!;
+      const logI = both.extra.logImmediate!;
+      terms.push({ problemId: trace.problemId, valueStep1: logV[1] - logV[0], immediateGain: logI[K] - logI[0], segments: K });
+    }
+  }
+  return { points, terms, traces: traces.length };
+}
+
+/**
+ * A T = 1 sample exits early when it closes its thinking before computing every variable: fewer
+ * distinct solution lines than the problem has steps.
+ */
+export function isEarlyExit(completionText: string, steps: number): boolean {
+  const close = completionText.indexOf(THINK_CLOSE);
+  return close >= 0 && reachedSubgoals(completionText.slice(0, close)).size < steps;
+}

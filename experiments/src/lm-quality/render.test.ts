@@ -1,0 +1,72 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { openStore } from '@rred/results-store';
+import { runsToRender } from '../render/registry';
+import { lmQualityConfigSchema } from './config';
+import { lmQualityReport, renderLmQualityTables } from './render';
+import { isEarlyExit } from './exit-points';
+
+function baseMetrics(): Record<string, number> {
+  const m: Record<string, number> = { 't1.mixedFraction': 0.5, 't1.entropyRatio': 9, 't1.entropy.result': 0.1, 't1.entropy.format': 0.01, 't1.entropy.other': 0.2, 't1.accuracy': 0.4 };
+  for (const s of ['eval-easy', 'eval-medium', 'eval-hard']) Object.assign(m, { [`greedy.${s}.accuracy`]: 0.5, [`greedy.${s}.meanLength`]: 40, [`greedy.${s}.maxLength`]: 50 });
+  return m;
+}
+
+describe('lm-quality report', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lm-report-'));
+  const store = openStore(path.join(dir, 'store.sqlite'));
+  const backend = { backend: 'cpu', openblasThreads: 1 };
+  const ids: Record<string, string> = {};
+  beforeAll(() => {
+    for (const [name, checkpoint, extra] of [
+      ['old', 'packages/lm/checkpoints/embedded.ckpt', {}],
+      ['older', 'packages/lm/checkpoints/embedded.ckpt', {}],
+      ['met', 'packages/lm/checkpoints/assumptions-met.ckpt', { compositeSplit: 'eval-medium-composite', calibration: {} }],
+    ] as const) {
+      const config = lmQualityConfigSchema.parse({ checkpoint, ...extra });
+      const run = store.startRun({ experiment: 'lm', config, backend });
+      run.logMetrics(baseMetrics());
+      if (name === 'met') {
+        run.logMetrics({ 't1.earlyExitFraction': 0.002, 'composite.eval-medium-composite.accuracy': 0.4, 'composite.eval-medium-composite.partAccuracy': 0.6, 'composite.eval-medium-composite.problems': 300 });
+        [[0.05, 0.1], [0.15, 0.3], [0.95, 0.9], [1, 1]].forEach(([f, v], i) => run.logMetrics({ 'calibration.forced': f, 'calibration.mc': v, 'calibration.position': i / 3 }, i));
+        run.logMetrics({ 'calibration.traces': 1, 'calibration.points': 4, 'calibration.meanAbsGap': 0.075, 'terms.correctTraces': 1, 'terms.valueStep1.mean': -1.5, 'terms.immediateGain.mean': 2 });
+      }
+      run.finish();
+      ids[name] = run.id;
+    }
+  });
+  afterAll(() => {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('renders the newest run of each checkpoint, into files named after the checkpoint', () => {
+    const runs = runsToRender(store, 'lm');
+    expect(runs).toHaveLength(2);
+    expect(runs).toContain(ids.met);
+    const files = runs.flatMap((id) => renderLmQualityTables(store, id, dir)).map((f) => path.basename(f));
+    expect(files.sort()).toEqual(['assumptions-met.json', 'assumptions-met.md', 'embedded.json', 'embedded.md']);
+  });
+
+  it('shows the issue-12 rows only for runs that measured them', () => {
+    const old = lmQualityReport(store, ids.older);
+    expect(old.earlyExitFraction).toBeUndefined();
+    expect(old.calibration).toBeUndefined();
+    const met = lmQualityReport(store, ids.met);
+    expect(met.composite).toEqual({ split: 'eval-medium-composite', accuracy: 0.4, partAccuracy: 0.6, problems: 300 });
+    // bins [0, 0.1), [0.1, 0.2), [0.9, 1.0] (1 falls into the last bin)
+    expect(met.calibration!.bins.map((b) => [b.points, b.meanForced, b.meanMc])).toEqual([[1, 0.05, 0.1], [1, 0.15, 0.3], [2, 0.975, 0.95]]);
+    renderLmQualityTables(store, ids.met, dir);
+    const md = fs.readFileSync(path.join(dir, 'assumptions-met.md'), 'utf8');
+    expect(md).toMatch(/close their thinking before the last line .*\| 0\.0020 \| ≤ 0\.01 \| yes/);
+    expect(md).toContain('mean log V(s_1) − log V(s_0) = -1.50 nats');
+  });
+
+  it('counts an early exit only when the thinking closes before every variable is computed', () => {
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4</think>4<eos>', 2)).toBe(false);
+    expect(isEarlyExit('a=1+2=3\n</think>4<eos>', 2)).toBe(true);
+    expect(isEarlyExit('a=1+2=3\nb=3+1=5\nwait b=3+1=4</think>4<eos>', 2)).toBe(false);
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4', 2)).toBe(false); // never closed: truncated, not an early exit
+  });
+});
