@@ -83,7 +83,7 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     });
   }
   if (config.calibration) {
-    const study = await exitPointStudy(lm, loadSplit(config.defaultSplit, config.calibration.problems), config.calibration, config.batchSize, rng.fork('exit-points'));
+    const study = await exitPointStudy(lm, loadSplit(config.defaultSplit, Math.max(config.calibration.problems, config.calibration.termsProblems)), config.calibration, config.batchSize, rng.fork('exit-points'));
     // one step per exit point / per correct trace, so the renderer reads them back in order
     study.points.forEach((p, i) => run.logMetrics({ 'calibration.forced': p.forced, 'calibration.mc': p.mc, 'calibration.position': p.position }, i));
     study.terms.forEach((t, i) => run.logMetrics({ 'terms.valueStep1': t.valueStep1, 'terms.immediateGain': t.immediateGain }, i));

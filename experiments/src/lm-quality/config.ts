@@ -25,8 +25,14 @@ export const lmQualityConfigSchema = z
       ),
     calibration: z
       .object({
-        problems: z.number().int().min(1).default(100).describe('First N problems of the default split, one T = 1 rollout each. Default 100.'),
-        mcSamples: z.number().int().min(1).default(16).describe('Truncated-MC continuations per exit point. Default 16.'),
+        problems: z.number().int().min(1).default(60).describe('First N problems of the default split whose exit points get MC values (reliability). Default 60.'),
+        termsProblems: z
+          .number()
+          .int()
+          .min(1)
+          .default(150)
+          .describe('First N problems (≥ problems) of the default split, one T = 1 rollout each; the RREDCoT differences use the correct ones. Default 150.'),
+        mcSamples: z.number().int().min(1).default(8).describe('Truncated-MC continuations per exit point. Default 8.'),
         maxNewTokens: z
           .number()
           .int()

@@ -37,8 +37,8 @@ export function recordReferences(lm: TransformerLM, record: TaskRecord, limit = 
 
 /**
  * The exit-point study of `lm:evaluate` (issue 12): one T = 1 rollout per problem, an exit point after
- * every line (keyword segmentation: newline + `wait`), and at each exit point the forced-exit answer
- * probability next to a truncated-MC value (reliability); on the correct traces, the value and
+ * every line (keyword segmentation: newline + `wait`), and at each exit point of the first `problems`
+ * traces the forced-exit answer probability next to a truncated-MC value (reliability); on the correct traces of all `termsProblems`, the value and
  * immediate differences of RREDCoT with exit 'forced' and valueSuffix 'remaining'.
  */
 export async function exitPointStudy(
@@ -62,19 +62,21 @@ export async function exitPointStudy(
     const record = records[i];
     const segments = segment(trace, seg, (id) => lm.tokenizer.tokenText(id));
     const inputs = { tokens, references: { dataset: recordReferences(lm, record) }, alignment };
-    const forced = await rredcot(lm, trace, segments, inputs, { terms: 'immediate', exit: 'forced' });
-    const mc = await truncatedMc(
-      lm,
-      trace,
-      segments,
-      { tokens, reward: continuationReward(lm.tokenizer, record) },
-      { samplesPerExitPoint: c.mcSamples, maxNewTokens: c.maxNewTokens, horizon: 'completion', batchSize },
-      rng.fork(`mc-${trace.problemId}`),
-    );
     const K = segments.length;
-    forced.extra.logImmediate!.forEach((lp, k) =>
-      points.push({ problemId: trace.problemId, k, position: K === 0 ? 1 : k / K, forced: Math.exp(lp), mc: mc.values![k] }),
-    );
+    if (i < c.problems) {
+      const forced = await rredcot(lm, trace, segments, inputs, { terms: 'immediate', exit: 'forced' });
+      const mc = await truncatedMc(
+        lm,
+        trace,
+        segments,
+        { tokens, reward: continuationReward(lm.tokenizer, record) },
+        { samplesPerExitPoint: c.mcSamples, maxNewTokens: c.maxNewTokens, horizon: 'completion', batchSize },
+        rng.fork(`mc-${trace.problemId}`),
+      );
+      forced.extra.logImmediate!.forEach((lp, k) =>
+        points.push({ problemId: trace.problemId, k, position: K === 0 ? 1 : k / K, forced: Math.exp(lp), mc: mc.values![k] }),
+      );
+    }
     if (trace.reward > 0 && K >= 1) {
       const both = await rredcot(lm, trace, segments, inputs, { terms: 'both', exit: 'forced', valueSuffix: 'remaining', combine: 'sum' });
       const logV = both.extra.logValue!;

@@ -172,7 +172,7 @@ function extraSections(r: LmQualityReport): string[] {
       '',
       '## Exit points: forced-exit answer probability vs MC value',
       '',
-      `${r.calibration.traces} T = 1 rollouts of ${r.defaultSplit}, an exit point after every line (keyword segmentation), ${r.calibration.points} exit points; ` +
+      `T = 1 rollouts of ${r.defaultSplit} (${r.calibration.traces} in all), an exit point after every line (keyword segmentation), ${r.calibration.points} exit points with MC values; ` +
         `forced = p(y* <eos> | s_k, </think>), MC = mean ζ of the continuations from s_k. Mean |forced − MC| ${fmt(r.calibration.meanAbsGap)}.`,
       '',
       toMarkdown({
