@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   initTokenEmbeddings(transformer, embeddingStd, root.fork('token-embedding-init'));
   // same norm as a token embedding row: a·√(C/2) = std·√C
   if (positionInit === 'sinusoidal') initSinusoidalPositions(transformer, embeddingStd * Math.SQRT2);
+  if (config.initCheckpoint) warmStart(transformer, tokenizer, path.resolve(repoRoot(), config.initCheckpoint));
   process.stderr.write(`pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`);
 
   const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });
@@ -236,6 +237,23 @@ async function main(): Promise<void> {
         `  checkpoint ${config.output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${config.output.runRecord}, store run ${run.id}\n`,
     );
   }
+}
+
+/**
+ * Copies a checkpoint's weights into the freshly built transformer (a second training stage). The
+ * checkpoint must have the same tokenizer alphabet and model shape; the seed still draws corpus and data order.
+ */
+function warmStart(transformer: ReturnType<typeof createTransformer>, tokenizer: Tokenizer, file: string): void {
+  const from = TransformerLM.fromCheckpoint(file);
+  if (from.tokenizer.alphabet !== tokenizer.alphabet) {
+    throw new UserError(`initCheckpoint ${file}: its tokenizer alphabet ${JSON.stringify(from.tokenizer.alphabet)} differs from this run's ${JSON.stringify(tokenizer.alphabet)}`);
+  }
+  const src = from.transformer.variables();
+  const dst = transformer.variables();
+  if (src.length !== dst.length || src.some((v, i) => v.shape.join('x') !== dst[i].shape.join('x'))) {
+    throw new UserError(`initCheckpoint ${file}: its model shape differs from config.model`);
+  }
+  dst.forEach((v, i) => v.assign(src[i]));
 }
 
 runMain(main);

@@ -52,6 +52,15 @@ export const pretrainConfigSchema = z
       .strict()
       .default({})
       .describe('Where the SFT corpus comes from (generated on the fly from the seeds; nothing downloaded).'),
+    initCheckpoint: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        'Start from this checkpoint\'s weights instead of the seeded init (a second stage; same alphabet and model shape, path relative to ' +
+          'the repository root); the optimizer state and lr schedule start fresh. Default null: train from the seed.',
+      ),
     steps: z
       .number()
       .int()
