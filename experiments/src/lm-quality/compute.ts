@@ -70,7 +70,7 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     't1.entropy.resultTokens': roles.result.count,
     't1.entropy.formatTokens': roles.format.count,
     't1.entropyRatio': roles.result.mean / roles.format.mean,
-    't1.earlyExitFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), Number(s.record.meta.steps))).length / sampled.length,
+    't1.earlyExitFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), s.record.problem)).length / sampled.length,
   });
   if (config.compositeSplit) {
     const split = config.compositeSplit;

@@ -88,10 +88,13 @@ export async function exitPointStudy(
 }
 
 /**
- * A T = 1 sample exits early when it closes its thinking before computing every variable: fewer
- * distinct solution lines than the problem has steps.
+ * A T = 1 sample exits early when it closes its thinking before the line of the problem's last step
+ * (the variable every other one feeds, so the answer needs it). A sample that skips an intermediate
+ * line but computes the last one is a wrong solution, not an early exit.
  */
-export function isEarlyExit(completionText: string, steps: number): boolean {
+export function isEarlyExit(completionText: string, problemText: string): boolean {
   const close = completionText.indexOf(THINK_CLOSE);
-  return close >= 0 && reachedSubgoals(completionText.slice(0, close)).size < steps;
+  const steps = problemText.split(';').slice(0, -1);
+  const last = steps[steps.length - 1]?.split('=')[0];
+  return close >= 0 && last !== undefined && !reachedSubgoals(completionText.slice(0, close)).has(last);
 }

@@ -63,10 +63,12 @@ describe('lm-quality report', () => {
     expect(md).toContain('mean log V(s_1) − log V(s_0) = -1.50 nats');
   });
 
-  it('counts an early exit only when the thinking closes before every variable is computed', () => {
-    expect(isEarlyExit('a=1+2=3\nb=3+1=4</think>4<eos>', 2)).toBe(false);
-    expect(isEarlyExit('a=1+2=3\n</think>4<eos>', 2)).toBe(true);
-    expect(isEarlyExit('a=1+2=3\nb=3+1=5\nwait b=3+1=4</think>4<eos>', 2)).toBe(false);
-    expect(isEarlyExit('a=1+2=3\nb=3+1=4', 2)).toBe(false); // never closed: truncated, not an early exit
+  it("counts an early exit only when the thinking closes before the last step's line", () => {
+    const problem = 'a=1+2;b=a+1;c=b+a;?c';
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4\nc=4+3=7</think>7<eos>', problem)).toBe(false);
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4\n</think>7<eos>', problem)).toBe(true);
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4\nc=4+3=6\nwait c=4+3=7</think>7<eos>', problem)).toBe(false);
+    expect(isEarlyExit('a=1+2=3\nc=4+3=7</think>7<eos>', 'a=1+2;b=a+1;c=b+a;?b,c')).toBe(false); // skipped b: wrong, not early
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4', problem)).toBe(false); // never closed: truncated, not an early exit
   });
 });
