@@ -6,6 +6,7 @@ import { generateProblem, generatorConfig } from './generate';
 import { answerOf, parseProblem, problemText, type Problem } from './problem';
 import { countSolutionOrders, solutionOrders } from './orders';
 import { solutionText } from './solution';
+import { compositeForm } from './composite';
 
 export const SPLITS = ['train', 'validation', 'eval-easy', 'eval-medium', 'eval-hard'] as const;
 export type SplitName = (typeof SPLITS)[number];
@@ -42,6 +43,7 @@ export const MAX_LISTED_ALTERNATIVES = 8;
 /** The dataset record for a problem: canonical solution, answer and the task metadata. */
 export function toRecord(problem: Problem, id: string, split: string, config: GeneratorConfig): TaskRecord {
   const orders = solutionOrders(problem, MAX_LISTED_ALTERNATIVES + 1);
+  const composite = problem.queries.length > 1 ? { answerParts: problem.queries.length } : {};
   return {
     id,
     problem: problemText(problem),
@@ -55,8 +57,28 @@ export function toRecord(problem: Problem, id: string, split: string, config: Ge
       operators: config.operators,
       numValidOrders: countSolutionOrders(problem),
       alternativeSolutions: orders.slice(1).map((o) => solutionText(problem, o)),
+      ...composite,
     },
   };
+}
+
+/**
+ * Held-out splits in the composite form, each derived from a single-answer split: the same problems
+ * (so no train problem leaks in, and single vs composite compare on the same chains), asking 2 or 3
+ * values (uniform, at most the step count) drawn from `seed → fork(name)`.
+ */
+export const COMPOSITE_SPLITS = { 'eval-medium-composite': 'eval-medium' } as const satisfies Record<string, SplitName>;
+export type CompositeSplitName = keyof typeof COMPOSITE_SPLITS;
+
+/** The records of a composite split, built from the records of its source split. */
+export function compositeSplit(name: CompositeSplitName, source: readonly TaskRecord[], seed: number): TaskRecord[] {
+  const rng = new SeededRng(seed).fork(name);
+  return source.map((record, i) => {
+    const problem = problemFromRecord(record);
+    const asked = compositeForm(problem, rng.int(2, Math.min(3, problem.steps.length)), rng);
+    const config = generatorConfig({ operandMax: record.meta.operandMax, operators: record.meta.operators, minSteps: 1, maxSteps: 12 }, `record ${record.id}`);
+    return toRecord(asked, `${name}-${String(i).padStart(5, '0')}`, name, config);
+  });
 }
 
 /** The Problem behind a record of this task (modulus from `meta.modulus`, default 10). */

@@ -32,7 +32,7 @@ describe('generateProblem', () => {
       lengths.add(p.steps.length);
       expect(p.steps.length).toBeGreaterThanOrEqual(2);
       expect(p.steps.length).toBeLessThanOrEqual(9);
-      expect(p.query).toBe(p.steps[p.steps.length - 1].name);
+      expect(p.queries).toEqual([p.steps[p.steps.length - 1].name]);
       for (const s of p.steps) {
         expect(['*', '-']).toContain(s.op);
         for (const o of [s.left, s.right]) if (o.kind === 'num') expect(o.value).toBeLessThanOrEqual(4);

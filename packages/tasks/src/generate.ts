@@ -63,5 +63,5 @@ export function generateProblem(rng: Rng, config: GeneratorConfig): Problem {
     if (i < n - 1) unused.push(i);
   }
   if (unused.length > 0) throw new Error('generator left a variable unused');
-  return { steps, query: VARIABLE_NAMES[n - 1], modulus: config.modulus };
+  return { steps, queries: [VARIABLE_NAMES[n - 1]], modulus: config.modulus };
 }

@@ -14,13 +14,20 @@ export interface Step {
 
 /**
  * A problem: variables defined in a topological order (each refers only to earlier ones); the
- * question asks for `query`, the last variable, on which every other variable depends.
+ * question asks for `queries`, in definition order. The single-answer form asks for the last variable
+ * only (`?f`), on which every other variable depends; the composite form (`?c,f`) also asks for one or
+ * more earlier ones, so the answer has parts that are each right or wrong (paper Sec. 3.2.0.1: a
+ * composite answer reveals the subgoals).
  */
 export interface Problem {
   steps: Step[];
-  query: string;
+  /** One name (single answer) or several, in definition order, the last variable last. */
+  queries: string[];
   modulus: number;
 }
+
+/** Separates the parts of a composite query (`?c,f`) and of its answer (`6,9`). */
+export const ANSWER_PART_SEPARATOR = ',';
 
 /** Non-negative remainder, so `3-7` mod 10 is 6. */
 export function applyOp(op: Operator, x: number, y: number, modulus: number): number {
@@ -41,11 +48,16 @@ export function evaluate(problem: Problem): Map<string, number> {
   return values;
 }
 
-/** The unique final answer, as text. */
+/** The unique final answer, as text: the queried values joined by `,` (`0`, or `6,9` for `?c,f`). */
 export function answerOf(problem: Problem): string {
-  const v = evaluate(problem).get(problem.query);
-  if (v === undefined) throw new Error(`query ${problem.query} is not defined`);
-  return String(v);
+  const values = evaluate(problem);
+  return problem.queries
+    .map((q) => {
+      const v = values.get(q);
+      if (v === undefined) throw new Error(`query ${q} is not defined`);
+      return String(v);
+    })
+    .join(ANSWER_PART_SEPARATOR);
 }
 
 function operandText(o: Operand): string {
@@ -54,7 +66,7 @@ function operandText(o: Operand): string {
 
 /** Prompt text, e.g. `a=3+4;b=a*2;c=5+b;?c`. */
 export function problemText(problem: Problem): string {
-  return `${problem.steps.map((s) => `${s.name}=${operandText(s.left)}${s.op}${operandText(s.right)}`).join(';')};?${problem.query}`;
+  return `${problem.steps.map((s) => `${s.name}=${operandText(s.left)}${s.op}${operandText(s.right)}`).join(';')};?${problem.queries.join(ANSWER_PART_SEPARATOR)}`;
 }
 
 /** Alias for clarity at call sites that build the model's input: the prompt is the problem text. */
@@ -80,7 +92,7 @@ export function parseProblem(text: string, modulus: number, source = 'problem'):
   const fail = (why: string): never => {
     throw new UserError(`${source}: not a task problem (${why}): ${JSON.stringify(text)}`);
   };
-  if (!/^\?[a-z]$/.test(last)) fail(`expected the text to end with ';?<variable>'`);
+  if (!/^\?[a-z](,[a-z])*$/.test(last)) fail(`expected the text to end with ';?<variable>' or ';?<variable>,<variable>,...'`);
   const steps: Step[] = [];
   const defined = new Set<string>();
   for (const part of parts) {
@@ -96,7 +108,9 @@ export function parseProblem(text: string, modulus: number, source = 'problem'):
     steps.push({ name, left: operand(l), op: op as Operator, right: operand(r) });
     defined.add(name);
   }
-  const query = last.slice(1);
-  if (!defined.has(query)) fail(`queried variable ${query} is not defined`);
-  return { steps, query, modulus };
+  const queries = last.slice(1).split(ANSWER_PART_SEPARATOR);
+  for (const q of queries) if (!defined.has(q)) fail(`queried variable ${q} is not defined`);
+  const order = queries.map((q) => steps.findIndex((s) => s.name === q));
+  if (order.some((v, i) => i > 0 && v <= order[i - 1])) fail('queried variables must be distinct and in definition order');
+  return { steps, queries, modulus };
 }

@@ -102,6 +102,62 @@ describe('sft examples', () => {
     }
   });
 
+  it('early exits cut at a line boundary and answer with the true answer', () => {
+    const ps = problems(400, 11);
+    const cfg = sftConfig({ earlyExitRate: 0.5, errorRate: 0.3 });
+    const full = sftExamples(ps, sftConfig({ errorRate: 0.3 }), new Rng(3));
+    let early = 0;
+    const cuts = new Set<number>();
+    sftExamples(ps, cfg, new Rng(3)).forEach((e, i) => {
+      if (!e.earlyExit) {
+        expect(e).toEqual({ ...full[i], earlyExit: false, untrainedSpans: [] }); // the early-exit draw comes after the rest
+        return;
+      }
+      early++;
+      expect(e.answer).toBe(answerOf(ps[i]));
+      const kept = e.thinking === '' ? [] : e.thinking.slice(0, -1).split('\n');
+      if (e.thinking !== '') expect(e.thinking.endsWith('\n')).toBe(true);
+      const lines = full[i].thinking.split('\n');
+      expect(kept.length).toBeLessThan(lines.length);
+      expect(kept).toEqual(lines.slice(0, kept.length));
+      cuts.add(kept.length);
+      if (e.errorSpan) expect(e.errorSpan).toEqual(full[i].errorSpan);
+      else if (full[i].errorSpan) expect((full[i].errorSpan as [number, number])[1]).toBeGreaterThan(e.thinking.length);
+    });
+    // binomial(400, 0.5): sd 10, 5 sd
+    expect(Math.abs(early - 200)).toBeLessThan(50);
+    expect(cuts.has(0)).toBe(true); // s_0: no thinking at all
+    expect(Math.max(...cuts)).toBeGreaterThanOrEqual(6);
+  });
+
+  it("errorLineLoss 'mask' lists the wrong line, and only it, as untrained", () => {
+    const ps = problems(200, 12);
+    const ex = sftExamples(ps, sftConfig({ errorRate: 1, errorLineLoss: 'mask' }), new Rng(2));
+    for (const e of ex) {
+      expect(e.untrainedSpans).toEqual([e.errorSpan]);
+      const [s, t] = e.errorSpan as [number, number];
+      expect(e.thinking.slice(s, t)).toMatch(/^[a-z]=\d+[+\-*]\d+=\d+$/);
+    }
+    expect(sftExamples(ps, sftConfig({ errorRate: 1 }), new Rng(2)).every((e) => e.untrainedSpans.length === 0)).toBe(true);
+  });
+
+  it('composite examples ask 2..compositeMaxParts values and fit the 160-token context', () => {
+    const cfg = generatorConfig({ minSteps: 3, maxSteps: 8 });
+    const rng = new Rng(13);
+    const ps = Array.from({ length: 800 }, () => generateProblem(rng, cfg));
+    const parts = new Set<number>();
+    let composite = 0;
+    for (const e of sftExamples(ps, sftConfig({ compositeRate: 0.5, errorRate: 0.5 }), new Rng(4))) {
+      const asked = e.prompt.slice(e.prompt.lastIndexOf('?') + 1).split(',');
+      if (asked.length > 1) composite++;
+      parts.add(asked.length);
+      expect(e.answer.split(',').length).toBe(asked.length);
+      expect(e.prompt.length + e.thinking.length + e.answer.length + 4).toBeLessThanOrEqual(160);
+    }
+    expect([...parts].sort()).toEqual([1, 2, 3]);
+    expect(Math.abs(composite / 800 - 0.5)).toBeLessThan(0.09); // sd 0.018, 5 sd
+  });
+
   it('rejects unknown keys and out-of-range rates', () => {
     expect(() => sftConfig({ errRate: 0.1 })).toThrow(/unknown key 'errRate'/);
     expect(() => sftConfig({ errorRate: 2 })).toThrow(/errorRate: got 2/);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseConfig, type Rng } from '@rred/core';
-import { answerOf, applyOp, problemText, type Problem } from './problem';
+import { ANSWER_PART_SEPARATOR, answerOf, applyOp, problemText, type Problem } from './problem';
+import { compositeForm } from './composite';
 import { canonicalOrder, sampleSolutionOrder, countSolutionOrders } from './orders';
 import { CORRECTION_MARKER, LINE_SEPARATOR, stepLine, traceSteps } from './solution';
 
@@ -45,6 +46,45 @@ export const SftConfigSchema = z
         'Among errors in steps that read a variable, the fraction that copy a wrong operand value (the rest get a ' +
           'wrong result). Default 0.5; in [0,1].',
       ),
+    errorLineLoss: z
+      .enum(['train', 'mask'])
+      .default('train')
+      .describe(
+        "Whether the wrong line of an error example is trained ('train') or left out of the loss ('mask', via " +
+          "`untrainedSpans`; the `wait` correction after it is still trained). Default 'train' (the committed embedded " +
+          "checkpoint). 'mask' is the 'assumptions met' test bed's choice: the model then makes only its own errors, " +
+          'so a drop in p(reference) at a wrong line measures a real mistake, not an imitated error habit; it still ' +
+          'learns to recover with `wait` after a wrong line in its context.',
+      ),
+    compositeRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe(
+        'Probability that an example asks the composite form (`?c,f` → `6,9`, see compositeForm) instead of the ' +
+          'single answer. Default 0 (the committed embedded checkpoint knows only the single form); in [0,1]. Composite ' +
+          'texts contain `,`: tokenize them with COMPOSITE_TASK_ALPHABET.',
+      ),
+    compositeMaxParts: z
+      .number()
+      .int()
+      .min(2)
+      .max(4)
+      .default(3)
+      .describe('Composite examples ask for a uniform number of parts in 2..min(this, steps). Default 3; integer in 2..4.'),
+    earlyExitRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe(
+        'Probability that an example is cut after its first k thinking lines (k uniform in 0..lines−1, each kept line ' +
+          'ending in its newline, as at a mid-trace exit point), then `</think>`, the TRUE answer and `<eos>`. The ' +
+          "trainer leaves that `</think>` out of the loss (`earlyExit`), so the model learns p(y | s_k, </think>) — " +
+          'what it can infer from a partial trace (the forced-exit immediate term) — without learning to stop early. ' +
+          'Default 0 (the committed embedded checkpoint); in [0,1].',
+      ),
   })
   .strict();
 
@@ -68,14 +108,45 @@ export interface SftExample {
   alternativeOrder: boolean;
   /** Character span [start, end) of the wrong line in `thinking`, so a trainer may mask it. */
   errorSpan: [number, number] | null;
+  /**
+   * True when the thinking was cut at a line boundary before its end (earlyExitRate): the `</think>`
+   * that follows is not a place the model stops on its own and must get no loss.
+   */
+  earlyExit: boolean;
+  /** Character spans [start, end) of `thinking` that get no loss (the wrong line under errorLineLoss 'mask'). */
+  untrainedSpans: [number, number][];
 }
 
 function otherValue(rng: Rng, correct: number, modulus: number): number {
   return (correct + rng.int(1, modulus - 1)) % modulus;
 }
 
-/** One SFT example for `problem`; all draws come from `rng`. */
+type FullExample = Omit<SftExample, 'earlyExit' | 'untrainedSpans'>;
+
+/**
+ * One SFT example for `problem`; all draws come from `rng`. The composite and early-exit draws are made
+ * only when their rates are > 0, so with the defaults the draws (and examples) are those of the
+ * committed embedded checkpoint's corpus.
+ */
 export function sftExample(problem: Problem, config: SftConfig, rng: Rng): SftExample {
+  let asked = problem;
+  if (config.compositeRate > 0 && rng.next() < config.compositeRate && problem.steps.length >= 2) {
+    asked = compositeForm(problem, rng.int(2, Math.min(config.compositeMaxParts, problem.steps.length)), rng);
+  }
+  const full = fullExample(asked, config, rng);
+  const example: SftExample = { ...full, earlyExit: false, untrainedSpans: [] };
+  if (config.earlyExitRate > 0 && rng.next() < config.earlyExitRate) {
+    const lines = full.thinking.split(LINE_SEPARATOR);
+    const k = rng.int(0, lines.length - 1);
+    const thinking = lines.slice(0, k).map((l) => l + LINE_SEPARATOR).join('');
+    const keepsError = full.errorSpan !== null && full.errorSpan[1] <= thinking.length;
+    Object.assign(example, { thinking, answer: full.expectedAnswer, earlyExit: true, errorSpan: keepsError ? full.errorSpan : null });
+  }
+  if (config.errorLineLoss === 'mask' && example.errorSpan) example.untrainedSpans = [example.errorSpan];
+  return example;
+}
+
+function fullExample(problem: Problem, config: SftConfig, rng: Rng): FullExample {
   let order = canonicalOrder(problem);
   let alternativeOrder = false;
   if (rng.next() < config.alternativeOrderRate && countSolutionOrders(problem) > 1) {
@@ -120,8 +191,8 @@ export function sftExample(problem: Problem, config: SftConfig, rng: Rng): SftEx
   // Uncorrected: later steps use the wrong value, so the final answer follows from it.
   const propagated = traceSteps(problem, order, new Map([[step.index, wrongResult]]));
   const out = propagated.map((s, i) => (i === at ? wrongLine : stepLine(s.name, s.left, s.op, s.right, s.result)));
-  const finalStep = propagated.find((s) => s.name === problem.query);
-  return { ...base, thinking: out.join(LINE_SEPARATOR), answer: String(finalStep?.result), kind: 'uncorrected', errorSpan };
+  const answer = problem.queries.map((q) => String(propagated.find((s) => s.name === q)?.result)).join(ANSWER_PART_SEPARATOR);
+  return { ...base, thinking: out.join(LINE_SEPARATOR), answer, kind: 'uncorrected', errorSpan };
 }
 
 /**

@@ -14,6 +14,12 @@ export const LINE_SEPARATOR = '\n';
  */
 export const TASK_ALPHABET = '0123456789+-*=;?\n abcdefghijkltw';
 
+/**
+ * TASK_ALPHABET plus the `,` of composite queries and answers (`?c,f` → `6,9`), appended so the ids of
+ * the single-answer alphabet stay the same. The 'assumptions met' checkpoint is built from it.
+ */
+export const COMPOSITE_TASK_ALPHABET = `${TASK_ALPHABET},`;
+
 /** One rendered solution line: `b=7*2=4` (variables replaced by the values used). */
 export function stepLine(name: string, left: number, op: string, right: number, result: number): string {
   return `${name}=${left}${op}${right}=${result}`;

@@ -38,3 +38,34 @@ describe('verify', () => {
     expect(verify(`${think}</think>7<eos>`, '4', true).answer).toBe('7');
   });
 });
+
+describe('verify: composite answers (`?c,f` → `6,9`)', () => {
+  const think = 'c=9+7=6\nf=4+5=9';
+  const cases: [string, number, string, boolean[]][] = [
+    ['6,9', 1, 'correct', [true, true]],
+    ['06, 9', 1, 'correct', [true, true]], // integers by value, whitespace around a part allowed
+    ['6,8', 0, 'wrong', [true, false]],
+    ['5,9', 0, 'wrong', [false, true]],
+    ['6', 0, 'malformed', [true, false]], // a missing part
+    ['6,', 0, 'malformed', [true, false]],
+    ['6,9,1', 0, 'malformed', [true, true]], // an extra part
+    ['6,9x', 0, 'malformed', [true, false]], // extra text
+    ['6,9 is it', 0, 'malformed', [true, false]],
+    ['c=6,f=9', 0, 'malformed', [false, false]],
+  ];
+  it.each(cases)('answer %j → reward %d, %s, parts %j', (answer, reward, reason, parts) => {
+    const r = verify(`${think}</think>${answer}<eos>`, '6,9', true);
+    expect(r).toEqual({ reward, reason, answer, parts });
+  });
+
+  it('three parts, and the format checks before the parts', () => {
+    expect(verify(`${think}</think>1,2,3<eos>`, '1,2,3', true).reward).toBe(1);
+    expect(verify(`${think}</think>1,0,3<eos>`, '1,2,3', true).parts).toEqual([true, false, true]);
+    expect(verify(`${think}</think>6,9<eos>`, '6,9', false).reason).toBe('truncated');
+    expect(verify(`${think}</think><eos>`, '6,9', true).reason).toBe('no-answer');
+  });
+
+  it('a single expected answer never gets parts', () => {
+    expect(verify(`${think}</think>6,9<eos>`, '9', true)).toEqual({ reward: 0, reason: 'malformed', answer: '6,9' });
+  });
+});

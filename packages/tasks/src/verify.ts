@@ -17,6 +17,11 @@ export interface VerifyResult {
   reason: VerifyReason;
   /** The extracted answer text (null when there is none to extract). */
   answer: string | null;
+  /**
+   * Composite answers only (expected `6,9`): whether each expected part was given and right, in order;
+   * a missing part counts as not right. Absent for single answers.
+   */
+  parts?: boolean[];
 }
 
 /**
@@ -32,6 +37,24 @@ export function extractAnswer(completionText: string): string | null {
 }
 
 const INTEGER_RE = /^-?\d+$/;
+/** A composite answer: two or more integers separated by `,` (see ANSWER_PART_SEPARATOR). */
+const COMPOSITE_RE = /^-?\d+(,-?\d+)+$/;
+
+function sameInteger(a: string, b: string): boolean {
+  return BigInt(a) === BigInt(b);
+}
+
+/**
+ * Composite answers part by part: each part is an integer (whitespace around a part is allowed), the
+ * count must equal the expected count. Reward 1 only when every part is right.
+ */
+function verifyComposite(answer: string, expected: string): VerifyResult {
+  const want = expected.split(',');
+  const got = answer.split(',').map((p) => p.trim());
+  const parts = want.map((w, i) => i < got.length && INTEGER_RE.test(got[i]) && sameInteger(got[i], w));
+  if (got.some((p) => !INTEGER_RE.test(p)) || got.length !== want.length) return { reward: 0, reason: 'malformed', answer, parts };
+  return parts.every(Boolean) ? { reward: 1, reason: 'correct', answer, parts } : { reward: 0, reason: 'wrong', answer, parts };
+}
 
 /**
  * Judges a completion:
@@ -40,8 +63,10 @@ const INTEGER_RE = /^-?\d+$/;
  *   token in the answer, text after `<eos>`, or an answer that is not an integer when an integer is
  *   expected;
  * - `no-answer`: `</think>` present but nothing (or only whitespace) before `<eos>`;
- * - `correct` / `wrong`: an integer answer compares by value (so `09` equals `9`); any other
- *   expected answer (external datasets) compares as whitespace-trimmed text.
+ * - `correct` / `wrong`: an integer answer compares by value (so `09` equals `9`); a composite
+ *   expected answer (`6,9`) compares part by part and is `malformed` when a part is missing, extra or
+ *   not an integer (`parts` says which parts are right); any other expected answer (external datasets)
+ *   compares as whitespace-trimmed text.
  */
 export function verify(completionText: string, expectedAnswer: string, stopped: boolean): VerifyResult {
   if (!stopped) return { reward: 0, reason: 'truncated', answer: extractAnswer(completionText) };
@@ -56,10 +81,11 @@ export function verify(completionText: string, expectedAnswer: string, stopped: 
   if (SPECIAL_TOKEN_RE.test(answer)) return malformed(answer);
   if (answer.length === 0) return { reward: 0, reason: 'no-answer', answer };
   const expected = expectedAnswer.trim();
+  if (COMPOSITE_RE.test(expected)) return verifyComposite(answer, expected);
   let same: boolean;
   if (INTEGER_RE.test(expected)) {
     if (!INTEGER_RE.test(answer)) return malformed(answer);
-    same = BigInt(answer) === BigInt(expected);
+    same = sameInteger(answer, expected);
   } else {
     same = answer === expected;
   }

@@ -7,6 +7,11 @@ export interface SftExample {
   prompt: number[];
   /** solution `</think>` answer `<eos>` */
   completion: number[];
+  /**
+   * Indices into `completion` whose tokens get no loss (still inputs): an early exit's `</think>`,
+   * a masked wrong line. Absent or empty: every completion token is trained.
+   */
+  untrained?: number[];
 }
 
 /** A right-padded next-token batch: position t predicts targets[b,t] from inputs[b, ≤t]. */
@@ -23,7 +28,7 @@ export interface TokenBatch {
  * Builds the teacher-forcing batch. Each sequence prompt ++ completion is truncated to
  * `contextLength + 1` tokens (so the model sees at most contextLength inputs), shifted by one into
  * inputs/targets and right-padded with `padId` to the longest row. Only completion tokens are
- * trained: prompt tokens are the condition, not the output.
+ * trained, minus the example's `untrained` ones: prompt tokens are the condition, not the output.
  */
 export function buildBatch(examples: SftExample[], contextLength: number, padId: number): TokenBatch {
   if (examples.length === 0) throw new UserError('buildBatch: empty batch');
@@ -39,12 +44,13 @@ export function buildBatch(examples: SftExample[], contextLength: number, padId:
   const completionLengths: number[] = [];
   rows.forEach((row, b) => {
     const promptLength = examples[b].prompt.length;
+    const untrained = new Set(examples[b].untrained ?? []);
     let trained = 0;
     for (let t = 0; t + 1 < row.length; t++) {
       inputs[b * T + t] = row[t];
       targets[b * T + t] = row[t + 1];
-      // target position t+1 is a completion token iff t+1 ≥ promptLength
-      if (t + 1 >= promptLength) {
+      // target position t+1 is a completion token iff t+1 ≥ promptLength; it is completion[t+1−promptLength]
+      if (t + 1 >= promptLength && !untrained.has(t + 1 - promptLength)) {
         mask[b * T + t] = 1;
         trained += 1;
       }

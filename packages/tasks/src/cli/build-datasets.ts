@@ -6,7 +6,7 @@
  */
 import * as path from 'path';
 import { UserError, runMain } from '@rred/core';
-import { DEFAULT_DATASET_SEED, SPLITS, buildDatasets, writeJsonl } from '../index';
+import { COMPOSITE_SPLITS, DEFAULT_DATASET_SEED, SPLITS, buildDatasets, compositeSplit, writeJsonl } from '../index';
 
 function parseArgs(argv: string[]): { seed: number; out: string; train: number } {
   const args = { seed: DEFAULT_DATASET_SEED, out: path.resolve(__dirname, '../../data'), train: 0 };
@@ -37,5 +37,11 @@ runMain(() => {
     const file = path.join(args.out, `${split}.jsonl`);
     writeJsonl(file, data[split]);
     process.stdout.write(`${file}: ${data[split].length} problems\n`);
+  }
+  for (const [name, source] of Object.entries(COMPOSITE_SPLITS) as [keyof typeof COMPOSITE_SPLITS, (typeof SPLITS)[number]][]) {
+    const file = path.join(args.out, `${name}.jsonl`);
+    const records = compositeSplit(name, data[source], args.seed);
+    writeJsonl(file, records);
+    process.stdout.write(`${file}: ${records.length} problems (composite form of ${source})\n`);
   }
 });

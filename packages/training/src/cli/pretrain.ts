@@ -10,7 +10,7 @@ import * as path from 'path';
 import { ProgressBar, Rng, UserError, canonicalJson, parseConfig, runMain } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
+import { COMPOSITE_TASK_ALPHABET, DEFAULT_EVAL_SPLIT, TASK_ALPHABET, buildDatasets, problemFromRecord, type TaskRecord } from '@rred/tasks';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import { openStore, withRun, type Run } from '@rred/results-store';
 import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const resume = args.flags.has('resume');
   const engine = await initEngine();
 
-  const tokenizer = Tokenizer.fromAlphabet(TASK_ALPHABET);
+  const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
   const { positionInit, embeddingStd, ...shape } = config.model;
   const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${args.configSource}: model`);
   const root = new Rng(config.seed);
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   process.stderr.write(`pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`);
 
   const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });
-  const corpus = taskCorpus(splits.train.map(problemFromRecord), tokenizer, root.fork('corpus'), config.data.corpusRefreshEpochs);
+  const corpus = taskCorpus(splits.train.map(problemFromRecord), tokenizer, root.fork('corpus'), config.data.corpusRefreshEpochs, config.data.mix);
   const validation = splits.validation.slice(0, config.validation.problems);
   const validationExamples = validation.map((r) => tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }));
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SftConfigSchema } from '@rred/tasks';
 import { optimizerConfigSchema } from './optimizer';
 
 /**
@@ -41,6 +42,11 @@ export const pretrainConfigSchema = z
           .boolean()
           .default(true)
           .describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch. Default true.'),
+        mix: SftConfigSchema.default({}).describe(
+          'The SFT example mix (@rred/tasks SftConfigSchema: alternative orders, errors and corrections, errorLineLoss, ' +
+            'composite forms, early exits). Default {}: the committed embedded checkpoint\'s mix. The tokenizer alphabet is ' +
+            'COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET.',
+        ),
       })
       .strict()
       .default({})
