@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { repoRoot, Rng, runMain } from '@rred/core';
+import { checkOutputDir, repoRoot, Rng, runMain } from '@rred/core';
 import { openStore, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
@@ -38,6 +38,8 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
     usage: `npx nx run ${def.command.project}:${def.command.target} --`,
   });
   def.precheck?.(config);
+  const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
+  checkOutputDir(outDir); // before the compute: a bad --out used to fail only after a FINISHED run
   const backend = await def.backend();
   const store = openStore(args.store);
   try {
@@ -49,7 +51,6 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
         return run.id;
       },
     );
-    const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
     const files = [...(await def.render.tables(store, runId, outDir)), ...(await def.render.plots(store, runId, outDir))];
     return { runId, files };
   } finally {

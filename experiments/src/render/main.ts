@@ -4,7 +4,7 @@
  * [--experiment NAME] [--run ID] (the run defaults to the newest FINISHED top-level run).
  */
 import * as path from 'path';
-import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
+import { checkOutputDir, STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { openStoreForReading, type Store } from '@rred/results-store';
 import { experimentByName, experimentNames } from '../registry';
 import { renderSweep } from '../sweep/render';
@@ -37,9 +37,10 @@ runMain(async () => {
   const flags = args.flags;
   if (flags.experiment) experimentByName(flags.experiment, 'experiment (render --experiment)');
   if (flags.run && !flags.experiment) throw new UserError('render: --run needs --experiment');
+  const outRoot = flags.out ?? path.join(repoRoot(), 'results');
+  checkOutputDir(outRoot);
   const store = openStoreForReading(flags.store);
   try {
-    const outRoot = flags.out ?? path.join(repoRoot(), 'results');
     await renderExperiments(store, flags.experiment ? [flags.experiment] : experimentNames(), outRoot, what, flags.run);
     if (!flags.experiment) await renderSweeps(store, outRoot, what);
   } finally {

@@ -1,6 +1,6 @@
 /** experiments:sweep-report -- --sweep ID [--store FILE] [--out DIR]: table + plot of one sweep. */
 import * as path from 'path';
-import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
+import { checkOutputDir, STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { openStoreForReading } from '@rred/results-store';
 import { EXPERIMENTS } from '../registry';
 import { renderSweep } from './render';
@@ -31,6 +31,7 @@ runMain(async () => {
     const metrics = EXPERIMENTS.find((e) => e.name === config.experiment)?.sweep?.reportMetrics ?? Object.keys(run.metrics);
     const name = config.gridFile ? path.basename(config.gridFile, '.json') : run.id;
     const out = f.out ?? path.join(repoRoot(), 'results', 'sweeps', name);
+    checkOutputDir(out);
     const files = await renderSweep(store, run.id, metrics, out);
     process.stderr.write(`sweep ${run.id}: ${files.map((x) => path.relative(process.cwd(), x)).join(', ')}\n`);
   } finally {

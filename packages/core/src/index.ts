@@ -10,6 +10,7 @@ export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig } from 
 export { readJsonFile } from './json-file';
 export { resolveUserPath } from './paths';
 export { writeFileAtomic } from './atomic-write';
+export { checkOutputDir } from './output-dir';
 export {
   sum,
   mean,

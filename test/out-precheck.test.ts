@@ -1,0 +1,43 @@
+/**
+ * An experiment's `--out` is checked before anything is computed or opened (issue 15 #16): a file, a
+ * path below a file, or a place nothing can be written to is a one-line error with a non-zero exit, and
+ * no store is created. It used to surface as a stack trace after a FINISHED run, or spin on /proc.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const ROOT = path.resolve(__dirname, '..');
+
+describe('--out is checked before the compute', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-out-'));
+  const file = path.join(dir, 'not-a-dir.md');
+  fs.writeFileSync(file, 'keep me\n');
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const cases: [string, string, RegExp][] = [
+    ['an existing file', file, /--out: .*not-a-dir\.md is a file, expected a directory for the output files/],
+    ['a path below a file', path.join(file, 'sub'), /--out: .*not-a-dir\.md \(a parent of .*\) is a file/],
+    ...(fs.existsSync('/proc/self') ? [['/proc', '/proc/x', /--out: cannot write into \/proc/] as [string, string, RegExp]] : []),
+  ];
+
+  it.each(cases)('mc-variance --out <%s>', (_name, out, message) => {
+    const store = path.join(dir, 'store.sqlite');
+    const r = spawnSync(
+      process.execPath,
+      ['-r', 'tsx/cjs', path.join(ROOT, 'experiments/src/mc-variance/main.ts'), '--store', store, '--out', out],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60000,
+      },
+    );
+    expect(r.status).not.toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    expect(fs.readdirSync(dir)).toEqual(['not-a-dir.md']);
+    expect(fs.readFileSync(file, 'utf8')).toBe('keep me\n');
+  });
+});
