@@ -2,9 +2,8 @@
  * `npx nx run notebooks:build [-- --store FILE] [--out DIR] [--results DIR]`: writes the static report
  * site over the results store and the committed results/ (default notebooks/dist, git-ignored).
  */
-import * as fs from 'fs';
 import * as path from 'path';
-import { STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
+import { STORE_FLAG, parseCommandLine, repoRoot, runMain } from '@rred/core';
 import { openStoreForReading, resolveStorePath } from '@rred/results-store';
 import { buildSite } from './site';
 
@@ -23,11 +22,6 @@ runMain(async () => {
   const flags = parseCommandLine(process.argv.slice(2), SPEC).flags;
   const root = repoRoot();
   const storeFile = resolveStorePath(flags.store);
-  if (!fs.existsSync(storeFile)) {
-    throw new UserError(
-      `notebooks:build: no results store at ${storeFile}; run an experiment first (npx nx run experiments:mc-variance) or pass --store FILE`,
-    );
-  }
   const out = path.resolve(flags.out ?? path.join(root, 'notebooks', 'dist'));
   const results = path.resolve(flags.results ?? path.join(root, 'results'));
   // As `rred runs list` opens it: never created; read-only when this process may not write it.

@@ -510,6 +510,9 @@ function canWrite(file: string): boolean {
  */
 export function openStoreForReading(file?: string | null, opts: Omit<OpenStoreOptions, 'readOnly' | 'targetVersion'> = {}): Store {
   const resolved = resolveStorePath(file);
-  if (!fs.existsSync(resolved)) throw new UserError(`no results store at ${resolved} (pass --store PATH or set RRED_STORE)`);
+  if (!fs.existsSync(resolved))
+    throw new UserError(
+      `no results store at ${resolved} (pass --store PATH or set RRED_STORE, or run an experiment first, e.g. npx nx run experiments:mc-variance)`,
+    );
   return openStore(resolved, { ...opts, readOnly: !canWrite(resolved) });
 }
