@@ -3,12 +3,10 @@
  * creating a store; `--x=v` is read like `--x v`; an unknown flag is a one-line error listing the
  * valid flags; nothing is written for any of these (issue 11 "one argv parser", issue 15 #24, #25, #6).
  */
-import { spawnSync } from 'child_process';
+import { ROOT, runScript } from './fixtures/run-script';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-
-const ROOT = path.resolve(__dirname, '..');
 
 interface Entry {
   name: string;
@@ -97,14 +95,7 @@ describe('every entry point uses the one parser', () => {
   const store = path.join(dir, 'store.sqlite');
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const run = (e: Entry, argv: string[]) => {
-    const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, e.script), ...(e.lead ?? []), ...argv], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, RRED_STORE: store },
-    });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+  const run = (e: Entry, argv: string[]) => runScript(e.script, [...(e.lead ?? []), ...argv], { env: { RRED_STORE: store } });
 
   it.each(ENTRIES.map((e) => [e.name, e] as const))('%s: --help, --x=v, an unknown flag', (_name, e) => {
     const help = run(e, ['--help']);

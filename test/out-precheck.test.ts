@@ -3,12 +3,10 @@
  * path below a file, or a place nothing can be written to is a one-line error with a non-zero exit, and
  * no store is created. It used to surface as a stack trace after a FINISHED run, or spin on /proc.
  */
-import { spawnSync } from 'child_process';
+import { ROOT, runScript } from './fixtures/run-script';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-
-const ROOT = path.resolve(__dirname, '..');
 
 describe('--out is checked before the compute', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-out-'));
@@ -24,16 +22,8 @@ describe('--out is checked before the compute', () => {
 
   it.each(cases)('mc-variance --out <%s>', (_name, out, message) => {
     const store = path.join(dir, 'store.sqlite');
-    const r = spawnSync(
-      process.execPath,
-      ['-r', 'tsx/cjs', path.join(ROOT, 'experiments/src/mc-variance/main.ts'), '--store', store, '--out', out],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-        timeout: 60000,
-      },
-    );
-    expect(r.status).not.toBe(0);
+    const r = runScript('experiments/src/mc-variance/main.ts', ['--store', store, '--out', out], { timeoutMs: 60000 });
+    expect(r.code).not.toBe(0);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(message);

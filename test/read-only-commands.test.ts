@@ -3,12 +3,10 @@
  * never create one: a mistyped `--store` is a one-line error with a non-zero exit, and no file appears
  * (issue 15 #27; they used to open the path for writing and leave an empty store behind).
  */
-import { spawnSync } from 'child_process';
+import { ROOT, runScript } from './fixtures/run-script';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-
-const ROOT = path.resolve(__dirname, '..');
 
 const COMMANDS: [string, string[]][] = [
   ['render tables', ['experiments/src/render/main.ts', 'tables']],
@@ -23,11 +21,8 @@ describe('read-only commands create no store', () => {
   it.each(COMMANDS)('%s with a store path that does not exist', (_name, [script, ...args]) => {
     const missing = path.join(dir, 'typo.sqlite');
     const out = path.join(dir, 'out');
-    const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, script), ...args, '--store', missing, '--out', out], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    expect(r.status).not.toBe(0);
+    const r = runScript(script, [...args, '--store', missing, '--out', out]);
+    expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`no results store at ${missing}`)]);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
