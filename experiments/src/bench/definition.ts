@@ -58,7 +58,7 @@ export function benchRunsToRender(store: Store): string[] {
   return runs.map((r) => r.summary.id).filter((id) => [...newest.values()].includes(id));
 }
 
-/** Weights hash of the checkpoint the chosen sections load (per section if they differ; the engine section builds a random model). */
+/** Identity (weights + config + tokenizer) of the checkpoint the chosen sections load (per section if they differ; the engine section builds a random model). */
 function checkpointTags(config: BenchConfig): Record<string, string> {
   const bySection = config.sections
     .filter((s) => s !== 'engine')

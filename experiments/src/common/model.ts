@@ -1,12 +1,12 @@
 import * as path from 'path';
 import { repoRoot, UserError } from '@rred/core';
 import { engineInfo, initEngine } from '@rred/engine';
-import { readCheckpointHeader, TransformerLM } from '@rred/lm';
+import { checkpointHash, TransformerLM } from '@rred/lm';
 import type { BackendInfo } from '@rred/results-store';
 
 export interface LoadedModel {
   lm: TransformerLM;
-  /** sha256 of the checkpoint's weights: traces from different weights are never mixed. */
+  /** The checkpoint's identity (weights + model config + tokenizer, see `checkpointHash` in @rred/lm): traces of different models are never mixed. */
   checkpointHash: string;
   /** Checkpoint path relative to the repository root, as configured. */
   checkpoint: string;
@@ -23,16 +23,29 @@ export async function engineBackend(): Promise<BackendInfo> {
   return { backend: info.backend, openblasThreads: info.openblasThreads };
 }
 
-/** The checkpoint's weights hash, read from its header (no weights loaded). */
+/** The checkpoint's identity (weights + model config + tokenizer), from its header (no weights loaded). */
 export function checkpointHashOf(checkpoint: string): string {
-  return readCheckpointHeader(path.resolve(repoRoot(), checkpoint)).weightsSha256;
+  return checkpointHash(path.resolve(repoRoot(), checkpoint));
+}
+
+/**
+ * What `checkpointHash` covers on runs recorded since it covers more than the weights: runs recorded
+ * before carry the weights hash alone and no such tag (their hash is kept, so they never match a new one).
+ */
+export const CHECKPOINT_HASH_COVERS = 'weights+config+tokenizer';
+
+/** The tags of a run that uses one checkpoint: its identity and what that identity covers. */
+export function checkpointTags(checkpoint: string): Record<string, string> {
+  return { checkpointHash: checkpointHashOf(checkpoint), checkpointHashCovers: CHECKPOINT_HASH_COVERS };
 }
 
 export async function loadModel(checkpoint: string): Promise<LoadedModel> {
   const backend = await engineBackend();
   const file = path.resolve(repoRoot(), checkpoint);
+  const before = checkpointHash(file);
   const lm = TransformerLM.fromCheckpoint(file);
-  const checkpointHash = readCheckpointHeader(file).weightsSha256;
-  if (!checkpointHash) throw new UserError(`checkpoint ${file}: header has no weights hash`);
-  return { lm, checkpointHash, checkpoint, backend };
+  const hash = checkpointHash(file);
+  if (hash !== before)
+    throw new UserError(`checkpoint ${file}: the file changed while it was being loaded (e.g. by lm:pretrain); run again`);
+  return { lm, checkpointHash: hash, checkpoint, backend };
 }

@@ -1,5 +1,5 @@
 import type { ExperimentDefinition } from '../common/experiment';
-import { checkpointHashOf, engineBackend } from '../common/model';
+import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
 import { renderCorrelationPlots, renderCorrelationTables } from './render';
@@ -16,7 +16,7 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
   },
   backend: engineBackend,
   compute: computeCorrelation,
-  tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+  tags: (config) => checkpointTags(config.checkpoint),
   render: { tables: renderCorrelationTables, plots: renderCorrelationPlots },
   sweep: {
     reportMetrics: [

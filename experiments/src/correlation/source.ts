@@ -19,7 +19,10 @@ export function findSourceRun(store: Store, config: CorrelationConfig, checkpoin
     }
     if (run.tags.checkpointHash !== checkpointHash) {
       throw new UserError(
-        `source.mcRun ${run.id}: its traces come from checkpoint ${run.tags.checkpointHash?.slice(0, 12) ?? 'unknown'}, not ${checkpointHash.slice(0, 12)} (${config.checkpoint})`,
+        `source.mcRun ${run.id}: its traces come from checkpoint ${run.tags.checkpointHash?.slice(0, 12) ?? 'unknown'}, not ${checkpointHash.slice(0, 12)} (${config.checkpoint})` +
+          (run.tags.checkpointHashCovers
+            ? ''
+            : '; that run recorded the weights hash alone, which cannot tell models apart: run mc-variance again'),
       );
     }
     return run.id;

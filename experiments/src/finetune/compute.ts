@@ -9,6 +9,7 @@ import { TransformerLM } from '@rred/lm';
 import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { buildDatasets, type TaskRecord } from '@rred/tasks';
 import { codeStateTags } from '../common/code-state';
+import { CHECKPOINT_HASH_COVERS } from '../common/model';
 import { loadSplit } from '../common/rollouts';
 import { trainChild, type ChildData } from './child';
 import { runChildren, type ChildrenOutcome, type ChildTrainer } from './children';
@@ -87,7 +88,7 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
     train,
     backend: o.backend,
     context: captureRunContext({ backend: o.backend, argv: process.argv }),
-    tags: { ...codeStateTags(), checkpointHash: o.checkpointHash },
+    tags: { ...codeStateTags(), checkpointHash: o.checkpointHash, checkpointHashCovers: CHECKPOINT_HASH_COVERS },
   });
   logSummary(o.store, o.run);
   return outcome;

@@ -7,7 +7,7 @@
 import { UserError } from '@rred/core';
 import type { BackendInfo } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
-import { checkpointHashOf, engineBackend } from '../common/model';
+import { CHECKPOINT_HASH_COVERS, checkpointHashOf, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
 import type { ChildData } from './child';
 import { FINETUNE_EXPERIMENT, type ChildTrainer } from './children';
@@ -47,7 +47,7 @@ export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefin
     compute: async ({ store, run, config, backend }) => {
       await computeFinetune({ store, run, config, checkpointHash: hashOf(config), backend, train: deps.train, data: deps.data });
     },
-    tags: (config) => ({ checkpointHash: hashOf(config) }),
+    tags: (config) => ({ checkpointHash: hashOf(config), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
     render: { tables: renderFinetuneTables, plots: renderFinetunePlots },
     sweep: { reportMetrics: (['final', 'best'] as const).flatMap((which) => METHODS.map((m) => summaryKey(which, m))) },
   };

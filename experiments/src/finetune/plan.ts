@@ -12,7 +12,7 @@ export interface ChildConfig {
   method: Method;
   seed: number;
   checkpoint: string;
-  /** sha256 of the starting weights: a retrained checkpoint never reuses old children. */
+  /** Identity of the starting checkpoint (weights + model config + tokenizer): a retrained or edited checkpoint never reuses old children. */
   checkpointHash: string;
   steps: number;
   lr: number;

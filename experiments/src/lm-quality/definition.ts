@@ -1,6 +1,6 @@
 import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
-import { checkpointHashOf, engineBackend } from '../common/model';
+import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
 import { computeLmQuality } from './compute';
 import { LM_QUALITY_ALIASES, lmQualityConfigSchema } from './config';
 import { renderLmQualityPlots, renderLmQualityTables } from './render';
@@ -17,7 +17,7 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
   },
   backend: engineBackend,
   compute: computeLmQuality,
-  tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+  tags: (config) => checkpointTags(config.checkpoint),
   render: { tables: renderLmQualityTables, plots: renderLmQualityPlots },
   runsToRender: newestRunPerCheckpoint,
 };

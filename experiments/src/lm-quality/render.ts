@@ -26,6 +26,8 @@ interface LmQualityReport {
   runId: string;
   checkpoint: string;
   checkpointHash: string;
+  /** What checkpointHash covers: absent on runs recorded when it was the weights hash alone (their renders stay byte for byte). */
+  checkpointHashCovers?: string;
   defaultSplit: string;
   greedyAccuracy: number;
   mixedFraction: number;
@@ -84,6 +86,7 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
     runId: run.id,
     checkpoint: c.checkpoint,
     checkpointHash: run.tags.checkpointHash ?? 'unknown',
+    ...(run.tags.checkpointHashCovers ? { checkpointHashCovers: run.tags.checkpointHashCovers } : {}),
     defaultSplit: c.defaultSplit,
     greedyAccuracy: accuracyBySplit[c.defaultSplit],
     mixedFraction: metric(m, 't1.mixedFraction'),
@@ -130,7 +133,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
   const [lo, hi] = QUALITY_BARS.greedyAccuracy;
   const md = [
     markdownHeader('Embedded model quality', store, [runId], 'npx nx run experiments:tables'),
-    `Checkpoint \`${r.checkpoint}\` (weights sha256 ${r.checkpointHash.slice(0, 12)}); first ${r.problemsPerSplit} problems of each split.`,
+    `Checkpoint \`${r.checkpoint}\` (${r.checkpointHashCovers ? `sha256 of ${r.checkpointHashCovers}` : 'weights sha256'} ${r.checkpointHash.slice(0, 12)}); first ${r.problemsPerSplit} problems of each split.`,
     '',
     toMarkdown({
       columns: ['measure', 'value', 'required', 'met'],

@@ -1,6 +1,6 @@
 import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
-import { checkpointHashOf, engineBackend } from '../common/model';
+import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
 import { computeMcVariance } from './compute';
 import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } from './config';
@@ -34,7 +34,7 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   },
   backend: engineBackend,
   compute: computeMcVariance,
-  tags: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint) }),
+  tags: (config) => checkpointTags(config.checkpoint),
   render: { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
   sweep: { reportMetrics: ['samples_for_sd_threshold', 'mean_segments', 'exit_points', 'cut_correct_fraction_50'] },
 };

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { UserError } from '@rred/core';
+import { canonicalJson, UserError } from '@rred/core';
 import { parseModelConfig, type ModelConfig } from './config';
 import { Tokenizer } from './tokenizer';
 import { parameterShapes, Transformer } from './transformer';
@@ -112,6 +112,26 @@ export function saveCheckpoint(file: string, input: CheckpointInput): void {
 /** Reads and validates only the header (no weights are loaded). */
 export function readCheckpointHeader(file: string): CheckpointHeader {
   return parseFile(file, readBytes(file)).header;
+}
+
+/**
+ * A checkpoint's identity: sha256 of the canonical JSON of everything that decides the model's outputs —
+ * the format version, the resolved model config (defaults applied, so an old header without
+ * `activation` equals one that says 'gelu'), the tokenizer (alphabet and specials) and the weights (by
+ * their sha256, which loading verifies against the data). `meta` (training notes) is left out. Two files
+ * with the same weights but another nHeads, activation or alphabet are different models and hash
+ * differently; this is the `checkpointHash` every run and trace records.
+ */
+export function checkpointHash(file: string): string {
+  const { header, tokenizer } = parseFile(file, readBytes(file));
+  const identity = {
+    format: header.format,
+    version: CHECKPOINT_VERSION,
+    config: header.config,
+    tokenizer: tokenizer.toJSON(),
+    weightsSha256: header.weightsSha256,
+  };
+  return createHash('sha256').update(canonicalJson(identity)).digest('hex');
 }
 
 /** Loads and fully validates a checkpoint; the transformer's variables hold the saved weights. */

@@ -4,7 +4,7 @@ export { parseModelConfig } from './config';
 export type { ModelConfig } from './config';
 export { Transformer, createTransformer } from './transformer';
 export { tokenLogprobs } from './logprobs';
-export { saveCheckpoint, readCheckpointHeader } from './checkpoint';
+export { saveCheckpoint, readCheckpointHeader, checkpointHash } from './checkpoint';
 export { TransformerLM } from './transformer-lm';
 export { buildTrace } from './trace';
 export type { TraceTokenizer } from './trace';
