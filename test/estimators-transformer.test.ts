@@ -117,4 +117,44 @@ describe('estimators on TransformerLM', () => {
     // reward() = 1: V_MC is exactly the fraction of continuations that stopped within M
     mc.values!.forEach((v, k) => expect(v).toBeCloseTo(mc.extra.records.filter((r) => r.exitPoint === k && !r.truncated).length / 3, 12));
   });
+
+  it('MC with a shared prefix gives the same draws as unshared sampling for the same seed, at fewer forwarded tokens, counted exactly', async () => {
+    // n = 5 per exit point in chunks of 7, so chunks hold several exit points and split some of them
+    const config = { samplesPerExitPoint: 5, maxNewTokens: 10, batchSize: 7 };
+    const three = tokenizer.encode('3')[0];
+    const inputs = { tokens, reward: (toks: number[]) => (toks.includes(three) ? 1 : 0) };
+    const recorded = (sample: LanguageModel['sample']) => {
+      const calls: { prompts: number[][]; lengths: number[]; tokens: number[][] }[] = [];
+      const model: LanguageModel = {
+        ...naive,
+        sample: async (prompts, options, rng) => {
+          const out = await sample(prompts, options, rng);
+          calls.push({ prompts, lengths: out.results.map((r) => r.tokens.length), tokens: out.results.map((r) => r.tokens) });
+          return out;
+        },
+      };
+      return { model, calls };
+    };
+    // the reference: sampleNoCache forwards every row on its own (no prompt is shared), with the draws of the old per-row prefill
+    const shared = recorded((p, o, rng) => lm.sample(p, o, rng));
+    const unshared = recorded((p, o, rng) => lm.sampleNoCache(p, o, rng));
+    const a = await truncatedMc(shared.model, trace, segments, inputs, config, new Rng(8));
+    const b = await truncatedMc(unshared.model, trace, segments, inputs, config, new Rng(8));
+    expect(shared.calls.map((c) => c.tokens)).toEqual(unshared.calls.map((c) => c.tokens));
+    expect(a.extra.records).toEqual(b.extra.records);
+    expect(a.values).toEqual(b.values);
+    expect(new Set(a.extra.records.map((r) => r.length)).size).toBeGreaterThan(1);
+    expect(a.extra.records.some((r) => r.utility > 0) && a.extra.records.some((r) => r.utility === 0)).toBe(true);
+    // exact count: each chunk's distinct prompts once, then one position per live row per decode step
+    const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+    const decode = sum(shared.calls.map((c) => sum(c.lengths.map((l) => Math.max(0, l - 1)))));
+    const distinctPrefill = sum(shared.calls.map((c) => sum([...new Map(c.prompts.map((p) => [p.join(','), p.length])).values()])));
+    const perRowPrefill = sum(shared.calls.map((c) => sum(c.prompts.map((p) => p.length))));
+    expect(shared.calls).toHaveLength(Math.ceil((4 * 5) / 7));
+    expect(a.cost.tokensForwarded).toBe(distinctPrefill + decode);
+    expect(a.cost.tokensGenerated).toBe(sum(shared.calls.map((c) => sum(c.lengths))));
+    // the per-row prefill (each sample re-forwarding its exit point's prefix) counted Σ prompts + decode
+    expect(perRowPrefill).toBeGreaterThan(distinctPrefill);
+    expect(a.cost.tokensForwarded).toBeLessThan(perRowPrefill + decode);
+  });
 });

@@ -45,7 +45,11 @@ export const mcConfigSchema = z
       .int()
       .min(1)
       .default(64)
-      .describe('Continuations per `sample` call: all exit points × n prompts are sent in chunks of this size. Integer ≥ 1, default 64.'),
+      .describe(
+        'Continuations per `sample` call: all exit points × n prompts are sent in chunks of this size, in (exit point, sample) order; the ' +
+          'samples of one exit point in a chunk share its prefill (an exit point split over two chunks is prefilled once in each). ' +
+          'The chunking fixes the rng stream, so changing it changes the draws. Integer ≥ 1, default 64.',
+      ),
     progress: z.boolean().default(false).describe('Show a progress bar with ETA on stderr. Default false.'),
   })
   .strict();
@@ -109,6 +113,7 @@ export async function truncatedMc(
   // point: a chunk is sampled up to its largest limit and each continuation is then cut at its own
   // limit — the first `limit` tokens have exactly the distribution of a run stopped at `limit`, and one
   // batched call is far cheaper than one call per exit point. The discarded tokens still count in the cost.
+  // The n identical prompts of an exit point share one prefill inside `sample` (MC at its best).
   const owners: number[] = [];
   ep.exitAt.forEach((_, k) => {
     if (limitAt(k) <= 0) {

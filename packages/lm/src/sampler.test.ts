@@ -59,6 +59,29 @@ describe('sampling', () => {
     expect(plain.cost.tokensForwarded).toBeGreaterThan(cached.cost.tokensForwarded);
   });
 
+  it('identical prompts share one prefill: same draws as unshared sampling, prompt tokens counted once', async () => {
+    // rows 0, 2, 3 and 5 ask for the same prompt, rows 1 and 4 for another; row order and rng stream as given
+    const a = prompts[0];
+    const b = prompts[2];
+    const repeated = [a, b, a.slice(), a, b.slice(), a];
+    const shared = await sampleWithCache(model, repeated, options, new Rng(21));
+    const plain = await sampleNoCache(model, repeated, options, new Rng(21));
+    const lengths = shared.results.map((r) => r.tokens.length);
+    expect(new Set(shared.results.map((r) => r.tokens.join(','))).size).toBeGreaterThan(2); // the copies really diverge
+    shared.results.forEach((r, i) => {
+      expect(r.tokens).toEqual(plain.results[i].tokens);
+      expect(r.truncated).toBe(plain.results[i].truncated);
+      r.logprobs.forEach((lp, t) => expect(Math.abs(lp - plain.results[i].logprobs[t])).toBeLessThan(1e-4));
+    });
+    // the distinct prompts once, then one position per live row per decode step
+    const generated = lengths.reduce((x, y) => x + y, 0);
+    expect(shared.cost).toEqual({
+      tokensGenerated: generated,
+      tokensForwarded: a.length + b.length + generated - repeated.length,
+      forwardPasses: Math.max(...lengths),
+    });
+  });
+
   it('reports each row the logprobs a full unpadded forward of that row gives', async () => {
     const { results } = await sampleWithCache(model, prompts, { ...options, temperature: 1, topP: 1 }, new Rng(3));
     results.forEach((r, i) => {
@@ -75,14 +98,15 @@ describe('sampling', () => {
   });
 
   it('is a pure function of the seed and does not leak tensors', async () => {
-    await sampleWithCache(model, prompts, options, new Rng(11)); // warm-up (kernel setup)
+    const withCopies = [...prompts, prompts[1], prompts[0]]; // shared prefills must not leak either
+    await sampleWithCache(model, withCopies, options, new Rng(11)); // warm-up (kernel setup)
     const before = tf.memory().numTensors;
-    const a = await sampleWithCache(model, prompts, options, new Rng(11));
-    const b = await sampleWithCache(model, prompts, options, new Rng(11));
-    await sampleNoCache(model, prompts, options, new Rng(11));
+    const a = await sampleWithCache(model, withCopies, options, new Rng(11));
+    const b = await sampleWithCache(model, withCopies, options, new Rng(11));
+    await sampleNoCache(model, withCopies, options, new Rng(11));
     expect(tf.memory().numTensors).toBe(before);
     expect(b.results).toEqual(a.results);
-    const c = await sampleWithCache(model, prompts, options, new Rng(12));
+    const c = await sampleWithCache(model, withCopies, options, new Rng(12));
     expect(c.results.map((r) => r.tokens)).not.toEqual(a.results.map((r) => r.tokens));
   });
 

@@ -8,9 +8,12 @@ import type { ComputeCost, SampleOptions, SampleResult } from './types';
 /**
  * Batched autoregressive sampling. Prompts of different lengths are left-padded; each row keeps its
  * own positions (its first real token is position 0) and its queries never see its pad keys, so a
- * row's distribution is exactly the one it would get alone. Rows that finish are dropped from the
+ * row's distribution is exactly the one it would get alone. Identical prompts share one prefill: the
+ * distinct prompts are forwarded once and their cache rows are copied to every row that asked for
+ * them (n samples from one exit point cost one prefix, not n). Rows that finish are dropped from the
  * batch (and from the KV cache). Random draws happen on the JS side with the Rng, one per active row
- * per step in row order, so a run is a pure function of the seed.
+ * per step in row order, so a run is a pure function of the seed — the same with or without shared
+ * prompts, and the same as `sampleNoCache`.
  */
 export interface SampleOutput {
   results: SampleResult[];
@@ -28,7 +31,10 @@ interface Row {
   truncated: boolean;
 }
 
-/** Sampling with a KV cache: one prefill pass over the prompts, then one 1-token pass per step. */
+/**
+ * Sampling with a KV cache: one prefill pass over the distinct prompts, then one 1-token pass per step.
+ * Cost: tokensForwarded = Σ |distinct prompt| + one per live row per decode step (Σ (generated − 1)).
+ */
 export async function sampleWithCache(model: Transformer, prompts: number[][], options: SampleOptions, rng: Rng): Promise<SampleOutput> {
   const rows = startRows(model, prompts, options);
   const cost: ComputeCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
@@ -37,13 +43,16 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
     const P = Math.max(...live.map((i) => rows[i].prompt.length));
     // keyValid[b][j]: may queries of cache row b attend to cached position j (false for left padding).
     let keyValid = live.map((i) => Array.from({ length: P }, (_, j) => j >= P - rows[i].prompt.length));
-    let { logits, kv } = prefill(
-      model,
-      live.map((i) => rows[i].prompt),
-      P,
-    );
+    const { distinct, source } = distinctPrompts(live.map((i) => rows[i].prompt));
+    let { logits, kv } = prefill(model, distinct, P); // [D, V], [D, H, P, dh]
+    if (distinct.length < live.length) {
+      const shared = expandRows(logits, kv, source); // [B, V], [B, H, P, dh]
+      logits.dispose();
+      disposeKV(kv);
+      ({ logits, kv } = shared);
+    }
     cost.forwardPasses++;
-    cost.tokensForwarded += live.reduce((n, i) => n + rows[i].prompt.length, 0);
+    cost.tokensForwarded += distinct.reduce((n, p) => n + p.length, 0);
     for (;;) {
       const data = (await logits.data()) as Float32Array;
       logits.dispose();
@@ -76,8 +85,9 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
 }
 
 /**
- * Sampling without a cache: every step recomputes the full forward over prompt + tokens so far.
- * Same draws as `sampleWithCache` for the same seed; kept for tests and for the cost bench.
+ * Sampling without a cache: every step recomputes the full forward over prompt + tokens so far, for
+ * every row on its own (identical prompts are not shared). Same draws as `sampleWithCache` for the
+ * same seed — the reference it is tested against; kept for tests and for the cost bench.
  */
 export async function sampleNoCache(model: Transformer, prompts: number[][], options: SampleOptions, rng: Rng): Promise<SampleOutput> {
   const rows = startRows(model, prompts, options);
@@ -171,12 +181,42 @@ function stepWithCache(model: Transformer, rows: Row[], past: LayerKV[], keyVali
   });
 }
 
+/**
+ * The distinct prompts in order of first appearance, and for every prompt the index of its distinct
+ * copy: prompts[b] equals distinct[source[b]].
+ */
+function distinctPrompts(prompts: readonly number[][]): { distinct: number[][]; source: number[] } {
+  const index = new Map<string, number>();
+  const distinct: number[][] = [];
+  const source = prompts.map((p) => {
+    const key = p.join(',');
+    let at = index.get(key);
+    if (at === undefined) {
+      at = distinct.length;
+      index.set(key, at);
+      distinct.push(p);
+    }
+    return at;
+  });
+  return { distinct, source };
+}
+
+/** Row b of the outputs is row source[b] of the inputs: logits [D, V] → [B, V], K/V [D, H, P, dh] → [B, H, P, dh]. */
+function expandRows(logits: tf.Tensor2D, kv: LayerKV[], source: number[]): { logits: tf.Tensor2D; kv: LayerKV[] } {
+  return tf.tidy(() => {
+    const idx = tf.tensor1d(source, 'int32');
+    return { logits: tf.gather(logits, idx, 0) as tf.Tensor2D, kv: gatherRows(kv, idx) };
+  });
+}
+
 /** Keeps only the cache rows `keep` (batch axis). */
 function compactCache(kv: LayerKV[], keep: number[]): LayerKV[] {
-  return tf.tidy(() => {
-    const idx = tf.tensor1d(keep, 'int32');
-    return kv.map(({ k, v }) => ({ k: tf.gather(k, idx, 0), v: tf.gather(v, idx, 0) }));
-  });
+  return tf.tidy(() => gatherRows(kv, tf.tensor1d(keep, 'int32')));
+}
+
+/** Cache rows idx (batch axis), in that order; rows may repeat. */
+function gatherRows(kv: LayerKV[], idx: tf.Tensor1D): LayerKV[] {
+  return kv.map(({ k, v }) => ({ k: tf.gather(k, idx, 0), v: tf.gather(v, idx, 0) }));
 }
 
 function disposeKV(kv: LayerKV[]): void {

@@ -49,9 +49,12 @@ export interface ScoreJob {
 
 /** What a model call cost: the units the bench and the estimator cost records report. */
 export interface ComputeCost {
-  /** Token positions pushed through the network (prefix and suffix positions both count). */
+  /**
+   * Token positions pushed through the network (prefix and suffix positions both count; for sampling,
+   * the fed-back generated tokens too). The total compute in token-forwards: never add tokensGenerated to it.
+   */
   tokensForwarded: number;
-  /** Tokens sampled autoregressively. */
+  /** Tokens sampled autoregressively (a count of outputs, not extra compute: their forwards are in tokensForwarded). */
   tokensGenerated: number;
   /** Separate network invocations (one batched call counts once). */
   forwardPasses: number;
@@ -102,7 +105,13 @@ export interface LanguageModel {
    * tokens, and `forwardPasses` the batched passes it took part in.
    */
   scoreBatch(jobs: ScoreJob[]): Promise<ScoreResult[]>;
-  /** Samples one continuation per prompt, all prompts batched, with a KV cache. */
+  /**
+   * Samples one continuation per prompt, all prompts batched, with a KV cache. Identical prompts
+   * share one prefill (n samples from one exit point forward its prefix once). Draws depend only on
+   * the rng, the prompts and their order, never on which prompts are shared. Cost: tokensForwarded =
+   * Σ |distinct prompt| + one position per unfinished row per decode step (Σ (generated − 1)), so the
+   * generated tokens are already inside it (`tokensGenerated` repeats them, do not add the two).
+   */
   sample(prompts: number[][], options: SampleOptions, rng: Rng): Promise<{ results: SampleResult[]; cost: ComputeCost }>;
   /**
    * For each position t of `sequence`, ‖∂ Σ_{t' ≥ targetFrom} log p(sequence[t'] | sequence[<t']) / ∂ e_t‖₁,

@@ -111,12 +111,15 @@ export class EnumerableLM implements LanguageModel {
         }
       }
       generated += out.tokens.length;
-      forwarded += prompt.length + out.tokens.length;
+      forwarded += Math.max(0, out.tokens.length - 1); // every sampled token but the last is fed back
       steps = Math.max(steps, out.tokens.length);
       return out;
     });
-    // one prefill pass plus one pass per decoding step, as a batched KV-cache sampler would do
-    return { results, cost: { tokensForwarded: forwarded, tokensGenerated: generated, forwardPasses: steps + 1 } };
+    // as the batched KV-cache sampler counts: each distinct prompt prefilled once, then one position per
+    // live row per decoding step; one prefill pass plus one pass per step after the first
+    const distinct = new Map(prompts.map((p) => [p.join(','), p.length]));
+    for (const length of distinct.values()) forwarded += length;
+    return { results, cost: { tokensForwarded: forwarded, tokensGenerated: generated, forwardPasses: steps } };
   }
 
   /**
