@@ -27,7 +27,14 @@ export {
   percentileInterval,
   bootstrapMeanInterval,
   bootstrapSdOfMean,
+  spearmanBrown,
+  reliabilityCeiling,
+  splitHalfReliability,
+  withinTraceSpearman,
+  localizationTop1,
+  localizationAuc,
   type MeanCi,
   type Interval,
+  type LocalizedTrace,
 } from './stats';
 export { fmt, toCsv, toMarkdown, withFixedDigits, textTable, type Cell, type Table } from './table';

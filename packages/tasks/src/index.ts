@@ -21,4 +21,3 @@ export { promptTokens, tokenizeExample } from './prompt';
 export type { SequenceTokenizer } from './prompt';
 export { referencesById, referenceTokens } from './references';
 export { firstUncorrectedError, tokenSpanOfChars } from './step-oracle';
-export type { StepError, StepErrorKind } from './step-oracle';

@@ -75,8 +75,15 @@ describe('firstUncorrectedError', () => {
   it('a malformed line is an error nothing corrects; an unknown variable too; empty lines are skipped', () => {
     const partial = join(lines[0], lines[1], 'c=5+');
     expect(firstUncorrectedError(problem, partial)).toEqual({ line: 2, start: 16, end: 20, kind: 'malformed', variable: null });
-    expect(firstUncorrectedError(problem, join(lines[0], 'b=a-2=5', lines[1], lines[2], lines[3]))).toMatchObject({ line: 1, kind: 'malformed' });
-    expect(firstUncorrectedError(problem, join(lines[0], 'x=1+1=2', lines[1]))).toMatchObject({ line: 1, kind: 'unknown-variable', variable: 'x' });
+    expect(firstUncorrectedError(problem, join(lines[0], 'b=a-2=5', lines[1], lines[2], lines[3]))).toMatchObject({
+      line: 1,
+      kind: 'malformed',
+    });
+    expect(firstUncorrectedError(problem, join(lines[0], 'x=1+1=2', lines[1]))).toMatchObject({
+      line: 1,
+      kind: 'unknown-variable',
+      variable: 'x',
+    });
     expect(firstUncorrectedError(problem, join(lines[0], 'x=1+1=2', 'wait x=1+1=2', lines[1]))).toMatchObject({ line: 1 });
     const gap = join(lines[0], '', 'b=7-2=4');
     expect(firstUncorrectedError(problem, gap)).toEqual({ line: 2, start: 9, end: 16, kind: 'wrong-result', variable: 'b' });

@@ -33,9 +33,9 @@ import { CORRECTION_MARKER, LINE_SEPARATOR } from './solution';
  * Composite queries (`?c,f`) change nothing here: the oracle judges the thinking, whose variables and
  * true values are those of the same steps.
  */
-export type StepErrorKind = 'wrong-result' | 'wrong-operand' | 'wrong-operator' | 'malformed' | 'unknown-variable';
+type StepErrorKind = 'wrong-result' | 'wrong-operand' | 'wrong-operator' | 'malformed' | 'unknown-variable';
 
-export interface StepError {
+interface StepError {
   /** Index of the line in `thinking.split('\n')` (empty lines included in the count). */
   line: number;
   /** Character span [start, end) of the line in the thinking text, without its newline (with `wait ` when it is a correction). */

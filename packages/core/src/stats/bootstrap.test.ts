@@ -1,5 +1,6 @@
 import { Rng } from '../rng';
-import { bootstrapMeanInterval, bootstrapSdOfMean, clusterBootstrap, percentileInterval } from './bootstrap';
+import { bootstrapMeanInterval, bootstrapSdOfMean, clusterBootstrap, clusterBootstrapEstimate, percentileInterval } from './bootstrap';
+import { mean } from './descriptive';
 
 describe('clusterBootstrap', () => {
   it('draws whole clusters, one rng.next() per draw, as many draws as clusters by default', () => {
@@ -53,5 +54,20 @@ describe('bootstrapSdOfMean', () => {
     for (const m of [1, 4, 16]) expect(bootstrapSdOfMean(values, m, 4000, new Rng(m))).toBeCloseTo(0.5 / Math.sqrt(m), 1);
     expect(bootstrapSdOfMean([1, 1, 1], 3, 100, new Rng(1))).toBe(0);
     expect(bootstrapSdOfMean([], 3, 100, new Rng(1))).toBeNaN();
+  });
+});
+
+describe('clusterBootstrapEstimate', () => {
+  it('point estimate on all clusters; percentile interval over cluster resamples; NaN replicate → NaN bounds', () => {
+    const clusters = [[1, 3], [5], [7, 9, 11]];
+    const e = clusterBootstrapEstimate(clusters, mean, new Rng(3), { resamples: 400, level: 0.9 });
+    expect(e.value).toBeCloseTo(6, 12); // mean of 1, 3, 5, 7, 9, 11
+    const replay = clusterBootstrap(clusters, 400, new Rng(3), mean);
+    const [lo, hi] = percentileInterval(replay, 0.9);
+    expect(e).toEqual({ value: e.value, lo, hi });
+    // a statistic that is NaN on some resamples (here: those without the middle cluster)
+    const picky = (s: number[]) => (s.includes(5) ? mean(s) : NaN);
+    expect(clusterBootstrapEstimate(clusters, picky, new Rng(3), { resamples: 400 })).toEqual({ value: 6, lo: NaN, hi: NaN });
+    expect(clusterBootstrapEstimate([], mean, new Rng(3))).toEqual({ value: NaN, lo: NaN, hi: NaN });
   });
 });

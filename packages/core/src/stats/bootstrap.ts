@@ -75,3 +75,37 @@ export function bootstrapSdOfMean(values: readonly number[], m: number, resample
   const mu = total / resamples;
   return Math.sqrt(Math.max(0, totalSq / resamples - mu * mu));
 }
+
+/** A point estimate with a bootstrap percentile interval [lo, hi] (NaN bounds when the interval is undefined). */
+export interface Estimate {
+  value: number;
+  lo: number;
+  hi: number;
+}
+
+/** Bootstrap settings of the credit-quality statistics. */
+export interface BootstrapOptions {
+  /** Number of bootstrap resamples; default 2000. */
+  resamples?: number;
+  /** Two-sided coverage of the percentile interval; default 0.95. */
+  level?: number;
+}
+
+/**
+ * `statistic` on all clusters (the point estimate) and its percentile interval over cluster-bootstrap
+ * resamples (clusters resampled with replacement, as many as there are). A NaN point estimate or a NaN
+ * replicate gives NaN bounds: an interval with replicates left out would claim coverage it does not have.
+ */
+export function clusterBootstrapEstimate<T>(
+  clusters: readonly (readonly T[])[],
+  statistic: (sample: T[]) => number,
+  rng: Rng,
+  { resamples = 2000, level = 0.95 }: BootstrapOptions = {},
+): Estimate {
+  const value = statistic(clusters.flat() as T[]);
+  if (Number.isNaN(value) || clusters.length === 0) return { value, lo: NaN, hi: NaN };
+  const replicates = clusterBootstrap(clusters, resamples, rng, statistic);
+  if (replicates.some(Number.isNaN)) return { value, lo: NaN, hi: NaN };
+  const [lo, hi] = percentileInterval(replicates, level);
+  return { value, lo, hi };
+}

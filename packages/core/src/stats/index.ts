@@ -2,7 +2,9 @@
  * The one statistics module of the repo. Library-backed where a kept library has the statistic
  * (simple-statistics: sums, means, medians, SD, quantiles, Pearson, Spearman; jstat: t and normal
  * quantiles); hand-written only what neither has, and documented as such: the seeded (cluster)
- * bootstrap and the Wilson interval.
+ * bootstrap, the Wilson interval, and the credit-quality statistics (Spearman–Brown, split-half
+ * reliability and its ceiling, within-trace Spearman, error localization top-1; the localization AUC
+ * takes its rank sum from simple-statistics).
  *
  * One convention for missing data, everywhere:
  * - no values, or fewer than the statistic needs (SD, t interval and correlations need 2) → NaN,
@@ -16,3 +18,6 @@ export { sum, mean, median, sampleStandardDeviation, sampleVariance, standardDev
 export { pearson, spearman } from './correlation';
 export { meanCi, wilsonInterval, type MeanCi, type Interval } from './intervals';
 export { clusterBootstrap, percentileInterval, bootstrapMeanInterval, bootstrapSdOfMean } from './bootstrap';
+export { reliabilityCeiling, spearmanBrown, splitHalfReliability } from './reliability';
+export { withinTraceSpearman } from './within-trace';
+export { localizationAuc, localizationTop1, type LocalizedTrace } from './localization';
