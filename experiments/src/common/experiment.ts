@@ -50,6 +50,12 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   precheck?(config: z.infer<S>): void;
   backend(): Promise<BackendInfo>;
   compute(ctx: ComputeContext<z.infer<S>>): Promise<void>;
+  /**
+   * What decides the result beside the config, resolved now (see common/identity.ts): the checkpoint
+   * hash, the source run "latest" resolves to, dataset file hashes. Keys are tag names: a compute that
+   * records one of them itself (e.g. `checkpointHash` of the model it loaded) must record the same value.
+   */
+  inputs?(config: z.infer<S>, store: Store): Record<string, string>;
   /** Tags recorded when the run starts (e.g. the checkpoint hash). */
   tags?(config: z.infer<S>): Record<string, string>;
   render: Renderer;

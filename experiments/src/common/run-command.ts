@@ -3,6 +3,7 @@ import { checkOutputDir, repoRoot, Rng, runMain } from '@rred/core';
 import { openStore, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
+import { checkInputsUsed, identityTags, resolveIdentity } from './identity';
 import { resolveConfig } from './load-config';
 
 /** The run's seed: `config.seed` when the config has one, else null (recorded as such on the run). */
@@ -43,11 +44,13 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
   const backend = await def.backend();
   const store = openStore(args.store);
   try {
+    const identity = resolveIdentity(def, config, store); // recorded, so that a sweep can reuse this run
     const runId = await withRun(
       store,
-      { experiment: def.name, config, backend, tags: runTags(def, config), argv: process.argv },
+      { experiment: def.name, config, backend, tags: { ...runTags(def, config), ...identityTags(identity) }, argv: process.argv },
       async (run) => {
         await computeInto(def, store, run, config, backend);
+        checkInputsUsed(store, run.id, identity);
         return run.id;
       },
     );

@@ -12,7 +12,7 @@ import { segmentTrace, sharedModel } from '../mc-variance/compute';
 import type { CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
-import { findSourceRun, loadSource, type SourceItem } from './source';
+import { findSourceRun, loadSource, NO_SOURCE_RUN, type SourceItem } from './source';
 
 function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
   const c = result.cost;
@@ -57,7 +57,7 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
   }
   const list = loadSplit(config.generate.split, config.generate.problems);
   const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));
-  run.setTags({ sourceRun: 'none (generated)' });
+  run.setTags({ sourceRun: NO_SOURCE_RUN });
   process.stderr.write(
     `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${traces.length} traces\n`,
   );

@@ -1,8 +1,10 @@
 import type { ExperimentDefinition } from '../common/experiment';
+import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
 import { renderCorrelationPlots, renderCorrelationTables } from './render';
+import { findSourceRun, NO_SOURCE_RUN } from './source';
 
 export const correlationExperiment: ExperimentDefinition<typeof correlationConfigSchema> = {
   name: 'correlation',
@@ -16,6 +18,12 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
   },
   backend: engineBackend,
   compute: computeCorrelation,
+  inputs: (config, store) => {
+    const checkpointHash = checkpointHashOf(config.checkpoint);
+    const source = findSourceRun(store, config, checkpointHash);
+    const split = source ? String((store.getRun(source).config as { split?: unknown }).split) : config.generate.split;
+    return { checkpointHash, sourceRun: source ?? NO_SOURCE_RUN, ...datasetInputs([split]) };
+  },
   tags: (config) => checkpointTags(config.checkpoint),
   render: { tables: renderCorrelationTables, plots: renderCorrelationPlots },
   sweep: {

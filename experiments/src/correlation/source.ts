@@ -8,7 +8,10 @@ import { continuationRecords } from '../common/mc-records';
 import { mcVarianceConfigSchema, type McVarianceConfig } from '../mc-variance/config';
 import type { CorrelationConfig } from './config';
 
-/** The mc-variance run to reuse, or null when there is none for these weights. */
+/** The `sourceRun` tag of a correlation run that generated its own traces. */
+export const NO_SOURCE_RUN = 'none (generated)';
+
+/** The mc-variance run to reuse, or null when there is none for this checkpoint. */
 export function findSourceRun(store: Store, config: CorrelationConfig, checkpointHash: string): string | null {
   if (config.source.mcRun !== 'latest') {
     const run = store.getRun(config.source.mcRun);

@@ -7,6 +7,7 @@
 import { UserError } from '@rred/core';
 import type { BackendInfo } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
+import { datasetInputs } from '../common/identity';
 import { CHECKPOINT_HASH_COVERS, checkpointHashOf, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
 import type { ChildData } from './child';
@@ -47,6 +48,7 @@ export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefin
     compute: async ({ store, run, config, backend }) => {
       await computeFinetune({ store, run, config, checkpointHash: hashOf(config), backend, train: deps.train, data: deps.data });
     },
+    inputs: (config) => ({ checkpointHash: hashOf(config), ...datasetInputs(['validation', ...config.evaluation.splits]) }),
     tags: (config) => ({ checkpointHash: hashOf(config), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
     render: { tables: renderFinetuneTables, plots: renderFinetunePlots },
     sweep: { reportMetrics: (['final', 'best'] as const).flatMap((which) => METHODS.map((m) => summaryKey(which, m))) },

@@ -1,5 +1,6 @@
 import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
+import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
 import { computeMcVariance } from './compute';
@@ -34,6 +35,7 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   },
   backend: engineBackend,
   compute: computeMcVariance,
+  inputs: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint), ...datasetInputs([config.split]) }),
   tags: (config) => checkpointTags(config.checkpoint),
   render: { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
   sweep: { reportMetrics: ['samples_for_sd_threshold', 'mean_segments', 'exit_points', 'cut_correct_fraction_50'] },

@@ -1,7 +1,14 @@
 /**
  * Runs a sweep as one parent run (experiment 'sweep') with one child run per grid point.
- * - Resumable: a point whose config hash already has a FINISHED run of the experiment is skipped
- *   (recorded on the parent as reused), so a restart only runs what is missing.
+ * - A point's identity is its config hash plus its resolved inputs (checkpoint hash, the source run
+ *   "latest" resolves to, dataset hashes; common/identity.ts), resolved when the point comes up.
+ * - Resumable: a point whose identity already has a FINISHED run of the experiment is skipped
+ *   (recorded on the parent as reused), so a restart only runs what is missing. A replaced checkpoint
+ *   or a newer source run is another identity, so the point runs again.
+ * - Claimed: a child run is started only through `store.claimRun` on the identity (one transaction),
+ *   so a concurrent sweep of the same grid never computes a point twice: it goes on with the other
+ *   points and then waits for the claimed ones, reusing them when they finish, and computing one
+ *   itself when its holder dies (dead pid on this host, stale heartbeat elsewhere) or it ends FAILED/KILLED.
  * - A child that throws is marked FAILED with its message; the sweep goes on.
  * - SIGINT/SIGTERM marks the current child and the parent KILLED and stops.
  */
@@ -9,6 +16,7 @@ import { formatSeconds } from '@rred/core';
 import { captureRunContext, type BackendInfo, type Run, type RunContext, type Store } from '@rred/results-store';
 import { codeStateTags } from '../common/code-state';
 import type { ExperimentDefinition } from '../common/experiment';
+import { checkInputsUsed, IDENTITY_TAG, resolveIdentity, type RunIdentity } from '../common/identity';
 import { computeInto, runTags } from '../common/run-command';
 import type { GridSpec, SweepPoint } from './grid';
 
@@ -24,6 +32,8 @@ interface SweepOptions {
   exit?: (code: number) => void;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
+  /** How long to wait (ms) before looking again at points another process is computing. Default 2000. */
+  pollMs?: number;
 }
 
 interface SweepOutcome {
@@ -61,29 +71,23 @@ interface Current {
   child: Run | null;
 }
 
-/** One point that has no FINISHED run yet: a child run of the parent, computed, FINISHED or FAILED (the sweep goes on). */
+/** A point claimed by this sweep (its child run started): computed, FINISHED or FAILED (the sweep goes on). */
 async function computePoint(
   opts: SweepOptions,
   parent: Run,
   point: SweepPoint,
-  context: RunContext,
+  claimed: { child: Run; identity: RunIdentity },
   current: Current,
   outcome: SweepOutcome,
   log: (line: string) => void,
 ): Promise<void> {
   const { store, def } = opts;
-  const child = store.startRun({
-    experiment: def.name,
-    config: point.config,
-    backend: opts.backend,
-    parentRunId: parent.id,
-    context,
-    tags: { sweepPoint: point.label, ...runTags(def, point.config) },
-  });
+  const { child, identity } = claimed;
   current.child = child;
   parent.setTags({ [pointTag(point)]: child.id });
   try {
     await computeInto(def, store, child, point.config, opts.backend);
+    if (child.isOpen) checkInputsUsed(store, child.id, identity);
     if (child.isOpen) {
       child.finish();
       outcome.ran.push(child.id);
@@ -110,9 +114,38 @@ function endSweepRun(parent: Run, outcome: SweepOutcome, points: number): void {
   else parent.finish();
 }
 
+/**
+ * Resolves the point's identity now and claims it: the child run this sweep computes, the FINISHED run
+ * to reuse, or the RUNNING run of another process to wait for.
+ */
+function claimPoint(
+  opts: SweepOptions,
+  parent: Run,
+  point: SweepPoint,
+  context: RunContext,
+): { child: Run; identity: RunIdentity } | { finished: string } | { running: { id: string; pid: number; hostname: string } } {
+  const { store, def } = opts;
+  const identity = resolveIdentity(def, point.config, store);
+  const claim = store.claimRun(
+    {
+      experiment: def.name,
+      config: point.config,
+      backend: opts.backend,
+      parentRunId: parent.id,
+      context,
+      tags: { sweepPoint: point.label, ...runTags(def, point.config), ...identity.inputs },
+    },
+    { key: IDENTITY_TAG, value: identity.identity },
+  );
+  if ('run' in claim) return { child: claim.run, identity };
+  if ('finished' in claim) return { finished: claim.finished.id };
+  return { running: claim.running };
+}
+
 export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
   const { store, def, points } = opts;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const pollMs = opts.pollMs ?? 2000;
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   const context = captureRunContext({ backend: opts.backend, argv: opts.argv });
   const parent = startSweepRun(opts, context);
@@ -128,23 +161,45 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
   process.on('SIGTERM', onSignal);
   const started = Date.now();
   let computed = 0;
+  const where = (point: SweepPoint) => `sweep ${parent.id}: point ${point.index + 1}/${points.length} (${point.label})`;
   try {
-    for (const point of points) {
-      if (outcome.killed) break;
-      const done = store.findFinishedRunByConfigHash(def.name, point.configHash);
-      if (done) {
-        outcome.reused.push(done.id);
-        parent.setTags({ [pointTag(point)]: `${done.id} (reused)` });
-        log(`sweep ${parent.id}: point ${point.index + 1}/${points.length} (${point.label}) already FINISHED as run ${done.id}; skipped`);
-        continue;
+    // Points another process is computing wait in `pending`; each pass claims what it can, in grid order.
+    let pending = [...points];
+    const waitingOn = new Map<number, string>();
+    while (pending.length > 0 && !outcome.killed) {
+      const later: SweepPoint[] = [];
+      for (const point of pending) {
+        if (outcome.killed) break;
+        const claim = claimPoint(opts, parent, point, context);
+        if ('finished' in claim) {
+          outcome.reused.push(claim.finished);
+          parent.setTags({ [pointTag(point)]: `${claim.finished} (reused)` });
+          log(`${where(point)} already FINISHED as run ${claim.finished}; skipped`);
+          continue;
+        }
+        if ('running' in claim) {
+          later.push(point);
+          if (waitingOn.get(point.index) !== claim.running.id)
+            log(
+              `${where(point)} is being computed by run ${claim.running.id} (pid ${claim.running.pid} on ${claim.running.hostname}); left for later`,
+            );
+          waitingOn.set(point.index, claim.running.id);
+          continue;
+        }
+        const left = pending.length - pending.indexOf(point);
+        const eta = computed > 0 ? formatSeconds(((Date.now() - started) / 1000 / computed) * left) : '?';
+        log(`${where(point)}, ETA for the rest ${eta}`);
+        await computePoint(opts, parent, point, claim, current, outcome, log);
+        computed++;
+        await new Promise<void>((resolve) => setImmediate(resolve)); // a pending SIGINT is handled here
       }
-      const eta = computed > 0 ? formatSeconds(((Date.now() - started) / 1000 / computed) * (points.length - point.index)) : '?';
-      log(`sweep ${parent.id}: point ${point.index + 1}/${points.length} (${point.label}), ETA for the rest ${eta}`);
-      await computePoint(opts, parent, point, context, current, outcome, log);
-      computed++;
-      await new Promise<void>((resolve) => setImmediate(resolve)); // a pending SIGINT is handled here
+      pending = later;
+      if (pending.length > 0 && !outcome.killed) await new Promise<void>((resolve) => setTimeout(resolve, pollMs));
     }
     if (!outcome.killed && parent.isOpen) endSweepRun(parent, outcome, points.length);
+  } catch (err) {
+    if (parent.isOpen) parent.fail(err);
+    throw err;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

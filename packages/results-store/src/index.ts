@@ -10,7 +10,7 @@
  * or, ending the run automatically (FINISHED / FAILED / KILLED on SIGINT, SIGTERM):
  *   await withRun(store, { experiment: 'x', config, backend }, async (run) => { ... });
  * Resume: `store.resumeRun(id)` (or `withRun(store, { resume: id }, ...)`); skip `run.traceKeys()`.
- * Sweeps: `store.findFinishedRunByConfigHash(experiment, configHash(config))` → skip when found.
+ * Sweeps: `store.claimRun(opts, { key: 'runIdentity', value })` → a new run, or the FINISHED / live RUNNING run holding it.
  */
 export { openStore, openStoreForReading, configHash, Store } from './store';
 export { Run } from './run';

@@ -237,6 +237,34 @@ describe('results store', () => {
     store.close();
   });
 
+  it('claims a run by tag: one holder at a time; a dead holder is released, FAILED and KILLED hold nothing', () => {
+    const { file, store } = fresh('claim');
+    const claim = { key: 'runIdentity', value: 'id-1' };
+    const start = { experiment: 'e', config: { k: 1 }, backend, context: FIXED_CONTEXT };
+    const first = store.claimRun(start, claim);
+    if (!('run' in first)) throw new Error('expected the first claim to start a run');
+    expect(store.getRun(first.run.id).tags.runIdentity).toBe('id-1');
+    // Held by a live RUNNING run (this process, fresh heartbeat); another experiment or value is free.
+    expect(store.claimRun(start, claim)).toEqual({ running: expect.objectContaining({ id: first.run.id }) });
+    const other = store.claimRun({ ...start, experiment: 'f' }, claim);
+    expect('run' in other).toBe(true);
+    // Its process dies: the next claim marks it FAILED and takes the claim.
+    first.run.detach();
+    rawSql(file, 'UPDATE runs SET pid = ? WHERE id = ?', deadPid(), first.run.id);
+    const second = store.claimRun(start, claim);
+    if (!('run' in second)) throw new Error('expected the claim of a dead holder to be released');
+    expect(store.getRun(first.run.id)).toEqual(
+      expect.objectContaining({ status: 'FAILED', failure: expect.stringMatching(/claim released/) }),
+    );
+    second.run.kill();
+    const third = store.claimRun(start, claim);
+    if (!('run' in third)) throw new Error('expected a KILLED holder to hold nothing');
+    third.run.finish();
+    expect(store.claimRun(start, claim)).toEqual({ finished: expect.objectContaining({ id: third.run.id, status: 'FINISHED' }) });
+    expect(store.listRuns({ experiment: 'e' }).map((r) => r.status)).toEqual(['FAILED', 'KILLED', 'FINISHED']);
+    store.close();
+  });
+
   it('refuses to change a param and validates the config before writing when given a schema', () => {
     const { store } = fresh('params');
     const schema = z.object({ k: z.number().int().min(1) }).strict();

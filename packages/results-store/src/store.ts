@@ -56,6 +56,9 @@ export interface StartRunOptions {
   context?: RunContext;
 }
 
+/** What `claimRun` found: the run it started, or the run that already holds the claim. */
+type ClaimOutcome = { run: Run } | { finished: RunSummary } | { running: RunSummary };
+
 interface ListRunsOptions {
   experiment?: string;
   status?: RunStatus;
@@ -253,6 +256,41 @@ export class Store {
         .pluck()
         .get(experiment, hash) as string | undefined;
       return id === undefined ? null : this.summaries([id])[0];
+    });
+  }
+
+  /**
+   * Starts a run of `opts.experiment` tagged `claim.key = claim.value` unless one already holds that
+   * claim: a FINISHED run (returned as `finished`, the newest) or a RUNNING run whose process is alive
+   * (`running`). All in one IMMEDIATE transaction, so of two processes claiming the same value at once
+   * exactly one starts a run. A RUNNING holder whose process is gone — a dead pid on this host, or a
+   * heartbeat older than `staleAfterMs` on another host — is marked FAILED here and the claim is taken.
+   * FAILED and KILLED runs hold nothing. A sweep claims each point by its identity this way.
+   */
+  claimRun(opts: StartRunOptions, claim: { key: string; value: string }): ClaimOutcome {
+    const now = Date.now();
+    const host = hostName();
+    return this.write(() => {
+      const holders = this.db
+        .prepare(
+          `SELECT runs.id, runs.status, runs.pid, runs.hostname, runs.heartbeat_time FROM runs
+          JOIN experiments ON experiments.id = runs.experiment_id
+          JOIN tags ON tags.run_id = runs.id AND tags.key = ? AND tags.value = ?
+          WHERE experiments.name = ? AND runs.status IN ('FINISHED', 'RUNNING') ORDER BY runs.end_time DESC`,
+        )
+        .all(claim.key, claim.value, opts.experiment) as Pick<RunRow, 'id' | 'status' | 'pid' | 'hostname' | 'heartbeat_time'>[];
+      const finished = holders.find((h) => h.status === 'FINISHED');
+      if (finished) return { finished: this.summaries([finished.id])[0] };
+      // A pid means something only on its own host, and not for this process's own runs (one of them may
+      // have been left open by an earlier error): those are judged by their heartbeat.
+      const gone = (h: (typeof holders)[number]) =>
+        h.hostname === host && h.pid !== process.pid ? !isPidAlive(h.pid) : h.heartbeat_time <= now - this.opts.staleAfterMs;
+      const alive = holders.find((h) => !gone(h));
+      if (alive) return { running: this.summaries([alive.id])[0] };
+      const release = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
+      for (const h of holders)
+        release.run(now, `process ${h.pid} on ${h.hostname} died holding ${claim.key} ${claim.value}; claim released`, h.id);
+      return { run: this.startRun({ ...opts, tags: { ...opts.tags, [claim.key]: claim.value } }) };
     });
   }
 

@@ -1,0 +1,71 @@
+/**
+ * A run's identity: what decides its result. The config alone does not — it names a checkpoint path,
+ * `mcRun: "latest"`, a split — so the identity is the sha256 of the config hash together with the
+ * experiment's resolved inputs (`ExperimentDefinition.inputs`): the checkpoint hash (weights + model
+ * config + tokenizer), the source run that "latest" resolves to, the sha256 of every dataset file read.
+ * A sweep reuses a point only for a FINISHED run with the same identity, and claims a point by it.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { canonicalJson, repoRoot, UserError } from '@rred/core';
+import { configHash, type Store } from '@rred/results-store';
+import type { ExperimentDefinition } from './experiment';
+
+/** The tag that holds a run's identity. */
+export const IDENTITY_TAG = 'runIdentity';
+
+export interface RunIdentity {
+  /** Resolved inputs, recorded as tags of the run under these very keys. */
+  inputs: Record<string, string>;
+  /** sha256 of the canonical JSON of {configHash, inputs}. */
+  identity: string;
+}
+
+/** `datasetSha256.<split>` → sha256 of packages/tasks/data/<split>.jsonl, for each split a run reads. */
+export function datasetInputs(splits: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    [...new Set(splits)].map((split) => {
+      const file = path.join(repoRoot(), 'packages', 'tasks', 'data', `${split}.jsonl`);
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(file);
+      } catch (err) {
+        throw new UserError(`split '${split}': cannot read ${file} (${(err as Error).message})`);
+      }
+      return [`datasetSha256.${split}`, createHash('sha256').update(bytes).digest('hex')];
+    }),
+  );
+}
+
+/** The identity a run of `config` has if it starts now (inputs resolved against the store as it is now). */
+export function resolveIdentity(def: ExperimentDefinition, config: Record<string, unknown>, store: Store): RunIdentity {
+  const inputs = def.inputs?.(config, store) ?? {};
+  return {
+    inputs,
+    identity: createHash('sha256')
+      .update(canonicalJson({ configHash: configHash(config), inputs }))
+      .digest('hex'),
+  };
+}
+
+/** The tags that record an identity on a run. */
+export function identityTags(id: RunIdentity): Record<string, string> {
+  return { ...id.inputs, [IDENTITY_TAG]: id.identity };
+}
+
+/**
+ * After the compute: every input the compute recorded itself (e.g. the `checkpointHash` of the model
+ * it loaded, the `sourceRun` it read) must be the one resolved before it started; otherwise the
+ * identity would not say what was computed (the checkpoint was replaced mid-run, a newer source run
+ * finished). Throws a UserError naming the input, so the run ends FAILED and is never reused.
+ */
+export function checkInputsUsed(store: Store, runId: string, id: RunIdentity): void {
+  const tags = store.getRun(runId).tags;
+  for (const [key, expected] of Object.entries(id.inputs)) {
+    if (tags[key] !== expected)
+      throw new UserError(
+        `run ${runId}: input ${key} changed while it ran (resolved ${expected.slice(0, 16)} before it started, used ${String(tags[key]).slice(0, 16)}); run it again`,
+      );
+  }
+}
