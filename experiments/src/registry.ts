@@ -10,6 +10,7 @@ import { benchExperiment } from './bench/definition';
 import type { ExperimentDefinition } from './common/experiment';
 import { correlationExperiment } from './correlation/definition';
 import { finetuneExperiment } from './finetune/definition';
+import { goldExperiment } from './gold/definition';
 import { lmQualityExperiment } from './lm-quality/definition';
 import { mcVarianceExperiment } from './mc-variance/definition';
 
@@ -17,6 +18,7 @@ import { mcVarianceExperiment } from './mc-variance/definition';
 export const EXPERIMENTS: readonly ExperimentDefinition[] = [
   mcVarianceExperiment as unknown as ExperimentDefinition,
   correlationExperiment as unknown as ExperimentDefinition,
+  goldExperiment as unknown as ExperimentDefinition,
   finetuneExperiment as unknown as ExperimentDefinition,
   lmQualityExperiment as unknown as ExperimentDefinition,
   benchExperiment as unknown as ExperimentDefinition,

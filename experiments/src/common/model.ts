@@ -23,6 +23,11 @@ export async function engineBackend(): Promise<BackendInfo> {
   return { backend: info.backend, openblasThreads: info.openblasThreads };
 }
 
+/** A checkpoint's short name, its file stem: `embedded` for packages/lm/checkpoints/embedded.ckpt (report file names, result keys). */
+export function checkpointStem(checkpoint: string): string {
+  return path.basename(checkpoint).replace(/\.ckpt$/, '');
+}
+
 /** The checkpoint's identity (weights + model config + tokenizer), from its header (no weights loaded). */
 export function checkpointHashOf(checkpoint: string): string {
   return checkpointHash(path.resolve(repoRoot(), checkpoint));

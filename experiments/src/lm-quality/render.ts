@@ -2,6 +2,7 @@ import * as path from 'path';
 import { fmt, mean, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { EVAL_SPLITS } from '@rred/tasks';
+import { checkpointStem } from '../common/model';
 import { markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
@@ -43,11 +44,6 @@ interface LmQualityReport {
   composite?: { split: string; accuracy: number; partAccuracy: number; problems: number };
   calibration?: { traces: number; points: number; meanAbsGap: number; bins: CalibrationBin[] };
   terms?: { correctTraces: number; valueStep1Mean: number; immediateGainMean: number };
-}
-
-/** The file stem of a checkpoint's report: `embedded` for packages/lm/checkpoints/embedded.ckpt. */
-function reportStem(checkpoint: string): string {
-  return path.basename(checkpoint).replace(/\.ckpt$/, '');
 }
 
 function calibrationBins(forced: number[], mc: number[], bins = 10): CalibrationBin[] {
@@ -178,7 +174,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
     }),
     ...extraSections(r),
   ].join('\n');
-  const stem = reportStem(r.checkpoint);
+  const stem = checkpointStem(r.checkpoint);
   const files = [path.join(outDir, `${stem}.md`), path.join(outDir, `${stem}.json`)];
   writeText(files[0], md);
   writeText(files[1], `${JSON.stringify(r, null, 2)}\n`);
@@ -218,7 +214,7 @@ function extraSections(r: LmQualityReport): string[] {
 
 export async function renderLmQualityPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
   const r = lmQualityReport(store, runId);
-  const stem = reportStem(r.checkpoint);
+  const stem = checkpointStem(r.checkpoint);
   const files = await accuracyPlot(r, outDir, stem);
   if (r.calibration) files.push(...(await calibrationPlot(store, r, outDir, stem)));
   return files;

@@ -8,7 +8,7 @@ import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } fr
 import { renderMcVariancePlots, renderMcVarianceTables } from './render';
 
 /** Prompt + rollout and prompt + MC horizon must fit the model context; checked before any run opens. */
-function checkMcFits(config: Pick<McVarianceConfig, 'split' | 'problems' | 'rollout' | 'mc'>, contextLength = 160): void {
+export function checkMcFits(config: Pick<McVarianceConfig, 'split' | 'problems' | 'rollout' | 'mc'>, contextLength = 160): void {
   const longest = Math.max(...loadSplit(config.split, config.problems).map((r) => r.problem.length + 2));
   if (longest + config.rollout.maxNewTokens > contextLength) {
     throw new UserError(

@@ -1,0 +1,139 @@
+import { ProgressBar, type Rng } from '@rred/core';
+import {
+  gradientAttribution,
+  leaveOneOut,
+  referencesFit,
+  rredcot,
+  toStoreRows,
+  truncatedMc,
+  type EstimatorInputs,
+  type EstimatorResult,
+  type Reference,
+} from '@rred/estimators';
+import type { Trace } from '@rred/lm';
+import type { ContinuationRow, CostRecord, EstimateRecord, TraceBundle } from '@rred/results-store';
+import type { Segment } from '@rred/segmentation';
+import { referenceTokens, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import type { ComputeContext } from '../common/experiment';
+import { continuationRows } from '../common/mc-records';
+import { checkpointStem, type LoadedModel } from '../common/model';
+import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
+import { yieldToEventLoop } from '../common/yield';
+import { segmentTrace, sharedModel } from '../mc-variance/compute';
+import type { GoldConfig } from './config';
+import { logGoldSummary } from './load';
+import { lookAtTraces } from './look';
+import { firstErrorSegment, ORACLE_METHOD, type FirstError } from './first-error';
+import { drawLayout, GOLD_METHOD, rredcotVariants } from './methods';
+import { selectStratified } from './select';
+
+/** One benchmark trace: its checkpoint, rollout, problem, exit points and RREDCoT references. */
+interface Item {
+  /** Store key: `<checkpoint stem>/<problem id>`. */
+  key: string;
+  /** Checkpoint stem (results key). */
+  stem: string;
+  model: LoadedModel;
+  trace: Trace;
+  record: TaskRecord;
+  segments: Segment[];
+  refs: Reference[];
+}
+
+/** Store bundle key of a trace: unique across checkpoints. */
+export const traceKey = (checkpoint: string, problemId: string): string => `${checkpointStem(checkpoint)}/${problemId}`;
+
+function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
+  const c = result.cost;
+  return { method, tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, wallMs: c.wallMs };
+}
+
+/** T = 1 rollouts on the first `problems` problems of the split, then the stratified choice and its exit points. */
+async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng): Promise<Item[]> {
+  const model = await sharedModel(checkpoint);
+  const stem = checkpointStem(checkpoint);
+  const records = loadSplit(config.split, config.problems);
+  const traces = await generateRollouts(model.lm, records, config.rollout, rng.fork('rollouts'));
+  const refs = records.map((r) => referenceTokens(r, model.lm.tokenizer, config.references.count));
+  const candidates = traces.map((t, i) => ({ reward: t.reward, fits: referencesFit(t, refs[i], model.lm.maxLength) }));
+  const { indices, skippedOverlong } = selectStratified(candidates, config.traces, `${stem} (${checkpoint})`);
+  const looked = Math.max(...indices) + 1;
+  process.stderr.write(
+    `gold ${stem}: T = 1 accuracy ${(traces.filter((t) => t.reward > 0).length / traces.length).toFixed(3)} on ${traces.length} problems; ` +
+      `kept ${indices.length} traces from the first ${looked} (${skippedOverlong} left out: last exit point + reference exceed the context)\n`,
+  );
+  return indices.map((i) => ({
+    key: traceKey(checkpoint, traces[i].problemId),
+    stem,
+    model,
+    trace: traces[i],
+    record: records[i],
+    segments: segmentTrace(model.lm, traces[i], config.segmentation),
+    refs: refs[i],
+  }));
+}
+
+/**
+ * Gold MC, the MC(n) draws, every RREDCoT variant, LOO and gradient on one trace, and the step oracle's
+ * first-error segment, as one store bundle (the oracle's verdict also returned, for the log line).
+ */
+async function benchmarkTrace(item: Item, config: GoldConfig, rng: Rng): Promise<{ bundle: TraceBundle; error: FirstError }> {
+  const { model, trace, segments } = item;
+  const lm = model.lm;
+  const tokens = specialTokens(lm.tokenizer);
+  const mcInputs: EstimatorInputs = { tokens, reward: continuationReward(lm.tokenizer, item.record) };
+  const estimates: EstimateRecord[] = [];
+  const continuations: ContinuationRow[] = [];
+  const costs: CostRecord[] = [];
+  const keep = (method: string, result: EstimatorResult<unknown>) => {
+    estimates.push(...toStoreRows(result, method).rows);
+    costs.push(costOf(method, result));
+  };
+  for (const slot of drawLayout(config.gold.samplesPerExitPoint, config.mcSamples)) {
+    // every draw from its own fork: the MC(n) samples are independent of the gold samples and of each other
+    const mc = await truncatedMc(lm, trace, segments, mcInputs, { ...config.gold, samplesPerExitPoint: slot.n }, rng.fork(slot.method));
+    keep(slot.method, mc);
+    continuations.push(...continuationRows(mc.extra.records).map((r) => ({ ...r, sample: r.sample + slot.start })));
+  }
+  const inputs: EstimatorInputs = { tokens, references: { dataset: item.refs }, alignment: remainingAlignment(lm.tokenizer) };
+  for (const v of rredcotVariants(config.references.count)) keep(v.name, await rredcot(lm, trace, segments, inputs, v.config));
+  keep('loo', await leaveOneOut(lm, trace, segments, { tokens }, config.loo));
+  keep('gradient', await gradientAttribution(lm, trace, segments, { tokens }, config.gradient));
+  const error = firstErrorSegment(item.record, trace, segments, (id) => lm.tokenizer.tokenText(id));
+  segments.forEach((_, i) =>
+    estimates.push({ exitPoint: i + 1, method: ORACLE_METHOD, value: null, credit: error.segment === i + 1 ? 1 : 0, sigma: null }),
+  );
+  return {
+    bundle: { key: item.key, trace, checkpointHash: model.checkpointHash, segments, estimates, continuations, costs },
+    error,
+  };
+}
+
+export async function computeGold({ store, run, config, rng }: ComputeContext<GoldConfig>): Promise<void> {
+  const started = Date.now();
+  const items: Item[] = [];
+  for (const checkpoint of config.checkpoints) {
+    const forCheckpoint = await itemsOf(checkpoint, config, rng.fork(checkpointStem(checkpoint)));
+    run.setTags({ [`checkpointHash.${checkpointStem(checkpoint)}`]: forCheckpoint[0].model.checkpointHash });
+    items.push(...forCheckpoint);
+  }
+  const perExitPoint = config.gold.samplesPerExitPoint + config.mcSamples.reduce((a, b) => a + b, 0);
+  const work = (item: Item) => (item.segments.length + 1) * perExitPoint;
+  const done = run.traceKeys();
+  const bar = new ProgressBar('gold: continuations sampled', items.reduce((n, it) => n + work(it), 0));
+  for (const item of items) {
+    if (done.has(item.key)) {
+      bar.tick(work(item), `${item.key} stored earlier`);
+      continue;
+    }
+    const t0 = Date.now();
+    const { bundle, error } = await benchmarkTrace(item, config, rng.fork(item.stem).fork(item.trace.problemId));
+    run.writeTraceBundle(bundle);
+    const verdict = error.segment === null ? 'no error' : `${error.kind} in segment ${error.segment}`;
+    bar.tick(work(item), `${item.key} K=${item.segments.length} ζ=${item.trace.reward} ${verdict}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await yieldToEventLoop();
+  }
+  run.logMetrics({ [`wall_seconds.attempt_${store.getRun(run.id).attempts}`]: (Date.now() - started) / 1000 });
+  logGoldSummary(store, run);
+  lookAtTraces(store, run.id, config.look);
+}

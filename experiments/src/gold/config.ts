@@ -1,0 +1,124 @@
+import { gradientConfigSchema, looConfigSchema, mcConfigSchema } from '@rred/estimators';
+import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { SegmentationConfigSchema } from '@rred/segmentation';
+import { seedSchema } from '@rred/core';
+import { z } from 'zod';
+import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
+
+const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint];
+
+/**
+ * The gold-value credit benchmark (issue 13): per checkpoint, stratified T = 1 rollouts, gold values
+ * V_gold(s_k) from truncated MC with many samples, and every credit method scored against them.
+ */
+export const goldConfigSchema = z
+  .object({
+    seed: seedSchema.default(1).describe('Seed of every draw (rollouts, gold and MC(n) continuations, bootstrap CIs). Integer, default 1.'),
+    checkpoints: z
+      .array(z.string().min(1))
+      .min(1)
+      .default(BOTH_CHECKPOINTS)
+      .refine((c) => new Set(c).size === c.length, { message: 'expected distinct checkpoints' })
+      .describe(
+        `Checkpoints to benchmark, relative to the repository root; each is one panel and one block of results/gold. Default both embedded ones: ${BOTH_CHECKPOINTS.join(', ')}.`,
+      ),
+    split: splitSchema,
+    problems: z
+      .number()
+      .int()
+      .min(2)
+      .default(200)
+      .describe(
+        'First N problems of the split, one T = 1 rollout each, from which the stratified traces are taken (in problem order). Default 200.',
+      ),
+    traces: z
+      .object({
+        correct: z.number().int().min(1).default(24).describe('Correct rollouts (ζ = 1) kept per checkpoint. Default 24 (issue 13: ≥ 20).'),
+        wrong: z.number().int().min(1).default(24).describe('Wrong rollouts (ζ = 0) kept per checkpoint. Default 24 (issue 13: ≥ 20).'),
+      })
+      .strict()
+      .default({})
+      .describe(
+        'Stratification: the first `correct` correct and the first `wrong` wrong rollouts (in problem order) whose last exit point plus the reference fit the context.',
+      ),
+    rollout: rolloutConfigSchema.default({}).describe('The on-policy rollout per problem (T = 1).'),
+    segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
+      'Exit points (Sec. 3.1): default the K of the analyses (experiments/configs/correlation.json: hybrid, K ≤ 20).',
+    ),
+    gold: mcConfigSchema
+      .default({ samplesPerExitPoint: 256, maxNewTokens: 120, horizon: 'completion', temperature: 1, topP: 1, batchSize: 256 })
+      .describe(
+        'Gold values V_gold(s_k) = mean ζ of n continuations per exit point (truncated MC, the correlation config: M = 120, horizon completion, T = 1). ' +
+          'Default n = 256, batchSize 256 (one sample call per exit point, so its n samples share one prefill).',
+      ),
+    mcSamples: z
+      .array(z.number().int().min(1))
+      .min(1)
+      .default([1, 2, 4, 8, 20])
+      .refine((ns) => new Set(ns).size === ns.length && ns.every((n, i) => i === 0 || n > ns[i - 1]), {
+        message: 'expected distinct sample counts in increasing order',
+      })
+      .describe(
+        'The MC(n) methods: for each n an independent draw (its own rng fork, none shared with the gold samples) with the gold settings (M, horizon, T, batchSize). Default [1, 2, 4, 8, 20].',
+      ),
+    ceilingSamples: z
+      .number()
+      .int()
+      .min(2)
+      .default(20)
+      .describe(
+        'The n of mcSamples whose draw is split into two halves (first n/2 and last n/2 samples per exit point) for the split-half reliability of ΔV_MC and the ceiling √rel. Even, default 20.',
+      ),
+    references: z
+      .object({
+        count: z
+          .number()
+          .int()
+          .min(1)
+          .max(16)
+          .default(1)
+          .describe('Dataset reference solutions per problem for RREDCoT (Eq. 9). Default 1: with one reference `combine` does not matter.'),
+      })
+      .strict()
+      .default({})
+      .describe('Reference set R of the RREDCoT variants (dataset references).'),
+    loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
+    gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
+    analysis: z
+      .object({
+        bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for every CI. Default 1000.'),
+        level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
+      })
+      .strict()
+      .default({})
+      .describe('Metrics (recomputed from the store on every render, seeded by the run seed).'),
+    look: z
+      .number()
+      .int()
+      .min(0)
+      .default(4)
+      .describe('Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits). Default 4.'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (!c.mcSamples.includes(c.ceilingSamples)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['ceilingSamples'],
+        message: `ceilingSamples ${c.ceilingSamples} must be one of mcSamples [${c.mcSamples.join(', ')}]`,
+      });
+    }
+    if (c.ceilingSamples % 2 !== 0) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ceilingSamples'], message: `ceilingSamples ${c.ceilingSamples} must be even (two halves)` });
+    }
+    if (c.traces.correct + c.traces.wrong > c.problems) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['problems'],
+        message: `problems ${c.problems} is fewer than traces.correct ${c.traces.correct} + traces.wrong ${c.traces.wrong}`,
+      });
+    }
+  });
+
+export type GoldConfig = z.infer<typeof goldConfigSchema>;
+export const GOLD_ALIASES = { n: 'gold.samplesPerExitPoint', K: 'segmentation.maxSegments' };

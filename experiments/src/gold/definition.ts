@@ -1,0 +1,24 @@
+import type { ExperimentDefinition } from '../common/experiment';
+import { checkpointHashOf, engineBackend } from '../common/model';
+import { checkMcFits } from '../mc-variance/definition';
+import { computeGold } from './compute';
+import { GOLD_ALIASES, goldConfigSchema } from './config';
+import { renderGoldPlots, renderGoldTables } from './render';
+
+export const goldExperiment: ExperimentDefinition<typeof goldConfigSchema> = {
+  name: 'gold',
+  schema: goldConfigSchema,
+  aliases: GOLD_ALIASES,
+  summary:
+    'Issue 13: gold values (MC with 256 samples per exit point) per checkpoint; every credit method (RREDCoT variants, LOO, gradient, MC(n), ' +
+    'trivial baselines) scored against them, the split-half ceiling, the step oracle and each cost; writes results/gold/.',
+  command: { project: 'experiments', target: 'gold', main: 'experiments/src/gold/main.ts' },
+  precheck: (config) => {
+    for (const c of config.checkpoints) checkpointHashOf(c);
+    checkMcFits({ split: config.split, problems: config.problems, rollout: config.rollout, mc: config.gold });
+  },
+  backend: engineBackend,
+  compute: computeGold,
+  tags: (config) => ({ checkpointHash: config.checkpoints.map(checkpointHashOf).join(',') }),
+  render: { tables: renderGoldTables, plots: renderGoldPlots },
+};

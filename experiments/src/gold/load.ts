@@ -1,0 +1,104 @@
+/**
+ * The gold benchmark's traces as the analyses use them, from the store alone: per trace its
+ * checkpoint, V_gold(s_k), the two halves of the ceiling draw, every method's credits (and values),
+ * costs and the oracle's first-error segment.
+ */
+import { mean } from '@rred/core';
+import type { CostRecord, Run, Store, StoredTrace } from '@rred/results-store';
+import { checkpointStem } from '../common/model';
+import { analyzeGold } from './analysis';
+import { goldConfigSchema, type GoldConfig } from './config';
+import { ORACLE_METHOD } from './first-error';
+import { BASELINES, drawLayout, GOLD_METHOD, type BaselineName } from './methods';
+
+export interface GoldTrace {
+  /** Checkpoint stem (the part of the key before '/'). */
+  checkpoint: string;
+  key: string;
+  reward: number;
+  /** Tokens of segment k = 1..K. [K] */
+  segmentLengths: number[];
+  /** V_gold(s_k), k = 0..K. [K+1] */
+  gold: number[];
+  /** V_MC(s_k) of the first and of the second half of the ceiling draw. [2][K+1] */
+  halves: [number[], number[]];
+  /** Credit r_k per method, k = 1..K ('gold' = ΔV_gold, the baselines from the segments). [K] */
+  credits: Record<string, number[]>;
+  /** v̂(s_k) per method that estimates values, in probability units. [K+1] */
+  values: Record<string, number[]>;
+  costs: Record<string, CostRecord>;
+  /** Segment k = 1..K holding the first uncorrected wrong line of the thinking; null when there is none. */
+  firstError: number | null;
+}
+
+export interface GoldData {
+  config: GoldConfig;
+  /** Checkpoint stems in config order. */
+  checkpoints: string[];
+  traces: GoldTrace[];
+}
+
+const meanOver = (utilities: readonly number[][]): number[] => utilities.map(mean);
+
+function goldTrace(s: StoredTrace, config: GoldConfig): GoldTrace {
+  const K = s.segments.length;
+  const credits: Record<string, number[]> = {};
+  const values: Record<string, number[]> = {};
+  for (const e of s.estimates) {
+    if (e.exitPoint > 0) (credits[e.method] ??= new Array<number>(K).fill(NaN))[e.exitPoint - 1] = e.credit ?? NaN;
+    if (e.value !== null) (values[e.method] ??= new Array<number>(K + 1).fill(NaN))[e.exitPoint] = e.value;
+  }
+  const segmentLengths = s.segments.map((g) => g.end - g.start);
+  for (const name of Object.keys(BASELINES) as BaselineName[]) credits[name] = BASELINES[name](segmentLengths);
+  const oracle = credits[ORACLE_METHOD];
+  if (!oracle) throw new Error(`gold trace ${s.key} has no oracle rows`);
+  delete credits[ORACLE_METHOD];
+  const first = oracle.indexOf(1);
+  // the ceiling draw's halves, from its stored continuations (exit point k, sample index in the draw's slot)
+  const slot = drawLayout(config.gold.samplesPerExitPoint, config.mcSamples).find((d) => d.n === config.ceilingSamples && d.method !== GOLD_METHOD)!;
+  const half = slot.n / 2;
+  const halves: [number[][], number[][]] = [
+    Array.from({ length: K + 1 }, () => []),
+    Array.from({ length: K + 1 }, () => []),
+  ];
+  for (const c of s.continuations) {
+    const j = c.sample - slot.start;
+    if (j >= 0 && j < slot.n) halves[j < half ? 0 : 1][c.exitPoint].push(c.utility);
+  }
+  return {
+    checkpoint: s.key.slice(0, s.key.indexOf('/')),
+    key: s.key,
+    reward: s.trace.reward,
+    segmentLengths,
+    gold: values[GOLD_METHOD],
+    halves: [meanOver(halves[0]), meanOver(halves[1])],
+    credits,
+    values,
+    costs: Object.fromEntries(s.costs.map((c) => [c.method, c])),
+    firstError: first < 0 ? null : first + 1,
+  };
+}
+
+/** Everything the gold analyses read, traces ordered by checkpoint (config order), then key. */
+export function loadGold(store: Store, runId: string): GoldData {
+  const config = goldConfigSchema.parse(store.getRun(runId).config);
+  const checkpoints = config.checkpoints.map(checkpointStem);
+  const traces = store
+    .traces(runId)
+    .map((s) => goldTrace(s, config))
+    .sort((a, b) => checkpoints.indexOf(a.checkpoint) - checkpoints.indexOf(b.checkpoint) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { config, checkpoints, traces };
+}
+
+/** Headline numbers as run metrics (`rred runs compare`): per checkpoint and method, the within-trace Spearman with ΔV_gold. */
+export function logGoldSummary(store: Store, run: Run): void {
+  const a = analyzeGold(loadGold(store, run.id));
+  const metrics: Record<string, number> = {};
+  for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
+    metrics[`${checkpoint}.traces`] = c.traces;
+    metrics[`${checkpoint}.exitPoints`] = c.exitPoints;
+    metrics[`${checkpoint}.ceilingN20`] = c.ceilingN20.value;
+    for (const [method, m] of Object.entries(c.methods)) metrics[`${checkpoint}.${method}.withinSpearman`] = m.withinSpearman.value;
+  }
+  run.logMetrics(metrics);
+}

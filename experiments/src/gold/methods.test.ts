@@ -1,0 +1,68 @@
+import { rredcot, rredcotConfigSchema } from '@rred/estimators';
+import { EnumerableLM } from '@rred/estimators/testing';
+import type { Trace } from '@rred/lm';
+import { drawLayout, rredcotVariants } from './methods';
+
+// vocabulary: 0, 1, 2 ordinary tokens; 3 = </think>; 4 = <eos>
+const tokens = { endThink: 3, eos: 4 };
+const model = new EnumerableLM({ vocabSize: 5, tokens, seed: 5, scale: 3, bias: [0, 0.6, 0, 0.3, -1.5], eosBiasAfterThink: 2, maxLength: 32 });
+const trace: Trace = {
+  problemId: 't',
+  prompt: [0, 2],
+  completion: [1, 0, 2, 1, 0, 3, 1, 4],
+  logprobs: new Array<number>(8).fill(-1),
+  entropies: new Array<number>(8).fill(0.5),
+  thinkEnd: 5,
+  answer: '1',
+  reward: 1,
+  text: '',
+};
+const segments = [
+  { start: 0, end: 2 },
+  { start: 2, end: 3 },
+  { start: 3, end: 5 },
+];
+const inputs = {
+  tokens,
+  references: { dataset: [{ solution: [1, 0, 2], answer: [1] }] },
+  alignment: (thinking: readonly number[], solution: readonly number[]) => solution.slice(Math.min(thinking.length, solution.length)),
+};
+
+describe('gold methods', () => {
+  const variants = rredcotVariants(1);
+
+  it('lists 16 distinct RREDCoT variants with valid configs', () => {
+    expect(variants).toHaveLength(16);
+    expect(new Set(variants.map((v) => v.name)).size).toBe(16);
+    for (const v of variants) expect(() => rredcotConfigSchema.parse(v.config)).not.toThrow();
+    expect(variants.map((v) => v.name)).toContain('rredcot.forced.remaining.both.log');
+  });
+
+  it("a slot named 'any' does not change the result, and one reference makes combine irrelevant", async () => {
+    const run = (config: object) => rredcot(model, trace, segments, inputs, config);
+    for (const v of variants) {
+      const ref = await run(v.config);
+      const other = v.name.includes('.immediate.')
+        ? { ...v.config, valueSuffix: 'remaining' }
+        : v.name.includes('.value.')
+          ? { ...v.config, exit: 'forced' }
+          : { ...v.config, combine: 'literal' };
+      const alt = await run(other);
+      expect([v.name, alt.credits]).toEqual([v.name, ref.credits]);
+      expect(ref.credits.every(Number.isFinite)).toBe(true);
+    }
+    // and the named slots do matter on this model
+    const a = await run({ ...variants[0].config, exit: 'forced' });
+    const b = await run({ ...variants[0].config, exit: 'joint' });
+    expect(a.credits).not.toEqual(b.credits);
+  });
+
+  it('lays the MC draws out one after the other at every exit point, gold first', () => {
+    expect(drawLayout(256, [1, 2, 4])).toEqual([
+      { method: 'gold', n: 256, start: 0 },
+      { method: 'mc.n1', n: 1, start: 256 },
+      { method: 'mc.n2', n: 2, start: 257 },
+      { method: 'mc.n4', n: 4, start: 259 },
+    ]);
+  });
+});
