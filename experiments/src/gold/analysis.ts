@@ -8,17 +8,17 @@
  *   rank-based and exp is monotone, so a variant's log- and prob-space values give the same number;
  * - localizationTop1: over failed traces whose first uncorrected wrong line is in the thinking, the share
  *   where the most negative credit lands on that line's segment (chanceTop1 = mean 1/K); localizationAuc:
- *   AUC of −credit for "holds the first error" over those traces' segments;
+ *   AUC of credit for "holds the first error" over those traces' segments (lower credit = more blame; 1 = the
+ *   error segment always has the lowest credit, 0.5 = chance);
  * - tokensPerTrace: tokens forwarded per trace (the sampler counts every generated token as forwarded,
  *   so generated tokens are in it once); wallMsPerTrace: the method's measured wall time per trace.
  * Per checkpoint: the split-half reliability of ΔV_MC at n = ceilingSamples (two halves of one draw,
  * within-trace Spearman, Spearman–Brown corrected) and the ceiling √rel it implies for any method's
  * correlation with that n = 20 proxy.
  */
-import { mean, Rng, spearman } from '@rred/core';
+import { localizationAuc, localizationTop1, mean, Rng, spearman, splitHalfReliability, withinTraceSpearman } from '@rred/core';
 import type { GoldData, GoldTrace } from './load';
 import { BASELINES, mcMethod } from './methods';
-import { auc, localizationTop1, splitHalfReliability, withinTraceSpearman } from './stats-pending';
 
 export interface Interval3 {
   value: number;
@@ -69,23 +69,25 @@ export function methodsOf(traces: readonly GoldTrace[], mcSamples: readonly numb
 function methodMetrics(method: string, traces: readonly GoldTrace[], resamples: number, level: number, rng: Rng): MethodMetrics {
   const gold = traces.map((t) => diffs(t.gold));
   const credits = traces.map((t) => t.credits[method]);
+  const opts = { resamples, level };
   const within = withinTraceSpearman(
     traces.map((_, i) => ({ x: credits[i], y: gold[i] })),
-    resamples,
-    level,
     rng.fork('within'),
+    opts,
   );
-  const finitePairs = (xs: number[], ys: number[]) => xs.map((x, i) => [x, ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+  const finitePairs = (xs: number[], ys: number[]) =>
+    xs.map((x, i) => [x, ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
   const pooled = finitePairs(credits.flat(), gold.flat());
   const hasValues = traces.every((t) => t.values[method] !== undefined);
-  const valuePairs = hasValues ? finitePairs(traces.flatMap((t) => t.values[method]), traces.flatMap((t) => t.gold)) : [];
+  const valuePairs = hasValues
+    ? finitePairs(
+        traces.flatMap((t) => t.values[method]),
+        traces.flatMap((t) => t.gold),
+      )
+    : [];
   const failed = traces.map((t, i) => ({ t, c: credits[i] })).filter(({ t }) => t.reward === 0 && t.firstError !== null);
-  const loc = localizationTop1(
-    failed.map(({ t, c }) => ({ credits: c, error: t.firstError! - 1 })),
-    resamples,
-    level,
-    rng.fork('top1'),
-  );
+  const localized = failed.map(({ t, c }) => ({ credits: c, errorSegment: t.firstError! - 1 }));
+  const loc = localizationTop1(localized, rng.fork('top1'), opts);
   const costs = traces.map((t) => t.costs[method]);
   const baseline = method in BASELINES;
   return {
@@ -101,14 +103,11 @@ function methodMetrics(method: string, traces: readonly GoldTrace[], resamples: 
         )
       : null,
     localizationTop1: { value: loc.value, lo: loc.lo, hi: loc.hi },
-    localizationAuc: auc(
-      failed.flatMap(({ c }) => c.map((x) => -x)),
-      failed.flatMap(({ t, c }) => c.map((_, k) => k + 1 === t.firstError)),
-    ),
+    localizationAuc: localizationAuc(localized),
     chanceTop1: loc.chance,
     tokensPerTrace: baseline ? 0 : mean(costs.map((c) => c.tokensForwarded)),
     wallMsPerTrace: baseline ? 0 : mean(costs.map((c) => c.wallMs)),
-    tracesUsed: { within: within.tracesUsed, pooledSegments: pooled.length, valuePoints: valuePairs.length, localization: loc.tracesUsed },
+    tracesUsed: { within: within.tracesUsed, pooledSegments: pooled.length, valuePoints: valuePairs.length, localization: loc.traces },
   };
 }
 
@@ -118,10 +117,9 @@ function checkpointMetrics(data: GoldData, checkpoint: string, rng: Rng): Checkp
   const traces = data.traces.filter((t) => t.checkpoint === checkpoint);
   const split = splitHalfReliability(
     traces.map((t) => ({ a: diffs(t.halves[0]), b: diffs(t.halves[1]) })),
-    B,
-    level,
     rng.fork('split-half'),
-  );
+    { resamples: B, level },
+  ).withinTrace;
   const methods: Record<string, MethodMetrics> = {};
   for (const m of methodsOf(traces, config.mcSamples)) methods[m] = methodMetrics(m, traces, B, level, rng.fork(m));
   return {

@@ -45,7 +45,13 @@ export const traceKey = (checkpoint: string, problemId: string): string => `${ch
 
 function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
   const c = result.cost;
-  return { method, tokensForwarded: c.tokensForwarded, tokensGenerated: c.tokensGenerated, forwardPasses: c.forwardPasses, wallMs: c.wallMs };
+  return {
+    method,
+    tokensForwarded: c.tokensForwarded,
+    tokensGenerated: c.tokensGenerated,
+    forwardPasses: c.forwardPasses,
+    wallMs: c.wallMs,
+  };
 }
 
 /** T = 1 rollouts on the first `problems` problems of the split, then the stratified choice and its exit points. */
@@ -120,7 +126,10 @@ export async function computeGold({ store, run, config, rng }: ComputeContext<Go
   const perExitPoint = config.gold.samplesPerExitPoint + config.mcSamples.reduce((a, b) => a + b, 0);
   const work = (item: Item) => (item.segments.length + 1) * perExitPoint;
   const done = run.traceKeys();
-  const bar = new ProgressBar('gold: continuations sampled', items.reduce((n, it) => n + work(it), 0));
+  const bar = new ProgressBar(
+    'gold: continuations sampled',
+    items.reduce((n, it) => n + work(it), 0),
+  );
   for (const item of items) {
     if (done.has(item.key)) {
       bar.tick(work(item), `${item.key} stored earlier`);
@@ -130,7 +139,10 @@ export async function computeGold({ store, run, config, rng }: ComputeContext<Go
     const { bundle, error } = await benchmarkTrace(item, config, rng.fork(item.stem).fork(item.trace.problemId));
     run.writeTraceBundle(bundle);
     const verdict = error.segment === null ? 'no error' : `${error.kind} in segment ${error.segment}`;
-    bar.tick(work(item), `${item.key} K=${item.segments.length} ζ=${item.trace.reward} ${verdict}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    bar.tick(
+      work(item),
+      `${item.key} K=${item.segments.length} ζ=${item.trace.reward} ${verdict}, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     await yieldToEventLoop();
   }
   run.logMetrics({ [`wall_seconds.attempt_${store.getRun(run.id).attempts}`]: (Date.now() - started) / 1000 });

@@ -77,7 +77,9 @@ export const goldConfigSchema = z
           .min(1)
           .max(16)
           .default(1)
-          .describe('Dataset reference solutions per problem for RREDCoT (Eq. 9). Default 1: with one reference `combine` does not matter.'),
+          .describe(
+            'Dataset reference solutions per problem for RREDCoT (Eq. 9). Default 1: with one reference `combine` does not matter.',
+          ),
       })
       .strict()
       .default({})
@@ -97,25 +99,27 @@ export const goldConfigSchema = z
       .int()
       .min(0)
       .default(4)
-      .describe('Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits). Default 4.'),
+      .describe(
+        'Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits). Default 4.',
+      ),
   })
   .strict()
   .superRefine((c, ctx) => {
     if (!c.mcSamples.includes(c.ceilingSamples)) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
-        path: ['ceilingSamples'],
-        message: `ceilingSamples ${c.ceilingSamples} must be one of mcSamples [${c.mcSamples.join(', ')}]`,
+        path: [],
+        message: `ceilingSamples (${c.ceilingSamples}) must be one of mcSamples ([${c.mcSamples.join(', ')}])`,
       });
     }
     if (c.ceilingSamples % 2 !== 0) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ceilingSamples'], message: `ceilingSamples ${c.ceilingSamples} must be even (two halves)` });
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [], message: `ceilingSamples (${c.ceilingSamples}) must be even (two halves)` });
     }
     if (c.traces.correct + c.traces.wrong > c.problems) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
-        path: ['problems'],
-        message: `problems ${c.problems} is fewer than traces.correct ${c.traces.correct} + traces.wrong ${c.traces.wrong}`,
+        path: [],
+        message: `problems (${c.problems}) must be ≥ traces.correct (${c.traces.correct}) + traces.wrong (${c.traces.wrong})`,
       });
     }
   });

@@ -55,12 +55,11 @@ function goldTrace(s: StoredTrace, config: GoldConfig): GoldTrace {
   delete credits[ORACLE_METHOD];
   const first = oracle.indexOf(1);
   // the ceiling draw's halves, from its stored continuations (exit point k, sample index in the draw's slot)
-  const slot = drawLayout(config.gold.samplesPerExitPoint, config.mcSamples).find((d) => d.n === config.ceilingSamples && d.method !== GOLD_METHOD)!;
+  const slot = drawLayout(config.gold.samplesPerExitPoint, config.mcSamples).find(
+    (d) => d.n === config.ceilingSamples && d.method !== GOLD_METHOD,
+  )!;
   const half = slot.n / 2;
-  const halves: [number[][], number[][]] = [
-    Array.from({ length: K + 1 }, () => []),
-    Array.from({ length: K + 1 }, () => []),
-  ];
+  const halves: [number[][], number[][]] = [Array.from({ length: K + 1 }, () => []), Array.from({ length: K + 1 }, () => [])];
   for (const c of s.continuations) {
     const j = c.sample - slot.start;
     if (j >= 0 && j < slot.n) halves[j < half ? 0 : 1][c.exitPoint].push(c.utility);

@@ -7,7 +7,14 @@ import { fmt, textTable } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { loadGold, type GoldTrace } from './load';
 
-const SHOWN = ['mc.n20', 'rredcot.joint.full.both.log', 'rredcot.forced.remaining.both.log', 'rredcot.forced.any.immediate.prob', 'loo', 'length'];
+const SHOWN = [
+  'mc.n20',
+  'rredcot.joint.full.both.log',
+  'rredcot.forced.remaining.both.log',
+  'rredcot.forced.any.immediate.prob',
+  'loo',
+  'length',
+];
 
 export function traceLook(t: GoldTrace): string {
   const shown = SHOWN.filter((m) => t.credits[m]);

@@ -209,37 +209,55 @@ function segmentsCsv(data: GoldData): Table {
   };
 }
 
+/** The RREDCoT variant of the committed results before this benchmark (Tab. 1 preset with the old defaults: joint exit, full suffix). */
+const LITERAL_RREDCOT = 'rredcot.joint.full.both.log';
+
+/** Point label on the frontier: MC's n, the named baselines, the best and the literal RREDCoT variant. */
+function frontierLabel(method: string, best: string | null): string {
+  if (method.startsWith('mc.')) return method.slice(3);
+  if (method === best) return `best RREDCoT: ${method.slice('rredcot.'.length)}`;
+  if (method === LITERAL_RREDCOT) return `literal: ${method.slice('rredcot.'.length)}`;
+  return method.startsWith('rredcot.') ? '' : method;
+}
+
 export async function renderGoldPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
   const data = loadGold(store, runId);
   const a = analyzeGold(data);
-  const points = Object.entries(a.checkpoints).flatMap(([checkpoint, c]) =>
-    Object.entries(c.methods).map(([method, m]) => ({
+  const points = Object.entries(a.checkpoints).flatMap(([checkpoint, c]) => {
+    const best = bestRredcot(c);
+    return Object.entries(c.methods).map(([method, m]) => ({
       checkpoint,
       method,
       family: familyOf(method),
+      label: frontierLabel(method, best),
       tokens: m.tokensPerTrace,
       rho: m.withinSpearman.value,
       lo: m.withinSpearman.lo,
       hi: m.withinSpearman.hi,
-    })),
-  );
+    }));
+  });
   const x = { field: 'tokens', type: 'quantitative', scale: { type: 'log' }, title: 'tokens forwarded per trace (log)' };
   const y = { field: 'rho', type: 'quantitative', title: 'within-trace Spearman with ΔV_gold (mean, 95% CI)' };
-  const color = { field: 'family', type: 'nominal', title: 'method' };
+  const color = {
+    field: 'family',
+    type: 'nominal',
+    title: 'method',
+    scale: { domain: ['mc', 'rredcot', 'loo', 'gradient', 'baseline'], range: ['#1f4e9c', '#2ca02c', '#d62728', '#ff7f0e', '#7f7f7f'] },
+  };
   const spec = {
     title: {
       text: 'Credit quality vs cost: within-trace Spearman with gold ΔV',
-      subtitle: `run ${runId}; MC(n) a line (n = ${data.config.mcSamples.join(', ')}); dashed: the zero-cost baselines (length, position)`,
+      subtitle: `run ${runId}; MC(n) a line labelled by n; dashed: the zero-cost baselines; bars: 95% bootstrap CI over traces`,
     },
     data: { values: points.filter((p) => Number.isFinite(p.rho)) },
     facet: { column: { field: 'checkpoint', type: 'nominal', title: null, sort: data.checkpoints } },
     spec: {
-      width: 380,
-      height: 300,
+      width: 420,
+      height: 320,
       layer: [
         {
           transform: [{ filter: 'datum.tokens > 0' }],
-          mark: { type: 'rule', opacity: 0.5 },
+          mark: { type: 'rule', opacity: 0.45 },
           encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color },
         },
         {
@@ -250,12 +268,22 @@ export async function renderGoldPlots(store: Store, runId: string, outDir: strin
         {
           transform: [{ filter: "datum.tokens > 0 && datum.family !== 'mc'" }],
           mark: { type: 'point', filled: true, size: 45 },
-          encoding: { x, y, color, shape: color, tooltip: [{ field: 'method' }, { field: 'rho' }, { field: 'tokens' }] },
+          encoding: { x, y, color },
+        },
+        {
+          transform: [{ filter: "datum.tokens > 0 && datum.label !== ''" }],
+          mark: { type: 'text', align: 'left', dx: 6, dy: -6, fontSize: 9 },
+          encoding: { x, y, text: { field: 'label' }, color },
         },
         {
           transform: [{ filter: "datum.family === 'baseline'" }],
           mark: { type: 'rule', strokeDash: [4, 4] },
-          encoding: { y, color, detail: { field: 'method' } },
+          encoding: { y, color },
+        },
+        {
+          transform: [{ filter: "datum.family === 'baseline'" }],
+          mark: { type: 'text', align: 'left', dx: 2, dy: -5, fontSize: 9 },
+          encoding: { x: { value: 2 }, y, text: { field: 'label' }, color },
         },
       ],
     },
