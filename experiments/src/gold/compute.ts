@@ -11,7 +11,7 @@ import {
   type Reference,
 } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
-import type { ContinuationRow, CostRecord, EstimateRecord, TraceBundle } from '@rred/results-store';
+import type { ContinuationRow, CostRecord, EstimateRecord, Run, Store, TraceBundle } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
 import { referenceTokens, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
@@ -21,7 +21,8 @@ import { continuationReward, generateRollouts, loadSplit, specialTokens } from '
 import { yieldToEventLoop } from '../common/yield';
 import { segmentTrace, sharedModel } from '../mc-variance/compute';
 import type { GoldConfig } from './config';
-import { logGoldSummary } from './load';
+import { analyzeGold } from './analysis';
+import { loadGold } from './load';
 import { lookAtTraces } from './look';
 import { firstErrorSegment, ORACLE_METHOD, type FirstError } from './first-error';
 import { drawLayout, GOLD_METHOD, rredcotVariants } from './methods';
@@ -41,7 +42,7 @@ interface Item {
 }
 
 /** Store bundle key of a trace: unique across checkpoints. */
-export const traceKey = (checkpoint: string, problemId: string): string => `${checkpointStem(checkpoint)}/${problemId}`;
+const traceKey = (checkpoint: string, problemId: string): string => `${checkpointStem(checkpoint)}/${problemId}`;
 
 function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
   const c = result.cost;
@@ -148,4 +149,17 @@ export async function computeGold({ store, run, config, rng }: ComputeContext<Go
   run.logMetrics({ [`wall_seconds.attempt_${store.getRun(run.id).attempts}`]: (Date.now() - started) / 1000 });
   logGoldSummary(store, run);
   lookAtTraces(store, run.id, config.look);
+}
+
+/** Headline numbers as run metrics (`rred runs compare`): per checkpoint and method, the within-trace Spearman with ΔV_gold. */
+function logGoldSummary(store: Store, run: Run): void {
+  const a = analyzeGold(loadGold(store, run.id));
+  const metrics: Record<string, number> = {};
+  for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
+    metrics[`${checkpoint}.traces`] = c.traces;
+    metrics[`${checkpoint}.exitPoints`] = c.exitPoints;
+    metrics[`${checkpoint}.ceilingN20`] = c.ceilingN20.value;
+    for (const [method, m] of Object.entries(c.methods)) metrics[`${checkpoint}.${method}.withinSpearman`] = m.withinSpearman.value;
+  }
+  run.logMetrics(metrics);
 }

@@ -8,7 +8,7 @@ export interface McPoint {
   quality: number;
 }
 
-export interface AtCost {
+interface AtCost {
   /** Interpolated quality; null when the cost is outside the measured MC range. */
   quality: number | null;
   /** Interpolated n (in log space), or the bound: '< 1' style text when outside. */

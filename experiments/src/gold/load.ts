@@ -4,9 +4,8 @@
  * costs and the oracle's first-error segment.
  */
 import { mean } from '@rred/core';
-import type { CostRecord, Run, Store, StoredTrace } from '@rred/results-store';
+import type { CostRecord, Store, StoredTrace } from '@rred/results-store';
 import { checkpointStem } from '../common/model';
-import { analyzeGold } from './analysis';
 import { goldConfigSchema, type GoldConfig } from './config';
 import { ORACLE_METHOD } from './first-error';
 import { BASELINES, drawLayout, GOLD_METHOD, type BaselineName } from './methods';
@@ -87,17 +86,4 @@ export function loadGold(store: Store, runId: string): GoldData {
     .map((s) => goldTrace(s, config))
     .sort((a, b) => checkpoints.indexOf(a.checkpoint) - checkpoints.indexOf(b.checkpoint) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { config, checkpoints, traces };
-}
-
-/** Headline numbers as run metrics (`rred runs compare`): per checkpoint and method, the within-trace Spearman with ΔV_gold. */
-export function logGoldSummary(store: Store, run: Run): void {
-  const a = analyzeGold(loadGold(store, run.id));
-  const metrics: Record<string, number> = {};
-  for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
-    metrics[`${checkpoint}.traces`] = c.traces;
-    metrics[`${checkpoint}.exitPoints`] = c.exitPoints;
-    metrics[`${checkpoint}.ceilingN20`] = c.ceilingN20.value;
-    for (const [method, m] of Object.entries(c.methods)) metrics[`${checkpoint}.${method}.withinSpearman`] = m.withinSpearman.value;
-  }
-  run.logMetrics(metrics);
 }

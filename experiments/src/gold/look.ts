@@ -16,7 +16,7 @@ const SHOWN = [
   'length',
 ];
 
-export function traceLook(t: GoldTrace): string {
+function traceLook(t: GoldTrace): string {
   const shown = SHOWN.filter((m) => t.credits[m]);
   const rows = t.gold.map((v, k) => [
     String(k),

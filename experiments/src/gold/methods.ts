@@ -10,7 +10,7 @@
  */
 import type { RredcotConfigInput } from '@rred/estimators';
 
-export interface RredcotVariant {
+interface RredcotVariant {
   name: string;
   config: RredcotConfigInput;
 }
@@ -51,7 +51,7 @@ export const BASELINES = {
 export type BaselineName = keyof typeof BASELINES;
 
 /** Where each MC draw's continuations sit among the samples of an exit point in the store: gold first, then mcSamples in order. */
-export interface DrawSlot {
+interface DrawSlot {
   method: string;
   n: number;
   /** First sample index of the draw at every exit point. */

@@ -21,7 +21,7 @@ function familyOf(method: string): Family {
 }
 
 /** The RREDCoT variant with the highest within-trace Spearman (ties: name order), or null when none was scored. */
-export function bestRredcot(c: CheckpointMetrics): string | null {
+function bestRredcot(c: CheckpointMetrics): string | null {
   const rr = Object.entries(c.methods)
     .filter(([m, x]) => m.startsWith('rredcot.') && Number.isFinite(x.withinSpearman.value))
     .sort(([a, x], [b, y]) => y.withinSpearman.value - x.withinSpearman.value || (a < b ? -1 : 1));

@@ -8,7 +8,7 @@ interface Candidate {
   fits: boolean;
 }
 
-export interface Selection {
+interface Selection {
   /** Indices into the candidates, in candidate order. */
   indices: number[];
   /** Candidates left out because they did not fit, among those looked at before the quotas were full. */
