@@ -1,5 +1,5 @@
 import type { ExperimentDefinition } from '../common/experiment';
-import { checkpointHashOf, engineBackend } from '../common/model';
+import { CHECKPOINT_HASH_COVERS, checkpointHashOf, engineBackend } from '../common/model';
 import { checkMcFits } from '../mc-variance/definition';
 import { computeGold } from './compute';
 import { GOLD_ALIASES, goldConfigSchema } from './config';
@@ -19,6 +19,7 @@ export const goldExperiment: ExperimentDefinition<typeof goldConfigSchema> = {
   },
   backend: engineBackend,
   compute: computeGold,
-  tags: (config) => ({ checkpointHash: config.checkpoints.map(checkpointHashOf).join(',') }),
+  // one identity per checkpoint, comma-separated in config order (also tagged per checkpoint stem by the compute)
+  tags: (config) => ({ checkpointHash: config.checkpoints.map(checkpointHashOf).join(','), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
   render: { tables: renderGoldTables, plots: renderGoldPlots },
 };

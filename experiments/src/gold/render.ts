@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { fmt, toCsv, toMarkdown, type Cell, type Table } from '@rred/core';
 import type { Store } from '@rred/results-store';
+import { checkpointStem } from '../common/model';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
@@ -77,7 +78,7 @@ function checkpointTable(c: CheckpointMetrics, config: GoldConfig): Table {
   };
 }
 
-function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData): string[] {
+function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, hash: string | undefined): string[] {
   const config = data.config;
   const traces = data.traces.filter((t) => t.checkpoint === name);
   const meanK = traces.reduce((n, t) => n + t.segmentLengths.length, 0) / Math.max(1, traces.length);
@@ -85,7 +86,8 @@ function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData): 
   return [
     `## ${name}`,
     '',
-    `${c.traces} traces (${c.correct} correct, ${c.wrong} wrong), ${c.exitPoints} exit points (mean K ${fmt(meanK, 1)}); ` +
+    `Checkpoint \`${config.checkpoints.find((p) => checkpointStem(p) === name) ?? name}\` (identity ${hash?.slice(0, 12) ?? 'unknown'}). ` +
+      `${c.traces} traces (${c.correct} correct, ${c.wrong} wrong), ${c.exitPoints} exit points (mean K ${fmt(meanK, 1)}); ` +
       `${c.localizationTraces} failed traces with their first uncorrected wrong line in the thinking (chance top-1 ${fmt(c.methods[best ?? 'length']?.chanceTop1 ?? NaN)}).`,
     '',
     `Ceiling: split-half reliability of ΔV_MC at n = ${config.ceilingSamples} (two halves of ${config.ceilingSamples / 2}, within-trace Spearman, Spearman–Brown) ` +
@@ -99,6 +101,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
   const data = loadGold(store, runId);
   const a = analyzeGold(data);
   const c = data.config;
+  const tags = store.getRun(runId).tags;
   const md = [
     markdownHeader('Gold-value credit benchmark (issue 13)', store, [runId], 'npx nx run experiments:tables'),
     `T = 1 rollouts of the first problems of ${c.split}, stratified (${c.traces.correct} correct + ${c.traces.wrong} wrong per checkpoint); ` +
@@ -113,7 +116,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
       'tokens/trace: tokens forwarded (generated tokens are forwarded once and counted once). Baselines: `length` = +segment length in tokens, ' +
       '`position` = +segment index k (cost 0). MC at equal tokens: MC(n) interpolated in log tokens; the cost ratio is to the best RREDCoT variant.',
     '',
-    ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data)),
+    ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data, tags[`checkpointHash.${name}`])),
   ].join('\n');
   const files = ['table.md', 'metrics.json', 'methods.csv', 'segments.csv'].map((f) => path.join(outDir, f));
   writeText(files[0], md);
