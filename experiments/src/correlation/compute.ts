@@ -4,6 +4,7 @@ import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
 import { readJsonl, referenceTokens, type TaskRecord } from '@rred/tasks';
 import * as path from 'path';
+import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import type { LoadedModel } from '../common/model';
 import { yieldToEventLoop } from '../common/yield';
@@ -13,17 +14,6 @@ import type { CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
 import { findSourceRun, loadSource, NO_SOURCE_RUN, type SourceItem } from './source';
-
-function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
-  const c = result.cost;
-  return {
-    method,
-    tokensForwarded: c.tokensForwarded,
-    tokensGenerated: c.tokensGenerated,
-    forwardPasses: c.forwardPasses,
-    wallMs: c.wallMs,
-  };
-}
 
 /** Every problem record of a split file, by id (stored traces name their problem by id). */
 function recordsById(split: string): Map<string, TaskRecord> {
@@ -108,7 +98,7 @@ async function scoreTrace(
     checkpointHash: model.checkpointHash,
     segments,
     estimates: [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows],
-    costs: [costOf('rredcot', rr), ...baselines.map((r) => costOf(r.method, r)), mc.cost],
+    costs: [costRecord('rredcot', rr), ...baselines.map((r) => costRecord(r.method, r)), mc.cost],
   });
   return {
     references: rr.extra.referenceCount,

@@ -5,6 +5,29 @@ import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
 
+/** Bootstrap settings of an analysis whose CIs resample traces (correlation, gold). */
+export const bootstrapAnalysisSchema = z
+  .object({
+    bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for the CIs. Default 1000.'),
+    level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
+  })
+  .strict();
+
+/** How many dataset references RREDCoT gets per problem (correlation, gold). */
+export const datasetReferencesSchema = z
+  .object({
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .max(16)
+      .default(1)
+      .describe(
+        'Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.',
+      ),
+  })
+  .strict();
+
 export const correlationConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer, default 1.'),
@@ -61,21 +84,7 @@ export const correlationConfigSchema = z
     mc: mcConfigSchema
       .default({ samplesPerExitPoint: 20, maxNewTokens: 120, horizon: 'completion', batchSize: 64 })
       .describe("MC proxy ground truth (App. 10.2: n = 20). Stored values are reused only when this equals the source run's MC config."),
-    references: z
-      .object({
-        count: z
-          .number()
-          .int()
-          .min(1)
-          .max(16)
-          .default(1)
-          .describe(
-            'Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.',
-          ),
-      })
-      .strict()
-      .default({})
-      .describe('Reference set R for RREDCoT (dataset references).'),
+    references: datasetReferencesSchema.default({}).describe('Reference set R for RREDCoT (dataset references).'),
     rredcot: rredcotConfigSchema
       .default(rredcotPresets.dataset)
       .describe('RREDCoT estimator config; default the dataset preset of Tab. 1 (I+V, log space, L1).'),
@@ -93,14 +102,7 @@ export const correlationConfigSchema = z
       ),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
-    analysis: z
-      .object({
-        bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for the CIs. Default 1000.'),
-        level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
-      })
-      .strict()
-      .default({})
-      .describe('Correlation analysis (recomputed on every re-render, seeded).'),
+    analysis: bootstrapAnalysisSchema.default({}).describe('Correlation analysis (recomputed on every re-render, seeded).'),
   })
   .strict();
 

@@ -14,6 +14,7 @@ import type { Trace } from '@rred/lm';
 import type { ContinuationRow, CostRecord, EstimateRecord, Run, Store, TraceBundle } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
 import { referenceTokens, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import { continuationRows } from '../common/mc-records';
 import { checkpointStem, type LoadedModel } from '../common/model';
@@ -43,17 +44,6 @@ interface Item {
 
 /** Store bundle key of a trace: unique across checkpoints. */
 const traceKey = (checkpoint: string, problemId: string): string => `${checkpointStem(checkpoint)}/${problemId}`;
-
-function costOf(method: string, result: EstimatorResult<unknown>): CostRecord {
-  const c = result.cost;
-  return {
-    method,
-    tokensForwarded: c.tokensForwarded,
-    tokensGenerated: c.tokensGenerated,
-    forwardPasses: c.forwardPasses,
-    wallMs: c.wallMs,
-  };
-}
 
 /** T = 1 rollouts on the first `problems` problems of the split, then the stratified choice and its exit points. */
 async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng): Promise<Item[]> {
@@ -94,7 +84,7 @@ async function benchmarkTrace(item: Item, config: GoldConfig, rng: Rng): Promise
   const costs: CostRecord[] = [];
   const keep = (method: string, result: EstimatorResult<unknown>) => {
     estimates.push(...toStoreRows(result, method).rows);
-    costs.push(costOf(method, result));
+    costs.push(costRecord(method, result));
   };
   for (const slot of drawLayout(config.gold.samplesPerExitPoint, config.mcSamples)) {
     // every draw from its own fork: the MC(n) samples are independent of the gold samples and of each other

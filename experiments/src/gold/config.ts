@@ -3,6 +3,7 @@ import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
+import { bootstrapAnalysisSchema, datasetReferencesSchema } from '../correlation/config';
 import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
 
 const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint];
@@ -69,31 +70,12 @@ export const goldConfigSchema = z
       .describe(
         'The n of mcSamples whose draw is split into two halves (first n/2 and last n/2 samples per exit point) for the split-half reliability of ΔV_MC and the ceiling √rel. Even, default 20.',
       ),
-    references: z
-      .object({
-        count: z
-          .number()
-          .int()
-          .min(1)
-          .max(16)
-          .default(1)
-          .describe(
-            'Dataset reference solutions per problem for RREDCoT (Eq. 9). Default 1: with one reference `combine` does not matter.',
-          ),
-      })
-      .strict()
+    references: datasetReferencesSchema
       .default({})
-      .describe('Reference set R of the RREDCoT variants (dataset references).'),
+      .describe('Reference set R of the RREDCoT variants (dataset references); with one reference `combine` does not matter.'),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
-    analysis: z
-      .object({
-        bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for every CI. Default 1000.'),
-        level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
-      })
-      .strict()
-      .default({})
-      .describe('Metrics (recomputed from the store on every render, seeded by the run seed).'),
+    analysis: bootstrapAnalysisSchema.default({}).describe('Metrics (recomputed from the store on every render, seeded by the run seed).'),
     look: z
       .number()
       .int()
