@@ -70,6 +70,8 @@ describe('mcValuesWithReuse', () => {
     expect(out.sampled).toBe(0);
     expect(out.values).toEqual([0.75, 0.75, 0.75]);
     expect(out.cost).toEqual(cost);
+    // the records behind the values, relabelled to these exit points, in stored order
+    expect(out.records).toEqual(stored([0, 8, trace.thinkEnd]));
   });
 
   it('samples only the exit points the stored run lacks', async () => {
@@ -86,6 +88,9 @@ describe('mcValuesWithReuse', () => {
     expect(out.values[3]).toBe(0.75);
     // the new exit point (offset 4) is a mean of 3 samples of ζ ∈ {0, 1}
     expect([0, 1 / 3, 2 / 3, 1].some((v) => Math.abs(v - out.values[1]) < 1e-12)).toBe(true);
+    expect(out.records.map((r) => r.exitPoint)).toEqual([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    expect(out.records.filter((r) => r.exitPoint === 1).every((r) => r.offset === 4)).toBe(true);
+    expect(out.records.filter((r) => r.exitPoint === 2).map((r) => r.utility)).toEqual([1, 0, 1, 1]);
     // sampled continuations are charged on top of the whole stored cost (all 3 stored exit points reused)
     expect(out.cost.tokensGenerated).toBeGreaterThan(90);
   });

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { pearson, Rng } from '@rred/core';
+import { pearson, Rng, spearman } from '@rred/core';
 import type { ContinuationRecord } from '@rred/estimators';
 import { openStore, type EstimateRecord, type Store, type TraceBundle } from '@rred/results-store';
 import { continuationRows } from '../experiments/src/common/mc-records';
@@ -60,7 +60,7 @@ describe('render from store', () => {
   let mcRun: string;
   let corrRun: string;
   const allRecords: ContinuationRecord[][] = [];
-  const credits = { rredcot: [] as number[], mc: [] as number[] };
+  const credits = { rredcot: [] as number[], mc: [] as number[], position: [] as number[] };
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-render-'));
@@ -101,6 +101,7 @@ describe('render from store', () => {
         };
         credits.rredcot.push(values.rredcot);
         credits.mc.push(values.mc);
+        credits.position.push(s + 1);
         for (const [method, credit] of Object.entries(values)) {
           // two leave-one-out gaps: a row never written (trace 0) and a null credit (trace 1); both must count as non-finite
           if (method === 'loo' && t === 0 && s === 0) continue;
@@ -120,7 +121,9 @@ describe('render from store', () => {
         forwardPasses: i + 1,
         wallMs: 10 * (i + 1),
       }));
-      corr.writeTraceBundle({ ...syntheticTrace(`q${t}`, K, rng), estimates, costs });
+      // the proxy's continuations (for the split-half ceiling)
+      const proxy = mcRecords(K, rng);
+      corr.writeTraceBundle({ ...syntheticTrace(`q${t}`, K, rng), estimates, costs, continuations: continuationRows(proxy) });
     }
     corr.finish();
     corrRun = corr.id;
@@ -144,7 +147,7 @@ describe('render from store', () => {
       const id = runToRender(store, exp)!;
       await renderExperiment(exp, store, id, path.join(dir, 'b', exp));
     }
-    expect(first.length).toBe(18);
+    expect(first.length).toBe(19);
     for (const f of first) {
       const other = f.replace(`${path.sep}a${path.sep}`, `${path.sep}b${path.sep}`);
       expect([f, fs.readFileSync(other).equals(fs.readFileSync(f))]).toEqual([f, true]);
@@ -185,8 +188,19 @@ describe('render from store', () => {
     expect(Number(pair('rredcot', 'loo')[h.indexOf('segments')])).toBe(credits.mc.length - 2);
     const costs = rows(path.join(dir, 'a', 'correlation', 'costs.csv'));
     const mcCost = costs.find((r) => r[0] === 'mc')!;
-    // mc: (400 + 500) tokens vs rredcot 100 → ratio 9; wall 40 vs 10 → 4
-    expect(Number(mcCost[costs[0].indexOf('tokens_ratio_to_rredcot')])).toBeCloseTo(9, 12);
+    // mc: 400 tokens forwarded (the 500 generated are inside them, not added) vs rredcot 100 → ratio 4; wall 40 vs 10 → 4
+    expect(Number(mcCost[costs[0].indexOf('tokens_ratio_to_rredcot')])).toBeCloseTo(4, 12);
     expect(Number(mcCost[costs[0].indexOf('wall_ratio_to_rredcot')])).toBeCloseTo(4, 12);
+    // against the proxy: the position baseline is k itself; the ceiling comes from the stored continuations; MC n = 1 was not scored
+    const proxy = rows(path.join(dir, 'a', 'correlation', 'versus_proxy.csv'));
+    const ph = proxy[0];
+    const method = (m: string) => proxy.find((r) => r[0] === m)!;
+    expect(Number(method('position')[ph.indexOf('spearman_pooled')])).toBeCloseTo(spearman(credits.position, credits.mc), 12);
+    expect(Number(method('rredcot')[ph.indexOf('spearman_pooled')])).toBeCloseTo(spearman(credits.rredcot, credits.mc), 12);
+    const ceiling = Number(method('ceiling')[ph.indexOf('spearman_pooled')]);
+    expect(ceiling).toBeGreaterThanOrEqual(0);
+    expect(ceiling).toBeLessThanOrEqual(1);
+    expect(method('mc.n1')[ph.indexOf('spearman_pooled')]).toBe('NaN');
+    expect(fs.readFileSync(path.join(dir, 'a', 'correlation', 'table.md'), 'utf8')).toMatch(/\| MC n = 1 \(fresh draws\) \| — \| — \|/);
   });
 });

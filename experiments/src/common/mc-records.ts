@@ -7,6 +7,13 @@
 import type { ContinuationRecord } from '@rred/estimators';
 import type { ContinuationRow, SegmentRecord } from '@rred/results-store';
 
+/**
+ * Run tag, 'true' on runs whose MC samples of one exit point shared its prefill (MC at its best: every run
+ * since the sampler shares identical prompts); runs recorded before lack it, and their MC costs count
+ * the prefix once per sample.
+ */
+export const MC_SHARED_PREFILL_TAG = 'mcSharedPrefill';
+
 export function continuationRows(records: readonly ContinuationRecord[]): ContinuationRow[] {
   const seen = new Map<number, number>();
   return records.map((r) => {

@@ -1,5 +1,5 @@
 import { mean, ProgressBar, repoRoot, UserError } from '@rred/core';
-import { gradientAttribution, leaveOneOut, referencesFit, rredcot, toStoreRows, type EstimatorResult } from '@rred/estimators';
+import { gradientAttribution, leaveOneOut, referencesFit, rredcot, toStoreRows, truncatedMc, type EstimatorResult } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
 import { readJsonl, referenceTokens, type TaskRecord } from '@rred/tasks';
@@ -8,12 +8,38 @@ import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import type { LoadedModel } from '../common/model';
 import { yieldToEventLoop } from '../common/yield';
-import { generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
+import { continuationRows, MC_SHARED_PREFILL_TAG } from '../common/mc-records';
+import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
+import type { Segment } from '@rred/segmentation';
 import { segmentTrace, sharedModel } from '../mc-variance/compute';
-import type { CorrelationConfig } from './config';
+import { mcAtN, type CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
 import { findSourceRun, loadSource, NO_SOURCE_RUN, type SourceItem } from './source';
+
+/**
+ * MC with n samples per exit point as a method (config.mcAtEqualCost): fresh continuations from a
+ * stream of its own (`mc-n<n>-<problem>`), so its noise is independent of the proxy's.
+ */
+async function mcAtEqualCost(
+  ctx: ComputeContext<CorrelationConfig>,
+  model: LoadedModel,
+  trace: Trace,
+  segments: Segment[],
+  record: TaskRecord,
+): Promise<{ rows: EstimateRecord[]; costs: CostRecord[] }> {
+  const { config, rng } = ctx;
+  const inputs = { tokens: specialTokens(model.lm.tokenizer), reward: continuationReward(model.lm.tokenizer, record) };
+  const rows: EstimateRecord[] = [];
+  const costs: CostRecord[] = [];
+  for (const n of config.mcAtEqualCost) {
+    const mcConfig = { ...config.mc, samplesPerExitPoint: n, progress: false };
+    const result = await truncatedMc(model.lm, trace, segments, inputs, mcConfig, rng.fork(`${mcAtN(n)}-${trace.problemId}`));
+    rows.push(...toStoreRows(result, mcAtN(n)).rows);
+    costs.push(costRecord(mcAtN(n), result));
+  }
+  return { rows, costs };
+}
 
 /** Every problem record of a split file, by id (stored traces name their problem by id). */
 function recordsById(split: string): Map<string, TaskRecord> {
@@ -33,7 +59,14 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
   const sourceId = findSourceRun(store, config, model.checkpointHash);
   if (sourceId) {
     const source = loadSource(store, sourceId, config);
-    run.setTags({ sourceRun: sourceId, reusedSegments: String(source.sameSegmentation), reusedMc: String(source.sameMc) });
+    // the reused MC is charged at the source's stored cost: at its best only if the source shared its prefills
+    const shared = store.getRun(sourceId).tags[MC_SHARED_PREFILL_TAG] === 'true' || !source.sameMc;
+    run.setTags({
+      sourceRun: sourceId,
+      reusedSegments: String(source.sameSegmentation),
+      reusedMc: String(source.sameMc),
+      [MC_SHARED_PREFILL_TAG]: String(shared),
+    });
     process.stderr.write(
       `correlation: reusing ${source.items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`,
     );
@@ -47,7 +80,7 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
   }
   const list = loadSplit(config.generate.split, config.generate.problems);
   const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));
-  run.setTags({ sourceRun: NO_SOURCE_RUN });
+  run.setTags({ sourceRun: NO_SOURCE_RUN, [MC_SHARED_PREFILL_TAG]: 'true' });
   process.stderr.write(
     `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)}; generated ${traces.length} traces\n`,
   );
@@ -81,9 +114,11 @@ async function scoreTrace(
   const mc = await mcValuesWithReuse(model.lm, trace, segments, record, config.mc, reuse, rng.fork(`mc-${trace.problemId}`));
   const rr = await rredcot(model.lm, trace, segments, { tokens, references: { dataset: refs } }, config.rredcot);
   const baselines: EstimatorResult<unknown>[] = [];
+  let cheapMc: { rows: EstimateRecord[]; costs: CostRecord[] } = { rows: [], costs: [] };
   if (config.baselines === 'compute') {
     baselines.push(await leaveOneOut(model.lm, trace, segments, { tokens }, config.loo));
     baselines.push(await gradientAttribution(model.lm, trace, segments, { tokens }, config.gradient));
+    cheapMc = await mcAtEqualCost(ctx, model, trace, segments, record);
   }
   const mcRows: EstimateRecord[] = mc.values.map((v, k) => ({
     exitPoint: k,
@@ -97,8 +132,10 @@ async function scoreTrace(
     trace,
     checkpointHash: model.checkpointHash,
     segments,
-    estimates: [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows],
-    costs: [costRecord('rredcot', rr), ...baselines.map((r) => costRecord(r.method, r)), mc.cost],
+    estimates: [...[rr, ...baselines].flatMap((r) => toStoreRows(r).rows), ...mcRows, ...cheapMc.rows],
+    // the proxy's continuations, so its split-half reliability (the noise ceiling) is computable from this run alone
+    continuations: continuationRows(mc.records),
+    costs: [costRecord('rredcot', rr), ...baselines.map((r) => costRecord(r.method, r)), mc.cost, ...cheapMc.costs],
   });
   return {
     references: rr.extra.referenceCount,

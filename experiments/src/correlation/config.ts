@@ -98,7 +98,16 @@ export const correlationConfigSchema = z
       .enum(['compute', 'skip'])
       .default('compute')
       .describe(
-        "'compute' the LOO and gradient baselines, or 'skip' them (sweeps over RREDCoT/segmentation options that only need RREDCoT vs MC). Default compute.",
+        "'compute' the LOO and gradient baselines and MC at equal cost (`mcAtEqualCost`), or 'skip' them (sweeps over RREDCoT/segmentation " +
+          'options that only need RREDCoT vs MC). The trivial baselines (segment length, position) cost nothing and are always scored. Default compute.',
+      ),
+    mcAtEqualCost: z
+      .array(z.number().int().min(1))
+      .default([1, 2])
+      .describe(
+        'n of the cheap MC methods `mc.n<n>` scored against the proxy like every method: V_MC from n fresh continuations per exit point, drawn ' +
+          'from their own seeded stream (independent of the proxy samples, so their noise is independent of the proxy noise), with the ' +
+          "proxy's mc settings otherwise. RREDCoT costs about as much as MC with n = 1–2. [] = none. Default [1, 2].",
       ),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
@@ -110,3 +119,11 @@ export type CorrelationConfig = z.infer<typeof correlationConfigSchema>;
 export const CORRELATION_ALIASES = { refs: 'references.count', K: 'segmentation.maxSegments', mcRun: 'source.mcRun' };
 export const CORRELATION_METHODS = ['rredcot', 'loo', 'gradient', 'mc'] as const;
 export type CorrelationMethod = (typeof CORRELATION_METHODS)[number];
+/** The trivial baselines, computed from the segments alone: segment length in tokens, and its position k (1..K). */
+export const TRIVIAL_BASELINES = ['length', 'position'] as const;
+/** Store method name of MC with n samples per exit point, scored as a method (not the proxy). */
+export const mcAtN = (n: number): string => `mc.n${n}`;
+/** Every method compared with the n = 20 proxy, in table order. */
+export function proxyComparedMethods(config: CorrelationConfig): string[] {
+  return ['rredcot', 'loo', 'gradient', ...config.mcAtEqualCost.map(mcAtN), ...TRIVIAL_BASELINES];
+}

@@ -14,6 +14,8 @@ import { continuationReward, specialTokens } from '../common/rollouts';
 interface McValues {
   /** V_MC(s_k), k = 0..K. */
   values: number[];
+  /** The continuations behind `values`, exit point k = 0..K of these segments, in sample order within each (reused or sampled here). */
+  records: ContinuationRecord[];
   /** Exit points sampled here (not reused). */
   sampled: number;
   /** Cost: what was sampled here plus the reused share of the stored cost (by exit point count). */
@@ -36,16 +38,16 @@ export async function mcValuesWithReuse(
   stored: { records: readonly ContinuationRecord[]; cost: CostRecord | null } | null,
   rng: Rng,
 ): Promise<McValues> {
-  const utilities = new Map<number, number[]>();
+  const byOffset = new Map<number, ContinuationRecord[]>();
   const storedExitPoints = new Set<number>();
   for (const r of stored?.records ?? []) {
-    const g = utilities.get(r.offset) ?? [];
-    g.push(r.utility);
-    utilities.set(r.offset, g);
+    const g = byOffset.get(r.offset) ?? [];
+    g.push(r);
+    byOffset.set(r.offset, g);
     storedExitPoints.add(r.exitPoint);
   }
   const offsets = exitOffsets(segments);
-  const missing = offsets.filter((o) => !utilities.has(o));
+  const missing = offsets.filter((o) => !byOffset.has(o));
   let cost: CostRecord = { method: 'mc', tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0, wallMs: 0 };
   if (missing.length > 0) {
     const sub = segmentsThrough(missing, trace.thinkEnd);
@@ -58,15 +60,13 @@ export async function mcValuesWithReuse(
       rng,
     );
     const subOffsets = exitOffsets(sub);
-    const fresh = new Map<number, number[]>();
     for (const r of result.extra.records) {
       const o = subOffsets[r.exitPoint];
       if (!missing.includes(o)) continue; // exit point 0 / thinkEnd sampled only because truncatedMc always includes them
-      const g = fresh.get(o) ?? [];
-      g.push(r.utility);
-      fresh.set(o, g);
+      const g = byOffset.get(o) ?? [];
+      g.push(r);
+      byOffset.set(o, g);
     }
-    for (const [o, g] of fresh) utilities.set(o, g);
     const c = result.cost;
     cost = {
       method: 'mc',
@@ -87,6 +87,7 @@ export async function mcValuesWithReuse(
       wallMs: cost.wallMs + stored.cost.wallMs * share,
     };
   }
-  const values = offsets.map((o) => mean(utilities.get(o)!));
-  return { values, sampled: missing.length, cost };
+  const records = offsets.flatMap((o, k) => byOffset.get(o)!.map((r) => ({ ...r, exitPoint: k })));
+  const values = offsets.map((o) => mean(byOffset.get(o)!.map((r) => r.utility)));
+  return { values, records, sampled: missing.length, cost };
 }

@@ -3,6 +3,7 @@ import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
 import { loadSplit } from '../common/rollouts';
+import { MC_SHARED_PREFILL_TAG } from '../common/mc-records';
 import { computeMcVariance } from './compute';
 import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } from './config';
 import { renderMcVariancePlots, renderMcVarianceTables } from './render';
@@ -36,7 +37,7 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   backend: engineBackend,
   compute: computeMcVariance,
   inputs: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint), ...datasetInputs([config.split]) }),
-  tags: (config) => checkpointTags(config.checkpoint),
+  tags: (config) => ({ ...checkpointTags(config.checkpoint), [MC_SHARED_PREFILL_TAG]: 'true' }),
   render: { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
   sweep: { reportMetrics: ['samples_for_sd_threshold', 'mean_segments', 'exit_points', 'cut_correct_fraction_50'] },
 };
