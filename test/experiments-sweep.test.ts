@@ -127,4 +127,29 @@ describe('sweep', () => {
     expect(out2.reused).toHaveLength(2);
     expect(store.getRun(out2.parentId).status).toBe('FINISHED');
   });
+
+  it("a KILLED sweep's report shows only the runs that sweep recorded, and later sweeps never change it (issue 15 #5)", async () => {
+    const first: Behaviour = { calls: [], failOn: null, interruptOn: '1-y' };
+    const out1 = await run(first).promise;
+    expect(out1.killed).toBe(true);
+    const report = async (sweepId: string, sub: string) => {
+      const files = await renderSweep(store, sweepId, ['score'], path.join(dir, sub));
+      return files.filter((f) => !f.endsWith('.png')).map((f) => fs.readFileSync(f, 'utf8'));
+    };
+    const before = await report(out1.parentId, 'before');
+    expect(before[0]).toMatch(/1 of 4 points have a FINISHED run/);
+    const rows = (csv: string) =>
+      csv
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .slice(1);
+    const killed = store.listRuns({ parentRunId: out1.parentId }).find((r) => r.status === 'KILLED')!;
+    expect(rows(before[1])).toEqual([`1,x,${out1.ran[0]},10`, `1,y,missing (KILLED ${killed.id}),`, '2,x,missing,', '2,y,missing,']);
+    // A later, unrelated sweep of the same grid finishes every point (same config hashes).
+    const second = await run({ calls: [], failOn: null, interruptOn: null }).promise;
+    expect(second.ran).toHaveLength(3);
+    expect(await report(out1.parentId, 'after')).toEqual(before);
+    // The later sweep's own report credits it with what it ran and what it reused, by id.
+    expect((await report(second.parentId, 'second'))[0]).toMatch(/4 of 4 points have a FINISHED run/);
+  });
 });
