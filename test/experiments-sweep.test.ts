@@ -12,6 +12,7 @@ import type { ExperimentDefinition } from '../experiments/src/common/experiment'
 import { expandGrid, gridSpecSchema } from '../experiments/src/sweep/grid';
 import { runSweep } from '../experiments/src/sweep/run-sweep';
 import { renderSweep } from '../experiments/src/sweep/render';
+import { fakeExperiment } from './fixtures/fake-experiment';
 
 const schema = z
   .object({
@@ -28,22 +29,14 @@ interface Behaviour {
   interruptOn: string | null;
 }
 
-function fakeExperiment(behaviour: Behaviour): ExperimentDefinition<typeof schema> {
-  return {
-    name: 'fake',
-    schema,
-    aliases: {},
-    command: { project: 'experiments', target: 'fake', main: 'none' },
-    render: { tables: () => [], plots: async () => [] },
-    backend: async () => ({ backend: 'cpu', openblasThreads: null }),
-    compute: async ({ run, config, rng }) => {
-      const key = `${config.a}-${config.b}`;
-      behaviour.calls.push(key);
-      if (key === behaviour.failOn) throw new Error(`fake failure at ${key}`);
-      if (key === behaviour.interruptOn) process.emit('SIGINT', 'SIGINT');
-      run.logMetrics({ score: config.a * 10 + (config.b === 'y' ? 1 : 0), draw: rng.next() });
-    },
-  };
+function fakeExperimentOf(behaviour: Behaviour): ExperimentDefinition<typeof schema> {
+  return fakeExperiment('fake', schema, async ({ run, config, rng }) => {
+    const key = `${config.a}-${config.b}`;
+    behaviour.calls.push(key);
+    if (key === behaviour.failOn) throw new Error(`fake failure at ${key}`);
+    if (key === behaviour.interruptOn) process.emit('SIGINT', 'SIGINT');
+    run.logMetrics({ score: config.a * 10 + (config.b === 'y' ? 1 : 0), draw: rng.next() });
+  });
 }
 
 const spec = gridSpecSchema.parse({ experiment: 'fake', base: { seed: 3 }, grid: { a: [1, 2], b: ['x', 'y'] } });
@@ -61,7 +54,7 @@ describe('sweep', () => {
   });
 
   const run = (behaviour: Behaviour, exit = jest.fn()) => {
-    const def = fakeExperiment(behaviour) as unknown as ExperimentDefinition;
+    const def = fakeExperimentOf(behaviour) as unknown as ExperimentDefinition;
     const points = expandGrid(def, spec, {}, 'grid.json');
     return {
       exit,
@@ -70,7 +63,7 @@ describe('sweep', () => {
   };
 
   it('rejects a bad grid point before anything is written', () => {
-    const def = fakeExperiment({ calls: [], failOn: null, interruptOn: null }) as unknown as ExperimentDefinition;
+    const def = fakeExperimentOf({ calls: [], failOn: null, interruptOn: null }) as unknown as ExperimentDefinition;
     const bad = gridSpecSchema.parse({ experiment: 'fake', grid: { a: [1], b: ['x', 'z'] } });
     expect(() => expandGrid(def, bad, {}, 'bad.json')).toThrow(UserError);
     expect(() => expandGrid(def, bad, {}, 'bad.json')).toThrow(/point 1 \(a=1, b=z\)/);
