@@ -12,6 +12,7 @@ import type { ExperimentDefinition } from '../experiments/src/common/experiment'
 import { expandGrid, gridSpecSchema } from '../experiments/src/sweep/grid';
 import { runSweep } from '../experiments/src/sweep/run-sweep';
 import { renderSweep } from '../experiments/src/sweep/render';
+import { fakeExperiment } from './fixtures/fake-experiment';
 
 const schema = z
   .object({
@@ -28,22 +29,14 @@ interface Behaviour {
   interruptOn: string | null;
 }
 
-function fakeExperiment(behaviour: Behaviour): ExperimentDefinition<typeof schema> {
-  return {
-    name: 'fake',
-    schema,
-    aliases: {},
-    command: { project: 'experiments', target: 'fake', main: 'none' },
-    render: { tables: () => [], plots: async () => [] },
-    backend: async () => ({ backend: 'cpu', openblasThreads: null }),
-    compute: async ({ run, config, rng }) => {
-      const key = `${config.a}-${config.b}`;
-      behaviour.calls.push(key);
-      if (key === behaviour.failOn) throw new Error(`fake failure at ${key}`);
-      if (key === behaviour.interruptOn) process.emit('SIGINT', 'SIGINT');
-      run.logMetrics({ score: config.a * 10 + (config.b === 'y' ? 1 : 0), draw: rng.next() });
-    },
-  };
+function fakeExperimentOf(behaviour: Behaviour): ExperimentDefinition<typeof schema> {
+  return fakeExperiment('fake', schema, async ({ run, config, rng }) => {
+    const key = `${config.a}-${config.b}`;
+    behaviour.calls.push(key);
+    if (key === behaviour.failOn) throw new Error(`fake failure at ${key}`);
+    if (key === behaviour.interruptOn) process.emit('SIGINT', 'SIGINT');
+    run.logMetrics({ score: config.a * 10 + (config.b === 'y' ? 1 : 0), draw: rng.next() });
+  });
 }
 
 const spec = gridSpecSchema.parse({ experiment: 'fake', base: { seed: 3 }, grid: { a: [1, 2], b: ['x', 'y'] } });
@@ -61,7 +54,7 @@ describe('sweep', () => {
   });
 
   const run = (behaviour: Behaviour, exit = jest.fn()) => {
-    const def = fakeExperiment(behaviour) as unknown as ExperimentDefinition;
+    const def = fakeExperimentOf(behaviour) as unknown as ExperimentDefinition;
     const points = expandGrid(def, spec, {}, 'grid.json');
     return {
       exit,
@@ -70,7 +63,7 @@ describe('sweep', () => {
   };
 
   it('rejects a bad grid point before anything is written', () => {
-    const def = fakeExperiment({ calls: [], failOn: null, interruptOn: null }) as unknown as ExperimentDefinition;
+    const def = fakeExperimentOf({ calls: [], failOn: null, interruptOn: null }) as unknown as ExperimentDefinition;
     const bad = gridSpecSchema.parse({ experiment: 'fake', grid: { a: [1], b: ['x', 'z'] } });
     expect(() => expandGrid(def, bad, {}, 'bad.json')).toThrow(UserError);
     expect(() => expandGrid(def, bad, {}, 'bad.json')).toThrow(/point 1 \(a=1, b=z\)/);
@@ -126,5 +119,30 @@ describe('sweep', () => {
     expect(second.calls).toEqual(['2-x', '2-y']);
     expect(out2.reused).toHaveLength(2);
     expect(store.getRun(out2.parentId).status).toBe('FINISHED');
+  });
+
+  it("a KILLED sweep's report shows only the runs that sweep recorded, and later sweeps never change it (issue 15 #5)", async () => {
+    const first: Behaviour = { calls: [], failOn: null, interruptOn: '1-y' };
+    const out1 = await run(first).promise;
+    expect(out1.killed).toBe(true);
+    const report = async (sweepId: string, sub: string) => {
+      const files = await renderSweep(store, sweepId, ['score'], path.join(dir, sub));
+      return files.filter((f) => !f.endsWith('.png')).map((f) => fs.readFileSync(f, 'utf8'));
+    };
+    const before = await report(out1.parentId, 'before');
+    expect(before[0]).toMatch(/1 of 4 points have a FINISHED run/);
+    const rows = (csv: string) =>
+      csv
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .slice(1);
+    const killed = store.listRuns({ parentRunId: out1.parentId }).find((r) => r.status === 'KILLED')!;
+    expect(rows(before[1])).toEqual([`1,x,${out1.ran[0]},10`, `1,y,missing (KILLED ${killed.id}),`, '2,x,missing,', '2,y,missing,']);
+    // A later, unrelated sweep of the same grid finishes every point (same config hashes).
+    const second = await run({ calls: [], failOn: null, interruptOn: null }).promise;
+    expect(second.ran).toHaveLength(3);
+    expect(await report(out1.parentId, 'after')).toEqual(before);
+    // The later sweep's own report credits it with what it ran and what it reused, by id.
+    expect((await report(second.parentId, 'second'))[0]).toMatch(/4 of 4 points have a FINISHED run/);
   });
 });

@@ -4,7 +4,7 @@ import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
-import { SWEEP_EXPERIMENT } from './run-sweep';
+import { pointTagOf, SWEEP_EXPERIMENT } from './run-sweep';
 
 interface SweepParentConfig {
   experiment: string;
@@ -16,7 +16,11 @@ interface SweepParentConfig {
 const cellOf = (v: unknown): Cell =>
   typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : canonicalJson(v);
 
-/** One row per grid point: its values, the FINISHED run that holds it (from any sweep attempt), and headline metrics. */
+/**
+ * One row per grid point: its values, the run this sweep recorded for it (computed here or reused, by
+ * id: tag `point.NNN` of the sweep run) when that run FINISHED, and its headline metrics. Runs that
+ * other sweeps make later never enter, so a report never changes once its sweep has ended.
+ */
 function sweepTable(
   store: Store,
   sweepId: string,
@@ -27,13 +31,15 @@ function sweepTable(
   const config = parent.config as SweepParentConfig;
   const keys = Object.keys(config.grid);
   const runIds: string[] = [];
-  const rows = config.points.map((p) => {
-    const run = store.findFinishedRunByConfigHash(config.experiment, p.configHash);
-    if (run) runIds.push(run.id);
+  const rows = config.points.map((p, i) => {
+    const recorded = parent.tags[pointTagOf(i)]?.split(' ')[0];
+    const run = recorded ? store.getRun(recorded) : null;
+    const done = run?.status === 'FINISHED' ? run : null;
+    if (done) runIds.push(done.id);
     return [
       ...keys.map((k) => cellOf(p.overrides[k])),
-      run ? run.id : 'missing',
-      ...metricKeys.map((m) => (run ? (run.metrics[m] ?? null) : null)),
+      done ? done.id : run ? `missing (${run.status} ${run.id})` : 'missing',
+      ...metricKeys.map((m) => (done ? (done.metrics[m] ?? null) : null)),
     ];
   });
   return { table: { columns: [...keys, 'run', ...metricKeys], rows }, runIds, config };

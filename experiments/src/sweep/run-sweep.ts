@@ -102,7 +102,12 @@ async function computePoint(
   current.child = null;
 }
 
-const pointTag = (point: SweepPoint) => `point.${String(point.index).padStart(3, '0')}`;
+/**
+ * The parent's record of point `index`: tag `point.NNN` = the child run computing it (`<id>`), or the
+ * FINISHED run it reused (`<id> (reused)`). The sweep report reads only these.
+ */
+export const pointTagOf = (index: number) => `point.${String(index).padStart(3, '0')}`;
+const pointTag = (point: SweepPoint) => pointTagOf(point.index);
 
 /**
  * Ends the parent: FINISHED, or FAILED when a point failed (`rred runs list` says so, and the restart
