@@ -15,7 +15,7 @@ describe('trainChild', () => {
     await initEngine({ backend: 'cpu', quiet: true });
   });
 
-  it.each(['grpo', 'rredcot'] as const)('%s: writes the validation curve, the eval table cells and the best step', async (method) => {
+  it.each(['grpo', 'rredcot', 'verigate', 'grail', 'mc'] as const)('%s: writes the validation curve, the eval table cells and the best step', async (method) => {
     const config = finetuneConfigSchema.parse({
       methods: [method],
       seeds: [4],
@@ -36,8 +36,11 @@ describe('trainChild', () => {
     expect(at(KEYS.validationAvg).map((m) => m.step)).toEqual([0, 2, 3]);
     expect(at(KEYS.validationSeconds).map((m) => m.value)[0]).toBe(0);
     expect(at('grpo.stepMs').map((m) => m.step)).toEqual([1, 2, 3]);
-    if (method === 'rredcot') expect(at(KEYS.fallback).map((m) => m.step)).toEqual([1, 2, 3]);
+    if (method !== 'grpo') expect(at(KEYS.fallback).map((m) => m.step)).toEqual([1, 2, 3]);
     else expect(at(KEYS.fallback)).toEqual([]);
+    // every reward is 0, so every group is degenerate: VeriGate scores all 4 traces of each step with RREDCoT
+    if (method === 'verigate') expect(at(KEYS.estimated).map((m, i) => m.value + at(KEYS.fallback)[i].value)).toEqual([4, 4, 4]);
+    expect(at('grpo.sigmaSumMean')).toHaveLength(3);
     for (const split of ['eval-easy', 'eval-hard']) {
       for (const which of ['final', 'best'] as const) {
         const v = at(KEYS.evalAvg(which, split));
