@@ -9,7 +9,7 @@ import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/ev
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
 import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
-import { creditStepScores, estimatorRedistribution, grailRedistribution, taskGrpoSetup, type EstimatorHook, type StepScoreSource } from '@rred/recipes';
+import { creditStepScores, estimatorRedistribution, grailRedistribution, returnEquivalent, taskGrpoSetup, type EstimatorHook, type StepScoreSource } from '@rred/recipes';
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import { continuationReward } from '../common/rollouts';
 import { KEYS } from './keys';
@@ -82,6 +82,10 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
 }
 
 export async function trainChild(run: ChildSink, config: ChildConfig, data: ChildData, label: string): Promise<void> {
+  if (config.sigma && !returnEquivalent(config.sigma))
+    process.stderr.write(
+      `${label}: σ normalization '${config.sigma.normalization}' does not keep Σ_t σ_t = 1 (return equivalence, Sec. 3.3); grpo.sigmaSum* shows by how much\n`,
+    );
   const model = data.loadModel();
   const hooks = methodHooks(config, model, data.train);
   const setup = { ...taskGrpoSetup({ model, records: data.train, redistribute: hooks.redistribute }), stepScores: hooks.stepScores };

@@ -80,7 +80,9 @@ export const finetuneConfigSchema = z
     seedsPerMethod: z
       .record(z.enum(METHODS), z.number().int().min(1))
       .default({})
-      .describe('Per method, how many of `seeds` (the first n) it runs; a method not listed runs every seed. Default {} (all seeds for all).'),
+      .describe(
+        'Per method, at most how many of `seeds` it runs (the first n; all of them when `seeds` has fewer); a method not listed runs every seed. Default {} (all seeds for all).',
+      ),
     seeds: z
       .array(seedSchema)
       .min(1)
@@ -228,8 +230,6 @@ export function finetuneConfigIssues(c: FinetuneConfig): string[] {
   c.moreTestBeds.forEach((b, i) => {
     if (new Set(b.methods).size !== b.methods.length) issues.push(`moreTestBeds[${i}].methods: ${JSON.stringify(b.methods)} has repeats`);
   });
-  for (const [m, n] of Object.entries(c.seedsPerMethod))
-    if (n > c.seeds.length) issues.push(`seedsPerMethod.${m}: ${n} is more than the ${c.seeds.length} seeds listed in seeds`);
   if (new Set(c.evaluation.splits).size !== c.evaluation.splits.length)
     issues.push(`evaluation.splits: ${JSON.stringify(c.evaluation.splits)} has repeats`);
   return issues;

@@ -14,7 +14,7 @@ interface Estimate {
   hi: number | null;
 }
 
-export interface ArmSummary {
+interface ArmSummary {
   seeds: number[];
   evalMean: Estimate;
   diffVsGrpo: Estimate | null;
@@ -23,7 +23,7 @@ export interface ArmSummary {
   sigmaFallbackShare: number | null;
 }
 
-export interface SummaryJson {
+interface SummaryJson {
   run: string;
   /** Which checkpoint of each child evalMean describes, and the interval level. */
   evaluatedAt: 'final';

@@ -6,7 +6,7 @@
  * handling, standardized softmax), which calls this function.
  */
 
-export type Normalization = 'L1' | 'softmax' | 'uniform';
+type Normalization = 'L1' | 'softmax' | 'uniform';
 
 interface NormalizeOptions {
   /** Softmax temperature τ (> 0): σ = softmax(r/τ). */
