@@ -9,10 +9,20 @@ import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/ev
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
 import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
-import { creditStepScores, estimatorRedistribution, grailRedistribution, returnEquivalent, taskGrpoSetup, type EstimatorHook, type StepScoreSource } from '@rred/recipes';
+import {
+  creditStepScores,
+  estimatorRedistribution,
+  grailRedistribution,
+  oracleRedistribution,
+  returnEquivalent,
+  taskGrpoSetup,
+  type EstimatorHook,
+  type StepScoreSource,
+} from '@rred/recipes';
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import { continuationReward } from '../common/rollouts';
 import { KEYS } from './keys';
+import { firstErrorToken } from './oracle-errors';
 import { trainerConfig, type ChildConfig } from './plan';
 
 /** What a child needs besides its config: the model (fresh from the checkpoint) and the problems. */
@@ -77,7 +87,7 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
       };
     }
     case 'oracle':
-      throw new Error('finetune: the oracle method needs the step oracle of @rred/tasks');
+      return { redistribute: oracleRedistribution({ ...common, firstError: firstErrorToken(model.tokenizer, train), sigma }) };
   }
 }
 

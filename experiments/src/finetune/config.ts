@@ -180,10 +180,10 @@ export const finetuneConfigSchema = z
       .default({})
       .describe('VeriGate (method verigate): gate = zero reward spread in a group; see packages/training/README.md.'),
     mc: mcConfigSchema
-      .default({ samplesPerExitPoint: 2, maxNewTokens: 80, batchSize: 128 })
+      .default({ samplesPerExitPoint: 2, maxNewTokens: 120, horizon: 'completion', batchSize: 128 })
       .describe(
         "Truncated MC of method 'mc' (VinePPO-like credit ΔV_MC with a few continuations per exit point). Default n = 2 per exit point, " +
-          'M = 80 tokens per continuation, 128 per sampling batch.',
+          "horizon 'completion' with M = 120 (the GRPO generation limit: a continuation from s_k ends where a rollout would), 128 per sampling batch.",
       ),
     validation: z
       .object({
@@ -226,7 +226,9 @@ export function finetuneConfigIssues(c: FinetuneConfig): string[] {
   if (new Set(c.methods).size !== c.methods.length) issues.push(`methods: ${JSON.stringify(c.methods)} has repeats`);
   const beds = [c.checkpoint, ...c.moreTestBeds.map((b) => b.checkpoint)];
   if (new Set(beds.map(checkpointName)).size !== beds.length)
-    issues.push(`moreTestBeds: checkpoints ${JSON.stringify(beds)} repeat a name (${beds.map(checkpointName).join(', ')}); each test bed must differ`);
+    issues.push(
+      `moreTestBeds: checkpoints ${JSON.stringify(beds)} repeat a name (${beds.map(checkpointName).join(', ')}); each test bed must differ`,
+    );
   c.moreTestBeds.forEach((b, i) => {
     if (new Set(b.methods).size !== b.methods.length) issues.push(`moreTestBeds[${i}].methods: ${JSON.stringify(b.methods)} has repeats`);
   });

@@ -43,13 +43,15 @@ function evalCsv(summaries: readonly FinetuneSummary[]): Table {
   const cols = [...summaries[0].splits, 'mean'];
   return {
     columns: ['method', 'lr', 'checkpoint', 'mean_best_step', ...cols.flatMap((c) => [`${c}_mean`, `${c}_lo`, `${c}_hi`, `${c}_seeds`])],
-    rows: summaries.flatMap((s) => s.evalRows.map((r) => [
-      label(s, r.method),
-      r.lr,
-      r.checkpoint,
-      r.meanBestStep,
-      ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n]),
-    ])),
+    rows: summaries.flatMap((s) =>
+      s.evalRows.map((r) => [
+        label(s, r.method),
+        r.lr,
+        r.checkpoint,
+        r.meanBestStep,
+        ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n]),
+      ]),
+    ),
   };
 }
 
@@ -109,10 +111,10 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
 function curvesCsv(summaries: readonly FinetuneSummary[]): Table {
   const rows: Table['rows'] = [];
   for (const s of summaries)
-  for (const m of s.curves) {
-    for (const sd of m.seeds) for (const p of sd.curve) rows.push([label(s, m.method), sd.seed, sd.runId, p.step, p.trainSeconds, p.avg]);
-    for (const p of m.mean) rows.push([label(s, m.method), 'mean', '', p.step, p.trainSeconds, p.avg]);
-  }
+    for (const m of s.curves) {
+      for (const sd of m.seeds) for (const p of sd.curve) rows.push([label(s, m.method), sd.seed, sd.runId, p.step, p.trainSeconds, p.avg]);
+      for (const p of m.mean) rows.push([label(s, m.method), 'mean', '', p.step, p.trainSeconds, p.avg]);
+    }
   return { columns: ['method', 'seed', 'run', 'step', 'train_seconds', 'validation_avg_at_k'], rows };
 }
 
@@ -172,11 +174,17 @@ function settingDetails(data: FinetuneRunData): string {
     .map(([m, n]) => `${m} ${n}`)
     .join(', ');
   const present = new Set(data.beds.flatMap((b) => b.methods));
-  const credit = (['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const satisfies readonly CreditMethod[]).filter((m) => present.has(m));
-  const variant = (e: typeof c.rredcot) => `v̂ = ${e.terms}, exit ${e.exit}, value suffix ${e.valueSuffix}, combine ${e.combine}, ${e.space} space`;
+  const credit = (['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const satisfies readonly CreditMethod[]).filter((m) =>
+    present.has(m),
+  );
+  const variant = (e: typeof c.rredcot) =>
+    `v̂ = ${e.terms}, exit ${e.exit}, value suffix ${e.valueSuffix}, combine ${e.combine}, ${e.space} space`;
   const sigma = (m: CreditMethod) => {
     const x = c.sigma[m];
-    const how = x.normalization === 'softmax' ? `softmax over ${x.credits} credits (τ = ${x.tau}${x.lengthPrior ? ', length prior' : ''})` : x.normalization;
+    const how =
+      x.normalization === 'softmax'
+        ? `softmax over ${x.credits} credits (τ = ${x.tau}${x.lengthPrior ? ', length prior' : ''})`
+        : x.normalization;
     return `${m}: σ ${x.signHandling}, ${how}`;
   };
   const parts = [
@@ -186,7 +194,9 @@ function settingDetails(data: FinetuneRunData): string {
     credit.length ? `σ per method: ${credit.map(sigma).join('; ')}.` : '',
     present.has('rredcot') || present.has('rredcot-literal') || present.has('verigate') ? `rredcot estimator: ${variant(c.rredcot)}.` : '',
     present.has('verigate') ? `verigate: step scores ${c.verigate.stepScores} (segment credits; the answer step scores 0).` : '',
-    present.has('mc') ? `mc: n = ${c.mc.samplesPerExitPoint} continuations of ≤ ${c.mc.maxNewTokens} tokens per exit point.` : '',
+    present.has('mc')
+      ? `mc: n = ${c.mc.samplesPerExitPoint} continuations per exit point, M = ${c.mc.maxNewTokens} (${c.mc.horizon === 'completion' ? 'whole completion' : 'per continuation'}).`
+      : '',
   ];
   return parts.filter(Boolean).join(' ');
 }
@@ -250,7 +260,7 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
     ...summaries.flatMap((s) => bedSections(s, k, kv, multi ? ` — test bed ${s.testBed}` : '')),
     `## Paired differences against GRPO (final checkpoint, mean over splits)`,
     '',
-    'Per seed, the method\'s mean over splits minus GRPO\'s with the same seed (same evaluation draws), then mean and ' +
+    "Per seed, the method's mean over splits minus GRPO's with the same seed (same evaluation draws), then mean and " +
       `${Math.round(data.config.confidence * 100)} % Student-t interval over the seeds both ran. Also in summary.json.`,
     '',
     summaries.some((s) => s.paired.length) ? toMarkdown(pairedTable(summaries)) : 'GRPO is not among the methods: no paired difference.\n',

@@ -2,16 +2,16 @@
 import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
 import { rredcotPresets } from '@rred/estimators';
-import { EnumerableLM } from '@rred/estimators/testing';
+import { toyModel, toyTokens } from '@rred/estimators/testing';
 import { segmentationConfig } from '@rred/segmentation';
 import { grailSigma } from '@rred/training';
 import { grailRedistribution } from './grail-hook';
 import { oracleRedistribution } from './oracle-hook';
 import { creditStepScores } from './step-scores';
 
-// ids a=0, b=1, '\n'=2, </think>=3, <eos>=4
-const tokens = { endThink: 3, eos: 4 };
-const model = new EnumerableLM({ vocabSize: 5, tokens, seed: 11, scale: 3, bias: [0, 0.6, 0, 0.3, -1.5], eosBiasAfterThink: 2, maxLength: 40 });
+// the estimators' toy LM: ids a=0, b=1, '\n'=2, </think>=3, <eos>=4
+const tokens = toyTokens;
+const model = toyModel();
 const tokenText = (id: number) => ['a', 'b', '\n', '</think>', '<eos>'][id];
 const segmentation = segmentationConfig({ strategy: 'fixed', segmentLength: 3, maxSegments: 3 });
 const trace = (thinking: number[], reward: number): Trace => ({

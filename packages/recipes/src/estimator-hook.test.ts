@@ -164,7 +164,12 @@ describe('estimatorRedistribution', () => {
     const b = await mc(ts, { step: 3, rng: new Rng(9), advantages });
     expect(b).toEqual(a);
     a.forEach((row) => expect(row.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12));
-    const gradient = estimatorRedistribution({ ...common, method: 'gradient', estimatorConfig: {}, sigma: { normalization: 'L1', credits: 'raw' } });
+    const gradient = estimatorRedistribution({
+      ...common,
+      method: 'gradient',
+      estimatorConfig: {},
+      sigma: { normalization: 'L1', credits: 'raw' },
+    });
     const g = await gradient(ts, { step: 0, rng: new Rng(1), advantages });
     g.forEach((row) => {
       expect(row.reduce((x, y) => x + Math.abs(y), 0)).toBeCloseTo(1, 12);
@@ -178,7 +183,16 @@ describe('sign handling on the enumerable toy LM (issue 14 acceptance)', () => {
   const references = () => [{ solution: [0, 1, 2], answer: [1] }];
   const estimatorConfig = { ...rredcotPresets.dataset, terms: 'both' } as const;
   const hookWith = (sigma: Parameters<typeof estimatorRedistribution>[0]['sigma']) =>
-    estimatorRedistribution({ method: 'rredcot', model, segmentation, tokenText, estimatorConfig, tokens, datasetReferences: references, sigma });
+    estimatorRedistribution({
+      method: 'rredcot',
+      model,
+      segmentation,
+      tokenText,
+      estimatorConfig,
+      tokens,
+      datasetReferences: references,
+      sigma,
+    });
   const coefficients = (row: number[], advantage: number) => row.map((s) => advantage * s * row.length); // the trainer's A·σ_t·|o|
 
   /** Traces with 3 segments whose credits differ, with the RREDCoT credits and token spans of their segments. */
@@ -187,7 +201,17 @@ describe('sign handling on the enumerable toy LM (issue 14 acceptance)', () => {
     const rng = new Rng(5);
     const ts: Trace[] = Array.from({ length: 8 }, (_, i) => {
       const completion = [...Array.from({ length: 9 }, () => rng.int(0, 2)), 3, 1, 4];
-      return { problemId: 'toy', prompt: [0, 2], completion, logprobs: [], entropies: [], thinkEnd: 9, answer: null, reward: i % 2, text: '' };
+      return {
+        problemId: 'toy',
+        prompt: [0, 2],
+        completion,
+        logprobs: [],
+        entropies: [],
+        thinkEnd: 9,
+        answer: null,
+        reward: i % 2,
+        text: '',
+      };
     });
     const out = [];
     for (const t of ts) {

@@ -68,7 +68,12 @@ export type TraceCredits = { segments: Segment[]; credits: number[] } | null;
  * GRPO step; the other estimators run trace by trace. A trace RREDCoT cannot score (no references, or a
  * suffix over the context with `overlong` 'uniform') is null.
  */
-export async function estimateCredits(o: EstimatorHookOptions, traces: Trace[], chosen: number[], rng: Rng): Promise<Map<number, TraceCredits>> {
+export async function estimateCredits(
+  o: EstimatorHookOptions,
+  traces: Trace[],
+  chosen: number[],
+  rng: Rng,
+): Promise<Map<number, TraceCredits>> {
   const byProblem = new Map<string, Trace[]>();
   for (const t of traces) byProblem.set(t.problemId, [...(byProblem.get(t.problemId) ?? []), t]);
   const segments = new Map<number, Segment[]>(chosen.map((i) => [i, segment(traces[i], o.segmentation, o.tokenText)]));

@@ -15,7 +15,8 @@
 export function grailSigma(saliency: readonly number[], completionLength: number): number[] {
   const thinkEnd = saliency.length;
   const O = completionLength;
-  if (!(Number.isInteger(O) && O >= thinkEnd)) throw new RangeError(`grailSigma: ${thinkEnd} thinking saliencies for a completion of ${O} tokens`);
+  if (!(Number.isInteger(O) && O >= thinkEnd))
+    throw new RangeError(`grailSigma: ${thinkEnd} thinking saliencies for a completion of ${O} tokens`);
   const bad = saliency.findIndex((x) => !(Number.isFinite(x) && x >= 0));
   if (bad >= 0) throw new RangeError(`grailSigma: saliency of token ${bad} is ${saliency[bad]}; expected a finite value ≥ 0`);
   const uniform = new Array<number>(O).fill(1 / Math.max(1, O));

@@ -129,7 +129,7 @@ describe('GrpoTrainer', () => {
     policy.dispose();
   });
 
-  it('logs Σσ_t per step: 1 under uniform σ, the hook\'s sum otherwise (signed σ breaks return equivalence)', async () => {
+  it("logs Σσ_t per step: 1 under uniform σ, the hook's sum otherwise (signed σ breaks return equivalence)", async () => {
     const policy = new BigramPolicy(V, 4, new Rng(5));
     const plain = await new GrpoTrainer(setup(policy), config({ promptsPerStep: 3 })).trainStep();
     if (!Number.isNaN(plain.sigmaSumMean)) {
@@ -171,7 +171,10 @@ describe('GrpoTrainer', () => {
     let batch: RolloutBatch | null = null;
     for (let seed = 1; seed <= 50 && !batch; seed++) {
       calls.length = 0;
-      const trainer = new GrpoTrainer(setup(policy, { stepScores }), config({ promptsPerStep: 3, groupSize: 2, processAdvantage: 'verigate', seed }));
+      const trainer = new GrpoTrainer(
+        setup(policy, { stepScores }),
+        config({ promptsPerStep: 3, groupSize: 2, processAdvantage: 'verigate', seed }),
+      );
       const b = await trainer.generate();
       if (new Set(degenerateGroups(b).map((x) => x.degenerate)).size === 2) batch = b;
     }
@@ -189,7 +192,8 @@ describe('GrpoTrainer', () => {
         }
         expect(batch.advantages[i]).toBe(0);
         // by hand: F_{i,k} = Σ_{j ≥ k} x_j / 10, pooled over the two traces, then (F − mean) / (sample SD + 1e-4)
-        const F = (j: number) => batch.traces[j].completion.map((_, k) => batch.traces[j].completion.slice(k).reduce((a, x) => a + x / 10, 0));
+        const F = (j: number) =>
+          batch.traces[j].completion.map((_, k) => batch.traces[j].completion.slice(k).reduce((a, x) => a + x / 10, 0));
         const pool = [...F(g), ...F(g + 1)];
         const m = pool.reduce((a, b) => a + b, 0) / pool.length;
         const sd = Math.sqrt(pool.reduce((a, x) => a + (x - m) ** 2, 0) / (pool.length - 1));

@@ -46,12 +46,10 @@ export type RedistributionHook = (
 /**
  * Process scores for VeriGate (`processAdvantage: 'verigate'`): for every trace with `gated[i]` (its
  * group's verifier rewards all coincide), its steps and their scores, or null when it cannot be scored
- * (it then gets advantage 0); entries of ungated traces are ignored (return null).
+ * (it then gets advantage 0); entries of ungated traces are ignored (return null). Called every step (all
+ * gated[i] false when no group is degenerate), so a hook's per-call statistics are never stale.
  */
-export type StepScoreHook = (
-  traces: Trace[],
-  context: { step: number; rng: Rng; gated: boolean[] },
-) => Promise<(StepScores | null)[]>;
+export type StepScoreHook = (traces: Trace[], context: { step: number; rng: Rng; gated: boolean[] }) => Promise<(StepScores | null)[]>;
 
 export interface GrpoSetup {
   policy: TrainablePolicy;
@@ -192,8 +190,11 @@ export class GrpoTrainer {
     const G = this.config.groupSize;
     const groupOf = (i: number) => rewards.slice(i - (i % G), i - (i % G) + G);
     const gated = traces.map((_, i) => groupOf(i).every((r) => r === rewards[i]));
-    if (!gated.some(Boolean)) return;
-    const scores = await this.setup.stepScores!(traces, { step: this.stepIndex, rng: this.rng.fork(`step-scores-${this.stepIndex}`), gated });
+    const scores = await this.setup.stepScores!(traces, {
+      step: this.stepIndex,
+      rng: this.rng.fork(`step-scores-${this.stepIndex}`),
+      gated,
+    });
     if (scores.length !== traces.length) throw new Error(`step scores: ${scores.length} rows for ${traces.length} traces`);
     for (let g = 0; g < traces.length; g += G) {
       if (!gated[g]) continue;

@@ -4,14 +4,7 @@ describe('verigateGroupAdvantages', () => {
   it('future-cumulates step scores and normalizes them over the group (hand-computed)', () => {
     // trace 0: steps [0,1) and [1,3) scored 0.5 and −1 → F = [−0.5, −1]; trace 1: one step [0,2) scored 2 → F = [2]
     // pool [−0.5, −1, 2]: mean 1/6, sample SD √(31/12) ≈ 1.6073
-    const rows = verigateGroupAdvantages(
-      [
-        { ends: [1, 3], scores: [0.5, -1] },
-        { ends: [2], scores: [2] },
-        null,
-      ],
-      [3, 2, 4],
-    );
+    const rows = verigateGroupAdvantages([{ ends: [1, 3], scores: [0.5, -1] }, { ends: [2], scores: [2] }, null], [3, 2, 4]);
     const sd = Math.sqrt(31 / 12) + 1e-4;
     expect(rows[0][0]).toBeCloseTo((-0.5 - 1 / 6) / sd, 12);
     expect(rows[0][0]).toBeCloseTo(-0.41476, 4);

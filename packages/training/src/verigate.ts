@@ -49,7 +49,9 @@ function futureCumulated(s: StepScores, length: number, row: number): number[] {
     throw new RangeError(`verigate: the steps of completion ${row} end at ${s.ends[K - 1] ?? 0}, its length is ${length}`);
   s.ends.forEach((e, k) => {
     if (!(Number.isInteger(e) && e > (k === 0 ? 0 : s.ends[k - 1])))
-      throw new RangeError(`verigate: step ends of completion ${row} must be strictly increasing positive integers, got [${s.ends.join(', ')}]`);
+      throw new RangeError(
+        `verigate: step ends of completion ${row} must be strictly increasing positive integers, got [${s.ends.join(', ')}]`,
+      );
   });
   const bad = s.scores.findIndex((x) => !Number.isFinite(x));
   if (bad >= 0) throw new RangeError(`verigate: score ${bad} of completion ${row} is ${s.scores[bad]}`);
