@@ -239,7 +239,7 @@ describe('experiments:finetune with a fake trainer', () => {
       [['--methods', '["ppo"]'], /methods\.0/],
       [['--evaluation.problems', '100000'], /has 500 problems, 100000 were asked for/],
       [['--nope', '1'], /unknown flag --nope/],
-      [['--seedsPerMethod', '{"grail":0}'], /seedsPerMethod\.grail: got '0'/],
+      [['--seedsPerMethod', '{"grail":0}'], /seedsPerMethod\.grail: got 0, expected a number >= 1/],
       [['--sigma.rredcot.normalization', 'L1'], /credits 'standardized' needs normalization 'softmax'/],
       [['--moreTestBeds', '[{"checkpoint":"packages/lm/checkpoints/embedded.ckpt","methods":["grpo"]}]'], /repeat a name/],
     ];

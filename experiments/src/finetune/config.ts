@@ -180,10 +180,11 @@ export const finetuneConfigSchema = z
       .default({})
       .describe('VeriGate (method verigate): gate = zero reward spread in a group; see packages/training/README.md.'),
     mc: mcConfigSchema
-      .default({ samplesPerExitPoint: 2, maxNewTokens: 120, horizon: 'completion', batchSize: 128 })
+      .default({ samplesPerExitPoint: 2, maxNewTokens: 108, horizon: 'completion', batchSize: 128 })
       .describe(
         "Truncated MC of method 'mc' (VinePPO-like credit ΔV_MC with a few continuations per exit point). Default n = 2 per exit point, " +
-          "horizon 'completion' with M = 120 (the GRPO generation limit: a continuation from s_k ends where a rollout would), 128 per sampling batch.",
+          "horizon 'completion' with M = 108 (a continuation from s_k ends where a rollout would: the 160-token context minus the longest training " +
+          'prompt, 52 tokens; prompt + M must fit the context), 128 per sampling batch.',
       ),
     validation: z
       .object({
