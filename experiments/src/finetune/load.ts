@@ -46,18 +46,20 @@ export interface FinetuneRunData {
 }
 
 /**
- * A parent config stored before the `sigma` field existed: those runs built σ with 'literal' sign
- * handling from the estimator config's own normalization and τ (raw credits, no length prior), so the
- * loader reads them that way rather than with today's defaults.
+ * A parent config stored before a field existed is read with the behaviour it ran, not today's default:
+ * before `sigma`, σ came from the estimator config's own normalization and τ with 'literal' sign
+ * handling (raw credits, no length prior); before the estimator's `exit`, `valueSuffix` and `combine`,
+ * RREDCoT ran 'joint', 'full' and 'literal'.
  */
 function withStoredDefaults(stored: Record<string, unknown>): Record<string, unknown> {
-  if ('sigma' in stored) return stored;
-  const legacy = (estimator: unknown) => {
-    const e = (estimator ?? {}) as { normalization?: string; tau?: number };
-    const normalization = e.normalization ?? 'L1';
-    return { signHandling: 'literal', normalization, credits: 'raw', tau: e.tau ?? 1, lengthPrior: false };
+  const estimator = (e: unknown) => (e === undefined ? e : { exit: 'joint', valueSuffix: 'full', combine: 'literal', ...(e as object) });
+  const out = { ...stored, rredcot: estimator(stored.rredcot), rredcotOwn: estimator(stored.rredcotOwn) };
+  if ('sigma' in stored) return out;
+  const legacy = (e: unknown) => {
+    const { normalization, tau } = (e ?? {}) as { normalization?: string; tau?: number };
+    return { signHandling: 'literal', normalization: normalization ?? 'L1', credits: 'raw', tau: tau ?? 1, lengthPrior: false };
   };
-  return { ...stored, sigma: { rredcot: legacy(stored.rredcot), 'rredcot-own': legacy(stored.rredcotOwn) } };
+  return { ...out, sigma: { rredcot: legacy(stored.rredcot), 'rredcot-own': legacy(stored.rredcotOwn) } };
 }
 
 function history(store: Store, runId: string, key: string): Map<number, number> {
