@@ -94,6 +94,7 @@ describe('experiments:finetune with a fake trainer', () => {
       [
         'curves.csv',
         'eval.csv',
+        'summary.json',
         'table.md',
         ...['curves_by_step', 'curves_by_time'].flatMap((n) => [`${n}.png`, `${n}.svg`, `${n}.vl.json`]),
       ].sort(),
@@ -123,6 +124,23 @@ describe('experiments:finetune with a fake trainer', () => {
     expect(rredcotMean).toHaveLength(3);
     rredcotMean.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(expected[i][j], 12)));
     expect(csv).toHaveLength(1 + 9 * 3 + 3 * 3);
+
+    // summary.json: eval means and paired differences by hand. Per seed the mean over the three splits is
+    // 0.21 + 0.1·method + 0.02·seed, so rredcot − grpo = 0.1 and rredcot-own − grpo = 0.2 on every seed (no spread)
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    const arms = summary.checkpoints.embedded.arms;
+    expect(Object.keys(summary.checkpoints)).toEqual(['embedded']);
+    expect(arms.grpo.seeds).toEqual([1, 2, 3]);
+    expect(arms.grpo.evalMean.value).toBeCloseTo(0.25, 12);
+    expect(arms.grpo.evalMean.hi - arms.grpo.evalMean.value).toBeCloseTo(half, 5);
+    expect(arms.grpo.diffVsGrpo).toBeNull();
+    expect(arms.rredcot.diffVsGrpo.value).toBeCloseTo(0.1, 12);
+    expect(arms.rredcot.diffVsGrpo.hi - arms.rredcot.diffVsGrpo.lo).toBeCloseTo(0, 12);
+    expect(arms['rredcot-own'].diffVsGrpo.value).toBeCloseTo(0.2, 12);
+    expect([arms.grpo.stepsToGrpoFinal, arms.rredcot.stepsToGrpoFinal, arms['rredcot-own'].stepsToGrpoFinal]).toEqual([4, 2, null]);
+    expect([arms.grpo.secondsPerStep, arms.rredcot.secondsPerStep, arms['rredcot-own'].secondsPerStep]).toEqual([1, 1.5, 2]);
+    expect([arms.grpo.sigmaFallbackShare, arms.rredcot.sigmaFallbackShare]).toEqual([null, 0.25]);
+    expect(md).toContain('| embedded | rredcot | 1, 2, 3 | 0.100 | [0.100, 0.100] |');
 
     // tables/plots re-render from the store alone: same bytes
     const again = path.join(dir, 'again');
@@ -179,6 +197,39 @@ describe('experiments:finetune with a fake trainer', () => {
     expect(fourth).toEqual(['grpo.seed1']);
   });
 
+  it('trains every (test bed, method, seed) child, fewer seeds where asked, and keeps the beds apart in the table and summary.json', async () => {
+    const calls: string[] = [];
+    const out = path.join(dir, 'beds');
+    const extra = [
+      '--checkpoint',
+      'packages/lm/checkpoints/assumptions-met.ckpt',
+      '--methods',
+      '["grpo","rredcot","grail"]',
+      '--seedsPerMethod',
+      '{"grail":2}',
+      '--moreTestBeds',
+      '[{"checkpoint":"packages/lm/checkpoints/embedded.ckpt","methods":["grpo","rredcot"]}]',
+    ];
+    const { runId } = await runFinetuneCommand(argv(out, extra), deps(fakeTrainer(calls)));
+    expect(calls).toHaveLength(3 + 3 + 2 + 3 + 3);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    expect(Object.keys(summary.checkpoints)).toEqual(['assumptionsMet', 'embedded']);
+    expect(Object.keys(summary.checkpoints.embedded.arms)).toEqual(['grpo', 'rredcot']);
+    expect(summary.checkpoints.assumptionsMet.arms.grail.seeds).toEqual([1, 2]);
+    const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
+    expect(md).toContain('— test bed embedded');
+    expect(md).toContain('| embedded:rredcot | 1e-4 | final |');
+    expect(md).toContain('| assumptionsMet | grail | 1, 2 |');
+    const store = openStore(storeFile);
+    try {
+      const tags = Object.keys(store.getRun(runId).tags).filter((k) => k.startsWith('child.'));
+      expect(tags).toEqual(expect.arrayContaining(['child.grpo.seed1', 'child.grail.seed2', 'child.embedded.rredcot.seed3']));
+      expect(tags).not.toContain('child.grail.seed3');
+    } finally {
+      store.close();
+    }
+  });
+
   it('a bad config is a UserError naming the field, and nothing is written', async () => {
     const out = path.join(dir, 'out');
     const cases: [string[], RegExp][] = [
@@ -188,6 +239,9 @@ describe('experiments:finetune with a fake trainer', () => {
       [['--methods', '["ppo"]'], /methods\.0/],
       [['--evaluation.problems', '100000'], /has 500 problems, 100000 were asked for/],
       [['--nope', '1'], /unknown flag --nope/],
+      [['--seedsPerMethod', '{"grail":0}'], /seedsPerMethod\.grail: got 0, expected a number >= 1/],
+      [['--sigma.rredcot.normalization', 'L1'], /credits 'standardized' needs normalization 'softmax'/],
+      [['--moreTestBeds', '[{"checkpoint":"packages/lm/checkpoints/embedded.ckpt","methods":["grpo"]}]'], /repeat a name/],
     ];
     for (const [extra, message] of cases) {
       const p = runFinetuneCommand(argv(out, extra), deps(fakeTrainer([])));

@@ -9,9 +9,20 @@ import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/ev
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
 import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
-import { estimatorRedistribution, taskGrpoSetup, type EstimatorHook } from '@rred/recipes';
-import { referencesById, type TaskRecord } from '@rred/tasks';
+import {
+  creditStepScores,
+  estimatorRedistribution,
+  grailRedistribution,
+  oracleRedistribution,
+  returnEquivalent,
+  taskGrpoSetup,
+  type EstimatorHook,
+  type StepScoreSource,
+} from '@rred/recipes';
+import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { continuationReward } from '../common/rollouts';
 import { KEYS } from './keys';
+import { firstErrorToken } from './oracle-errors';
 import { trainerConfig, type ChildConfig } from './plan';
 
 /** What a child needs besides its config: the model (fresh from the checkpoint) and the problems. */
@@ -25,28 +36,69 @@ export interface ChildData {
 /** The part of a results-store Run a child writes to (per-step metrics; summary metrics at step 0). */
 type ChildSink = MetricSink;
 
+/** The hooks of a method: σ (undefined for grpo and verigate: the trainer's uniform 1/|o|) and VeriGate's step scores. */
+interface MethodHooks {
+  redistribute?: EstimatorHook;
+  stepScores?: StepScoreSource;
+}
+
 /**
- * σ of the method: undefined for grpo (the trainer's uniform 1/|o|), else the RREDCoT hook. A trace
- * whose thinking leaves no room for a reference suffix keeps uniform σ; the hook counts those.
+ * The hooks of a child's method. A trace a credit source cannot score (a reference suffix that does not
+ * fit after its thinking, no reference, an error the oracle does not locate) keeps uniform σ; the
+ * hooks count those (`lastCall().fallback`).
  */
-function methodHook(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): EstimatorHook | undefined {
-  if (config.method === 'grpo' || !config.estimator) return undefined;
+function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly TaskRecord[]): MethodHooks {
   const tokenizer = model.tokenizer;
-  return estimatorRedistribution({
-    method: 'rredcot',
+  const common = {
     model,
     segmentation: config.segmentation,
-    tokenText: (id) => tokenizer.tokenText(id),
-    estimatorConfig: config.estimator,
+    tokenText: (id: number) => tokenizer.tokenText(id),
     tokens: { endThink: tokenizer.endThink, eos: tokenizer.eos },
+  };
+  const rredcotOptions = () => ({
+    ...common,
+    method: 'rredcot' as const,
+    estimatorConfig: config.estimator,
     datasetReferences: referencesById(train, tokenizer),
+    alignment: remainingAlignment(tokenizer),
   });
+  const sigma = config.sigma ?? undefined;
+  switch (config.method) {
+    case 'grpo':
+      return {};
+    case 'rredcot':
+    case 'rredcot-literal':
+    case 'rredcot-own':
+      return { redistribute: estimatorRedistribution({ ...rredcotOptions(), sigma }) };
+    case 'verigate':
+      return { stepScores: creditStepScores(rredcotOptions()) };
+    case 'grail':
+      return { redistribute: grailRedistribution({ model }) };
+    case 'mc': {
+      const byId = new Map(train.map((r) => [r.id, r]));
+      return {
+        redistribute: estimatorRedistribution({
+          ...common,
+          method: 'mc',
+          estimatorConfig: config.mc,
+          continuationReward: (id) => continuationReward(tokenizer, byId.get(id)!),
+          sigma,
+        }),
+      };
+    }
+    case 'oracle':
+      return { redistribute: oracleRedistribution({ ...common, firstError: firstErrorToken(model.tokenizer, train), sigma }) };
+  }
 }
 
 export async function trainChild(run: ChildSink, config: ChildConfig, data: ChildData, label: string): Promise<void> {
+  if (config.sigma && !returnEquivalent(config.sigma))
+    process.stderr.write(
+      `${label}: σ normalization '${config.sigma.normalization}' does not keep Σ_t σ_t = 1 (return equivalence, Sec. 3.3); grpo.sigmaSum* shows by how much\n`,
+    );
   const model = data.loadModel();
-  const hook = methodHook(config, model, data.train);
-  const setup = taskGrpoSetup({ model, records: data.train, redistribute: hook });
+  const hooks = methodHooks(config, model, data.train);
+  const setup = { ...taskGrpoSetup({ model, records: data.train, redistribute: hooks.redistribute }), stepScores: hooks.stepScores };
   const trainer = new GrpoTrainer(setup, trainerConfig(config));
   try {
     const complete = completerFromModel(model, model.tokenizer.eos);
@@ -78,8 +130,9 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
       label,
       onStep: async (m) => {
         trainSeconds += m.stepMs / 1000;
-        if (hook) {
-          const c = hook.lastCall();
+        const source = hooks.redistribute ?? hooks.stepScores;
+        if (source) {
+          const c = source.lastCall();
           run.logMetrics({ [KEYS.fallback]: c.fallback, [KEYS.estimated]: c.estimated }, m.step);
         }
         if (m.step % config.validation.every === 0 || m.step === config.steps) await validate(m.step);

@@ -16,12 +16,12 @@ import { runChildren, type ChildrenOutcome, type ChildTrainer } from './children
 import type { FinetuneConfig, Method } from './config';
 import { baseKey, summaryKey } from './keys';
 import { loadFinetuneRun } from './load';
-import { planChildren } from './plan';
+import { planChildren, testBeds } from './plan';
 import { summarize } from './summary';
 
 /** Problems of every split the target touches, read once (sizes after scale, identical for all children). */
 function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildData {
-  const plan = planChildren(config, '')[0].config;
+  const plan = planChildren(config, '', '')[0].config;
   const evalSplits: Record<string, readonly TaskRecord[]> = {};
   for (const split of plan.evaluation.splits) evalSplits[split] = loadSplit(split, plan.evaluation.problems);
   return {
@@ -32,9 +32,9 @@ function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildDat
   };
 }
 
-/** avg@k of the starting model on each eval split, with the same draws a child's eval uses for that seed. */
-async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData): Promise<void> {
-  const plan = planChildren(config, '')[0].config;
+/** avg@k of the starting model of a test bed on each eval split, with the same draws a child's eval uses for that seed. */
+async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData, testBed: string | null): Promise<void> {
+  const plan = planChildren(config, '', '')[0].config;
   const model = data.loadModel();
   try {
     const complete = completerFromModel(model, model.tokenizer.eos);
@@ -53,9 +53,9 @@ async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData): 
           },
           rng.fork(`eval-${split}`),
         );
-        run.logMetrics({ [baseKey(split)]: report.metrics.avgAtK.value }, i);
+        run.logMetrics({ [baseKey(split, testBed)]: report.metrics.avgAtK.value }, i);
       }
-      process.stderr.write(`finetune: base model evaluated for seed ${seed}\n`);
+      process.stderr.write(`finetune: base model${testBed === null ? '' : ` of ${testBed}`} evaluated for seed ${seed}\n`);
     }
   } finally {
     model.dispose();
@@ -66,7 +66,8 @@ interface FinetuneComputeOptions {
   store: Store;
   run: Run;
   config: FinetuneConfig;
-  checkpointHash: string;
+  /** sha256 of a checkpoint's weights, by its path. */
+  checkpointHash: (checkpoint: string) => string;
   backend: BackendInfo;
   /** Injected in tests (a fake trainer); default trains with the real model. */
   train?: ChildTrainer;
@@ -77,9 +78,13 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
   const plans = planChildren(o.config, o.checkpointHash);
   let train = o.train;
   if (!train) {
-    const data = o.data ?? loadChildData(o.config, path.resolve(repoRoot(), o.config.checkpoint));
-    await evaluateBase(o.run, o.config, data);
-    train = (run, config, label) => trainChild(run, config, data, label);
+    const byCheckpoint = new Map<string, ChildData>();
+    for (const bed of testBeds(o.config)) {
+      const data = o.data ?? loadChildData(o.config, path.resolve(repoRoot(), bed.checkpoint));
+      byCheckpoint.set(bed.checkpoint, data);
+      await evaluateBase(o.run, o.config, data, bed.primary ? null : bed.name);
+    }
+    train = (run, config, label) => trainChild(run, config, byCheckpoint.get(config.checkpoint)!, label);
   }
   const outcome = await runChildren({
     store: o.store,
@@ -88,17 +93,18 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
     train,
     backend: o.backend,
     context: captureRunContext({ backend: o.backend, argv: process.argv }),
-    tags: { ...codeStateTags(), checkpointHash: o.checkpointHash, checkpointHashCovers: CHECKPOINT_HASH_COVERS },
+    tags: { ...codeStateTags(), checkpointHash: o.checkpointHash(o.config.checkpoint), checkpointHashCovers: CHECKPOINT_HASH_COVERS },
   });
   logSummary(o.store, o.run);
   return outcome;
 }
 
-/** The table's "mean over splits" per method and checkpoint, as parent-run metrics (what a sweep report shows). */
+/** The table's "mean over splits" per test bed, method and checkpoint, as parent-run metrics (what a sweep report shows). */
 function logSummary(store: Store, run: Run): void {
-  const summary = summarize(loadFinetuneRun(store, run.id));
-  for (const row of summary.evalRows) {
-    if (row.checkpoint === 'start') continue;
-    run.logMetrics({ [summaryKey(row.checkpoint, row.method as Method)]: row.cells.mean.mean });
+  for (const summary of summarize(loadFinetuneRun(store, run.id))) {
+    for (const row of summary.evalRows) {
+      if (row.checkpoint === 'start') continue;
+      run.logMetrics({ [summaryKey(row.checkpoint, row.method as Method, summary.primary ? null : summary.testBed)]: row.cells.mean.mean });
+    }
   }
 }

@@ -1,5 +1,7 @@
-import { parseConfig } from '@rred/core';
-import { finetuneConfigIssues, finetuneConfigSchema } from './config';
+import * as path from 'path';
+import { parseConfig, readJsonFile, repoRoot } from '@rred/core';
+import { finetuneConfigIssues, finetuneConfigSchema, METHODS } from './config';
+import { planChildren } from './plan';
 
 describe('finetune config', () => {
   it("runs the trainer's GRPO cross-field checks inside its grpo field", () => {
@@ -18,5 +20,25 @@ describe('finetune config', () => {
       expect.stringMatching(/seeds: \[1,1\] has repeats/),
       expect.stringMatching(/methods: .* has repeats/),
     ]);
+  });
+});
+
+describe('the issue-14 comparison config (experiments/configs/finetune/comparison.json)', () => {
+  it('plans every arm on assumptions-met and grpo + the main RREDCoT arms on embedded, ≥ 5 / ≥ 3 seeds, 200 steps, 500 problems', () => {
+    const file = path.join(repoRoot(), 'experiments', 'configs', 'finetune', 'comparison.json');
+    const config = parseConfig(finetuneConfigSchema, readJsonFile(file, 'config file'), file);
+    expect(finetuneConfigIssues(config)).toEqual([]);
+    const plans = planChildren(config, 'ckpt', 'code');
+    const count = (bed: string, method: string) => plans.filter((p) => p.config.testBed === bed && p.config.method === method).length;
+    for (const m of METHODS)
+      expect(count('assumptionsMet', m)).toBeGreaterThanOrEqual(['grpo', 'rredcot', 'rredcot-literal'].includes(m) ? 5 : 3);
+    expect(['grpo', 'rredcot', 'rredcot-literal'].map((m) => count('embedded', m))).toEqual([5, 5, 5]);
+    expect(plans).toHaveLength(45);
+    const rredcot = plans.find((p) => p.config.method === 'rredcot')!.config;
+    expect(rredcot.steps).toBeGreaterThanOrEqual(200);
+    expect(rredcot.evaluation.problems).toBe(500);
+    expect(rredcot.sigma?.signHandling).toBe('aligned');
+    expect(plans.find((p) => p.config.method === 'rredcot-literal')!.config.sigma?.signHandling).toBe('literal');
+    expect(rredcot.estimator).toMatchObject({ exit: 'forced', valueSuffix: 'remaining', terms: 'both', space: 'log' });
   });
 });

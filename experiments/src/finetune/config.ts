@@ -1,21 +1,54 @@
-import { rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
+import { mcConfigSchema, rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
+import { sigmaConfigSchema } from '@rred/recipes';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_DATASET_SEED, EVAL_SPLITS } from '@rred/tasks';
 import { grpoConfigFields, optimizerConfigSchema, refineGrpoConfig } from '@rred/training';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINT } from '@rred/lm';
+import { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from '@rred/lm';
 
-/** The compared fine-tuning methods (paper Sec. 4, Tab. 1 and Tab. 2). */
-export const METHODS = ['grpo', 'rredcot', 'rredcot-own'] as const;
+/**
+ * The compared fine-tuning methods (arms): paper Sec. 4 (Tab. 1 and Tab. 2) and the neighbours of
+ * issue 14. What each one does is in the `methods` description below and in experiments/src/README.md.
+ */
+export const METHODS = ['grpo', 'rredcot', 'rredcot-literal', 'rredcot-own', 'grail', 'verigate', 'oracle', 'mc'] as const;
 export type Method = (typeof METHODS)[number];
+/** Methods whose σ comes from segment credits through a `sigma` config (recipes' `segmentSigma`). */
+export const CREDIT_METHODS = ['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const;
+export type CreditMethod = (typeof CREDIT_METHODS)[number];
 
 const lr = (dflt: number, what: string) =>
   z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Default ${dflt}; (0, 1].`);
 
+/** σ of a credit method: the recipes' sigma config, default aligned (`literal` for rredcot-literal). */
+const sigmaOf = (what: string, signHandling: 'aligned' | 'literal') =>
+  sigmaConfigSchema
+    .default({ signHandling })
+    .describe(
+      `How ${what}'s segment credits and the advantage become σ_k (see sigmaConfigSchema in @rred/recipes). Default: ${signHandling}, ` +
+        'softmax over per-trace standardized credits, τ = 1, length prior (equal credits ⇒ plain GRPO).',
+    );
+
+/** Further starting checkpoints, each with the methods that run on it. */
+const testBedSchema = z
+  .object({
+    checkpoint: z.string().min(1).describe('Starting checkpoint, relative to the repository root.'),
+    methods: z.array(z.enum(METHODS)).min(1).describe('Methods trained from it (a subset of the arms; same seeds and settings).'),
+  })
+  .strict();
+
+/**
+ * The name of a checkpoint in tables and summary.json: its key in EMBEDDED_CHECKPOINTS when it is one
+ * of the shipped ones ('embedded', 'assumptionsMet'), else its file name without `.ckpt`.
+ */
+export function checkpointName(checkpoint: string): string {
+  const known = Object.entries(EMBEDDED_CHECKPOINTS).find(([, v]) => v.checkpoint === checkpoint);
+  return known ? known[0] : (checkpoint.split('/').pop() ?? checkpoint).replace(/\.ckpt$/, '');
+}
+
 /** GRPO hyperparameters shared by every method: the trainer's schema (and its cross-field checks) minus what the experiment sets per child. */
 const sharedGrpoSchema = grpoConfigFields
-  .omit({ seed: true, steps: true, redistribution: true, optimizer: true, checkpointEvery: true })
+  .omit({ seed: true, steps: true, redistribution: true, processAdvantage: true, optimizer: true, checkpointEvery: true })
   .superRefine(refineGrpoConfig);
 
 export const finetuneConfigSchema = z
@@ -28,11 +61,27 @@ export const finetuneConfigSchema = z
     methods: z
       .array(z.enum(METHODS))
       .min(1)
-      .default([...METHODS])
+      .default(['grpo', 'rredcot', 'rredcot-own'])
       .describe(
-        "Methods to train: 'grpo' (uniform σ, Eq. 12), 'rredcot' (config `rredcot`; default Tab. 1: dataset references, I+V, log, L1), " +
-          "'rredcot-own' (config `rredcotOwn`; default Tab. 2: the model's own correct answers, I, log, softmax). Default all three; " +
-          'the sample-efficiency ratio needs grpo.',
+        "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, σ by `sigma.rredcot`, aligned); " +
+          "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: Eq. 11 as written); 'rredcot-own' (estimator `rredcotOwn`); " +
+          "'grail' (σ_t ∝ gradient saliency of each thinking token for the answer, training README); 'verigate' (GRPO where the verifier " +
+          "separates the group, else group-normalized future-cumulated step scores from `verigate.stepScores`); 'oracle' (the task's step " +
+          "oracle: a failed trace's credit −1 on the segment holding its first uncorrected wrong line, 0 elsewhere, σ by `sigma.oracle`); " +
+          "'mc' (ΔV_MC credits from `mc`, σ by `sigma.mc`). Default grpo, rredcot, rredcot-own; the paired differences need grpo.",
+      ),
+    moreTestBeds: z
+      .array(testBedSchema)
+      .default([])
+      .describe(
+        'Further starting checkpoints (test beds), each with its own subset of methods, trained with the same seeds and settings ' +
+          '(e.g. the "assumptions met" checkpoint as `checkpoint` with every arm, and the embedded one with grpo and the main RREDCoT arms). Default none.',
+      ),
+    seedsPerMethod: z
+      .record(z.enum(METHODS), z.number().int().min(1))
+      .default({})
+      .describe(
+        'Per method, at most how many of `seeds` it runs (the first n; all of them when `seeds` has fewer); a method not listed runs every seed. Default {} (all seeds for all).',
       ),
     seeds: z
       .array(seedSchema)
@@ -57,11 +106,7 @@ export const finetuneConfigSchema = z
         'Optimizer steps per run (before scale). Default 80, sized so the default target (9 runs) takes ≤ 60 min on 2 shared cores (measured: 40 steps took 14.7 min in all, ~0.7–1.8 s per step); the paper: 500.',
       ),
     learningRates: z
-      .object({
-        grpo: lr(1e-4, 'grpo'),
-        rredcot: lr(1e-4, 'rredcot'),
-        'rredcot-own': lr(1e-4, 'rredcot-own'),
-      })
+      .object(Object.fromEntries(METHODS.map((m) => [m, lr(1e-4, m)])) as Record<Method, ReturnType<typeof lr>>)
       .strict()
       .default({})
       .describe(
@@ -71,7 +116,8 @@ export const finetuneConfigSchema = z
     grpo: sharedGrpoSchema
       .default({ promptsPerStep: 8, groupSize: 4, maxNewTokens: 120, importanceSampling: 'sequenceToken' })
       .describe(
-        'GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts; with uniform σ as in GRPO identical to GSPO), loss grpo, no KL.',
+        'GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts), loss grpo, no KL, ' +
+          'μ = numIterations = 1: then every ratio is exactly 1 and clipping never acts (token-level REINFORCE with a group baseline); μ = 2 makes clipping act.',
       ),
     optimizer: optimizerConfigSchema
       .omit({ lr: true })
@@ -93,14 +139,52 @@ export const finetuneConfigSchema = z
       'Exit points of each rollout for RREDCoT (Sec. 3.1). Default hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
     ),
     rredcot: rredcotConfigSchema
-      .default({ ...rredcotPresets.dataset, maxReferences: 4 })
+      .default({ ...rredcotPresets.dataset, exit: 'forced', valueSuffix: 'remaining', maxReferences: 4 })
       .describe(
-        "Estimator of method 'rredcot'. Default Tab. 1 preset (dataset references, v̂ = I+V, log space, L1) with at most 4 of the up to 9 listed solution orders (N of Eq. 9).",
+        "Estimator of methods 'rredcot', 'rredcot-literal' and of verigate's RREDCoT step scores: the variant the gold-value benchmark (issue 13) " +
+          'picks. Default dataset references, v̂ = I+V, exit forced, value suffix remaining, log space, at most 4 of the up to 9 listed solution ' +
+          'orders (N of Eq. 9). Its `normalization` is not used for training (σ comes from `sigma`).',
       ),
     rredcotOwn: rredcotConfigSchema
       .default({ ...rredcotPresets.own })
       .describe(
-        "Estimator of method 'rredcot-own'. Default Tab. 2 preset (the group's own correct answers, v̂ = I, log space, softmax τ = 1).",
+        "Estimator of method 'rredcot-own'. Default Tab. 2 preset (the group's own correct answers, v̂ = I, log space). With v̂ = I only, the own " +
+          'correct answers reduce to the dataset answer y*: own references say something only with the value term on a test bed whose correct ' +
+          'traces differ from the dataset reference (composite answers, alternative orders).',
+      ),
+    sigma: z
+      .object({
+        rredcot: sigmaOf('rredcot', 'aligned'),
+        'rredcot-literal': sigmaOf('rredcot-literal', 'literal'),
+        'rredcot-own': sigmaOf('rredcot-own', 'aligned'),
+        oracle: sigmaOf('oracle', 'aligned'),
+        mc: sigmaOf('mc', 'aligned'),
+      })
+      .strict()
+      .default({})
+      .describe(
+        'σ of each credit method (sign handling, normalization, standardization, τ; recipes README). Runs stored before this field existed ' +
+          "used 'literal' sign handling and the estimator's own normalization (raw credits, no length prior); the loader reads them so.",
+      ),
+    verigate: z
+      .object({
+        stepScores: z
+          .enum(['rredcot'])
+          .default('rredcot')
+          .describe(
+            "Process scores p_{i,k} of VeriGate's degenerate groups: 'rredcot' = the RREDCoT credits r_k of the `rredcot` estimator " +
+              '(an intrinsic PRM: the change of log v̂ over segment k; the answer segment scores 0). Default rredcot.',
+          ),
+      })
+      .strict()
+      .default({})
+      .describe('VeriGate (method verigate): gate = zero reward spread in a group; see packages/training/README.md.'),
+    mc: mcConfigSchema
+      .default({ samplesPerExitPoint: 2, maxNewTokens: 108, horizon: 'completion', batchSize: 128 })
+      .describe(
+        "Truncated MC of method 'mc' (VinePPO-like credit ΔV_MC with a few continuations per exit point). Default n = 2 per exit point, " +
+          "horizon 'completion' with M = 108 (a continuation from s_k ends where a rollout would: the 160-token context minus the longest training " +
+          'prompt, 52 tokens; prompt + M must fit the context), 128 per sampling batch.',
       ),
     validation: z
       .object({
@@ -141,6 +225,14 @@ export function finetuneConfigIssues(c: FinetuneConfig): string[] {
   const issues: string[] = [];
   if (new Set(c.seeds).size !== c.seeds.length) issues.push(`seeds: ${JSON.stringify(c.seeds)} has repeats; each seed must be distinct`);
   if (new Set(c.methods).size !== c.methods.length) issues.push(`methods: ${JSON.stringify(c.methods)} has repeats`);
+  const beds = [c.checkpoint, ...c.moreTestBeds.map((b) => b.checkpoint)];
+  if (new Set(beds.map(checkpointName)).size !== beds.length)
+    issues.push(
+      `moreTestBeds: checkpoints ${JSON.stringify(beds)} repeat a name (${beds.map(checkpointName).join(', ')}); each test bed must differ`,
+    );
+  c.moreTestBeds.forEach((b, i) => {
+    if (new Set(b.methods).size !== b.methods.length) issues.push(`moreTestBeds[${i}].methods: ${JSON.stringify(b.methods)} has repeats`);
+  });
   if (new Set(c.evaluation.splits).size !== c.evaluation.splits.length)
     issues.push(`evaluation.splits: ${JSON.stringify(c.evaluation.splits)} has repeats`);
   return issues;

@@ -15,7 +15,7 @@ import { FINETUNE_EXPERIMENT, type ChildTrainer } from './children';
 import { computeFinetune } from './compute';
 import { FINETUNE_ALIASES, finetuneConfigIssues, finetuneConfigSchema, METHODS, type FinetuneConfig } from './config';
 import { summaryKey } from './keys';
-import { planChildren } from './plan';
+import { planChildren, testBeds } from './plan';
 import { renderFinetunePlots, renderFinetuneTables } from './render';
 
 /** What tests replace: the trainer or the data (a tiny model), the backend, the checkpoint hash (no file read). */
@@ -27,7 +27,7 @@ export interface FinetuneDeps {
 }
 
 /** Everything that can be checked without opening the store; throws UserError. */
-function precheckFinetune(config: FinetuneConfig, checkpointHash: string): void {
+function precheckFinetune(config: FinetuneConfig, checkpointHash: (checkpoint: string) => string): void {
   const issues = finetuneConfigIssues(config);
   if (issues.length) throw new UserError(`invalid finetune config: ${issues.join('; ')}`);
   const sizes = planChildren(config, checkpointHash)[0].config;
@@ -36,20 +36,29 @@ function precheckFinetune(config: FinetuneConfig, checkpointHash: string): void 
 }
 
 export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefinition<typeof finetuneConfigSchema> {
-  const hashOf = (config: FinetuneConfig) => deps.checkpointHash ?? checkpointHashOf(config.checkpoint);
+  const hashOf = (checkpoint: string) => deps.checkpointHash ?? checkpointHashOf(checkpoint);
   return {
     name: FINETUNE_EXPERIMENT,
     schema: finetuneConfigSchema,
     aliases: FINETUNE_ALIASES,
-    summary: 'Paper Tab. 1/2 (Sec. 4, App. 10.3): GRPO vs RREDCoT-GRPO vs RREDCoT-own fine-tuning over seeds; writes results/finetune/.',
+    summary:
+      'Paper Tab. 1/2 (Sec. 4, App. 10.3) and issue 14: GRPO vs RREDCoT-GRPO (aligned / literal σ), RREDCoT-own, GRAIL, VeriGate, oracle and MC credit over seeds and test beds; writes results/finetune/.',
     command: { project: 'experiments', target: 'finetune', main: 'experiments/src/finetune/main.ts' },
-    precheck: (config) => precheckFinetune(config, hashOf(config)),
+    precheck: (config) => precheckFinetune(config, hashOf),
     backend: deps.backend ? async () => deps.backend as BackendInfo : engineBackend,
     compute: async ({ store, run, config, backend }) => {
-      await computeFinetune({ store, run, config, checkpointHash: hashOf(config), backend, train: deps.train, data: deps.data });
+      await computeFinetune({ store, run, config, checkpointHash: hashOf, backend, train: deps.train, data: deps.data });
     },
-    inputs: (config) => ({ checkpointHash: hashOf(config), ...datasetInputs(['validation', ...config.evaluation.splits]) }),
-    tags: (config) => ({ checkpointHash: hashOf(config), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
+    inputs: (config) => ({
+      checkpointHash: hashOf(config.checkpoint),
+      ...Object.fromEntries(
+        testBeds(config)
+          .filter((b) => !b.primary)
+          .map((b) => [`checkpointHash.${b.name}`, hashOf(b.checkpoint)]),
+      ),
+      ...datasetInputs(['validation', ...config.evaluation.splits]),
+    }),
+    tags: (config) => ({ checkpointHash: hashOf(config.checkpoint), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
     render: { tables: renderFinetuneTables, plots: renderFinetunePlots },
     sweep: { reportMetrics: (['final', 'best'] as const).flatMap((which) => METHODS.map((m) => summaryKey(which, m))) },
   };

@@ -6,10 +6,12 @@ import { CHILD_TAG_PREFIX } from './children';
 import { finetuneConfigSchema, type FinetuneConfig } from './config';
 import type { CurvePoint } from './curves';
 import { baseKey, KEYS } from './keys';
-import { childKey, type ChildConfig } from './plan';
+import { childKey, seedsOf, testBeds, type ChildConfig } from './plan';
 
 export interface ChildResult {
   key: string;
+  /** Test bed name (checkpointName of its checkpoint). */
+  testBed: string;
   method: string;
   seed: number;
   runId: string;
@@ -26,12 +28,38 @@ export interface ChildResult {
   fallbackFraction: number;
 }
 
+export interface TestBedData {
+  name: string;
+  checkpoint: string;
+  /** The bed of `checkpoint` (its children keep the keys of the runs before test beds existed). */
+  primary: boolean;
+  methods: string[];
+  /** Starting model's avg@k per split, one value per seed (config.seeds order). */
+  base: Record<string, number[]>;
+}
+
 export interface FinetuneRunData {
   parent: RunDetail;
   config: FinetuneConfig;
   children: ChildResult[];
-  /** Starting model's avg@k per split, one value per seed (config.seeds order). */
-  base: Record<string, number[]>;
+  beds: TestBedData[];
+}
+
+/**
+ * A parent config stored before a field existed is read with the behaviour it ran, not today's default:
+ * before `sigma`, σ came from the estimator config's own normalization and τ with 'literal' sign
+ * handling (raw credits, no length prior); before the estimator's `exit`, `valueSuffix` and `combine`,
+ * RREDCoT ran 'joint', 'full' and 'literal'.
+ */
+function withStoredDefaults(stored: Record<string, unknown>): Record<string, unknown> {
+  const estimator = (e: unknown) => (e === undefined ? e : { exit: 'joint', valueSuffix: 'full', combine: 'literal', ...(e as object) });
+  const out = { ...stored, rredcot: estimator(stored.rredcot), rredcotOwn: estimator(stored.rredcotOwn) };
+  if ('sigma' in stored) return out;
+  const legacy = (e: unknown) => {
+    const { normalization, tau } = (e ?? {}) as { normalization?: string; tau?: number };
+    return { signHandling: 'literal', normalization: normalization ?? 'L1', credits: 'raw', tau: tau ?? 1, lengthPrior: false };
+  };
+  return { ...out, sigma: { rredcot: legacy(stored.rredcot), 'rredcot-own': legacy(stored.rredcotOwn) } };
 }
 
 function history(store: Store, runId: string, key: string): Map<number, number> {
@@ -63,39 +91,47 @@ function validationCurve(store: Store, runId: string): CurvePoint[] {
 
 export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData {
   const parent = store.getRun(parentId);
-  const config = finetuneConfigSchema.parse(parent.config);
+  const config = finetuneConfigSchema.parse(withStoredDefaults(parent.config as Record<string, unknown>));
   const children: ChildResult[] = [];
-  for (const method of config.methods) {
-    for (const seed of config.seeds) {
-      const key = childKey(method, seed);
-      const id = parent.tags[`${CHILD_TAG_PREFIX}${key}`];
-      if (!id) throw new UserError(`finetune run ${parent.id}: no child run recorded for ${key}`);
-      const run = store.getRun(id);
-      const curve = validationCurve(store, id);
-      const childConfig = run.config as ChildConfig;
-      const stepMs = [...history(store, id, 'grpo.stepMs').values()];
-      const fallback = sum([...history(store, id, KEYS.fallback).values()]);
-      const estimated = sum([...history(store, id, KEYS.estimated).values()]);
-      children.push({
-        key,
-        method,
-        seed,
-        runId: id,
-        config: childConfig,
-        curve,
-        final: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('final', s))])),
-        best: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('best', s))])),
-        bestStep: lastMetric(run, KEYS.bestStep),
-        trainSeconds: lastMetric(run, KEYS.trainSeconds),
-        stepMs: mean(stepMs),
-        fallbackFraction: fallback + estimated > 0 ? fallback / (fallback + estimated) : NaN,
-      });
+  const beds: TestBedData[] = [];
+  for (const bed of testBeds(config)) {
+    const base: Record<string, number[]> = {};
+    for (const split of config.evaluation.splits) {
+      const h = history(store, parent.id, baseKey(split, bed.primary ? null : bed.name));
+      base[split] = config.seeds.map((_, i) => h.get(i) ?? NaN);
+    }
+    beds.push({ name: bed.name, checkpoint: bed.checkpoint, primary: bed.primary, methods: bed.methods, base });
+    for (const method of bed.methods) {
+      for (const seed of seedsOf(config, method)) {
+        children.push(loadChild(store, parent, bed.name, childKey(method, seed, bed.primary ? null : bed.name), method, seed));
+      }
     }
   }
-  const base: Record<string, number[]> = {};
-  for (const split of config.evaluation.splits) {
-    const h = history(store, parent.id, baseKey(split));
-    base[split] = config.seeds.map((_, i) => h.get(i) ?? NaN);
-  }
-  return { parent, config, children, base };
+  return { parent, config, children, beds };
+}
+
+function loadChild(store: Store, parent: RunDetail, testBed: string, key: string, method: string, seed: number): ChildResult {
+  const id = parent.tags[`${CHILD_TAG_PREFIX}${key}`];
+  if (!id) throw new UserError(`finetune run ${parent.id}: no child run recorded for ${key}`);
+  const run = store.getRun(id);
+  const curve = validationCurve(store, id);
+  const childConfig = run.config as ChildConfig;
+  const stepMs = [...history(store, id, 'grpo.stepMs').values()];
+  const fallback = sum([...history(store, id, KEYS.fallback).values()]);
+  const estimated = sum([...history(store, id, KEYS.estimated).values()]);
+  return {
+    key,
+    testBed,
+    method,
+    seed,
+    runId: id,
+    config: childConfig,
+    curve,
+    final: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('final', s))])),
+    best: Object.fromEntries(childConfig.evaluation.splits.map((s) => [s, lastMetric(run, KEYS.evalAvg('best', s))])),
+    bestStep: lastMetric(run, KEYS.bestStep),
+    trainSeconds: lastMetric(run, KEYS.trainSeconds),
+    stepMs: mean(stepMs),
+    fallbackFraction: fallback + estimated > 0 ? fallback / (fallback + estimated) : NaN,
+  };
 }

@@ -5,8 +5,10 @@ import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
+import type { CreditMethod } from './config';
 import { loadFinetuneRun, type FinetuneRunData } from './load';
 import { summarize, type FinetuneSummary } from './summary';
+import { summaryJson } from './summary-json';
 
 const COMMAND = 'npx nx run experiments:tables';
 
@@ -17,6 +19,9 @@ function ci(c: MeanCi | undefined): string {
 
 const nullable = (v: number | null, digits = 3) => (v === null ? '—' : fmt(v, digits));
 
+/** A method's name in tables, CSVs and plots: bare on the primary test bed, `<bed>:<method>` on the others. */
+const label = (s: FinetuneSummary, method: string) => (s.primary ? method : `${s.testBed}:${method}`);
+
 function runIds(data: FinetuneRunData): string[] {
   return [data.parent.id, ...data.children.map((c) => c.runId)];
 }
@@ -25,7 +30,7 @@ function evalTable(s: FinetuneSummary, k: number): Table {
   return {
     columns: ['method', 'lr', 'checkpoint', ...s.splits.map((x) => `${x} avg@${k}`), 'mean over splits'],
     rows: s.evalRows.map((r) => [
-      r.method,
+      label(s, r.method),
       r.lr === null ? '—' : r.lr.toExponential(0),
       r.checkpoint === 'best' ? `best (mean step ${fmt(r.meanBestStep, 1)})` : r.checkpoint,
       ...s.splits.map((x) => ci(r.cells[x])),
@@ -34,17 +39,35 @@ function evalTable(s: FinetuneSummary, k: number): Table {
   };
 }
 
-function evalCsv(s: FinetuneSummary): Table {
-  const cols = [...s.splits, 'mean'];
+function evalCsv(summaries: readonly FinetuneSummary[]): Table {
+  const cols = [...summaries[0].splits, 'mean'];
   return {
     columns: ['method', 'lr', 'checkpoint', 'mean_best_step', ...cols.flatMap((c) => [`${c}_mean`, `${c}_lo`, `${c}_hi`, `${c}_seeds`])],
-    rows: s.evalRows.map((r) => [
-      r.method,
-      r.lr,
-      r.checkpoint,
-      r.meanBestStep,
-      ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n]),
-    ]),
+    rows: summaries.flatMap((s) =>
+      s.evalRows.map((r) => [
+        label(s, r.method),
+        r.lr,
+        r.checkpoint,
+        r.meanBestStep,
+        ...cols.flatMap((c) => [r.cells[c].mean, r.cells[c].lo, r.cells[c].hi, r.cells[c].n]),
+      ]),
+    ),
+  };
+}
+
+/** Paired differences of every method against GRPO, test bed by test bed. */
+function pairedTable(summaries: readonly FinetuneSummary[]): Table {
+  return {
+    columns: ['test bed', 'method', 'seeds', 'Δ mean over splits vs GRPO (final)', '95 % CI'],
+    rows: summaries.flatMap((s) =>
+      s.paired.map((p) => [
+        s.testBed,
+        p.method,
+        p.seeds.join(', '),
+        fmt(p.diff.mean),
+        Number.isNaN(p.diff.lo) ? '—' : `[${fmt(p.diff.lo)}, ${fmt(p.diff.hi)}]`,
+      ]),
+    ),
   };
 }
 
@@ -68,7 +91,7 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
       const c = s.cost.find((x) => x.method === e.method)!;
       const curve = s.curves.find((x) => x.method === e.method)!.mean;
       return [
-        e.method,
+        label(s, e.method),
         fmt(curve[0]?.avg),
         fmt(curve[curve.length - 1]?.avg),
         fmt(Math.max(...curve.map((p) => p.avg))),
@@ -85,12 +108,13 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
   };
 }
 
-function curvesCsv(s: FinetuneSummary): Table {
+function curvesCsv(summaries: readonly FinetuneSummary[]): Table {
   const rows: Table['rows'] = [];
-  for (const m of s.curves) {
-    for (const sd of m.seeds) for (const p of sd.curve) rows.push([m.method, sd.seed, sd.runId, p.step, p.trainSeconds, p.avg]);
-    for (const p of m.mean) rows.push([m.method, 'mean', '', p.step, p.trainSeconds, p.avg]);
-  }
+  for (const s of summaries)
+    for (const m of s.curves) {
+      for (const sd of m.seeds) for (const p of sd.curve) rows.push([label(s, m.method), sd.seed, sd.runId, p.step, p.trainSeconds, p.avg]);
+      for (const p of m.mean) rows.push([label(s, m.method), 'mean', '', p.step, p.trainSeconds, p.avg]);
+    }
   return { columns: ['method', 'seed', 'run', 'step', 'train_seconds', 'validation_avg_at_k'], rows };
 }
 
@@ -99,9 +123,10 @@ function runsTable(data: FinetuneRunData): Table {
     columns: ['run', 'method', 'seed', 'steps', 'best step', 'val. start', 'val. final', 'val. best', 'train s', 's per step'],
     rows: data.children.map((c) => {
       const last = c.curve[c.curve.length - 1];
+      const primary = data.beds.find((b) => b.name === c.testBed)?.primary ?? true;
       return [
         c.runId,
-        c.method,
+        primary ? c.method : `${c.testBed}:${c.method}`,
         String(c.seed),
         String(c.config.steps),
         String(c.bestStep),
@@ -133,6 +158,49 @@ function setting(data: FinetuneRunData): string {
   );
 }
 
+/**
+ * What the first sentence leaves out (issue 14): μ and what it makes of the ratio, the test beds and
+ * seeds per method, and for each credit method its estimator variant and σ.
+ */
+function settingDetails(data: FinetuneRunData): string {
+  const c = data.config;
+  const mu = c.grpo.numIterations;
+  const ratio =
+    mu === 1
+      ? 'μ = 1 optimization pass per batch: the importance ratio is exactly 1 and clipping never acts, so this is token-level REINFORCE with a group baseline (the ratio setting only shapes the gradient)'
+      : `μ = ${mu} optimization passes per batch: the ratio departs from 1 after the first pass and clipping acts`;
+  const beds = data.beds.map((b) => `${b.name} (${b.checkpoint}: ${b.methods.join(', ')})`).join('; ');
+  const seeds = Object.entries(c.seedsPerMethod)
+    .map(([m, n]) => `${m} ${n}`)
+    .join(', ');
+  const present = new Set(data.beds.flatMap((b) => b.methods));
+  const credit = (['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const satisfies readonly CreditMethod[]).filter((m) =>
+    present.has(m),
+  );
+  const variant = (e: typeof c.rredcot) =>
+    `v̂ = ${e.terms}, exit ${e.exit}, value suffix ${e.valueSuffix}, combine ${e.combine}, ${e.space} space`;
+  const sigma = (m: CreditMethod) => {
+    const x = c.sigma[m];
+    const how =
+      x.normalization === 'softmax'
+        ? `softmax over ${x.credits} credits (τ = ${x.tau}${x.lengthPrior ? ', length prior' : ''})`
+        : x.normalization;
+    return `${m}: σ ${x.signHandling}, ${how}`;
+  };
+  const parts = [
+    `${ratio}.`,
+    data.beds.length > 1 ? `Test beds: ${beds}.` : '',
+    seeds ? `Fewer seeds (the first n): ${seeds}.` : '',
+    credit.length ? `σ per method: ${credit.map(sigma).join('; ')}.` : '',
+    present.has('rredcot') || present.has('rredcot-literal') || present.has('verigate') ? `rredcot estimator: ${variant(c.rredcot)}.` : '',
+    present.has('verigate') ? `verigate: step scores ${c.verigate.stepScores} (segment credits; the answer step scores 0).` : '',
+    present.has('mc')
+      ? `mc: n = ${c.mc.samplesPerExitPoint} continuations per exit point, M = ${c.mc.maxNewTokens} (${c.mc.horizon === 'completion' ? 'whole completion' : 'per continuation'}).`
+      : '',
+  ];
+  return parts.filter(Boolean).join(' ');
+}
+
 /** "same lr for every method" or "only the lr differs between methods" (the paper's setting). */
 function lrText(c: FinetuneRunData['config']): string {
   const lrs = c.methods.map((m) => c.learningRates[m]);
@@ -148,22 +216,15 @@ const RATIO_TEXT: Record<string, string> = {
   sequenceToken: 'GSPO-token ratios (sequence-level value, per-token gradient)',
 };
 
-export function renderFinetuneTables(store: Store, runId: string, outDir: string): string[] {
-  const data = loadFinetuneRun(store, runId);
-  const s = summarize(data);
-  const k = data.config.evaluation.samplesPerProblem;
-  const kv = data.config.validation.samplesPerProblem;
-  const ids = runIds(data);
-  const md = [
-    markdownHeader('GRPO vs RREDCoT-GRPO fine-tuning (paper Sec. 4, Tab. 1, Tab. 2, App. 10.3)', store, ids, COMMAND),
-    setting(data),
-    '',
-    `## avg@${k} on held-out splits (mean ± half-width over seeds)`,
+/** The eval and sample-efficiency sections of one test bed. */
+function bedSections(s: FinetuneSummary, k: number, kv: number, heading: string): string[] {
+  return [
+    `## avg@${k} on held-out splits (mean ± half-width over seeds)${heading}`,
     '',
     `"start" is the untrained checkpoint (same draws per seed); "best" is the checkpoint with the highest validation avg@${kv} (step 0 included).`,
     '',
     toMarkdown(evalTable(s, k)),
-    `## Sample efficiency against GRPO (validation avg@${kv}, seed-mean curves)`,
+    `## Sample efficiency against GRPO (validation avg@${kv}, seed-mean curves)${heading}`,
     '',
     `Target: GRPO's final seed-mean validation avg@${kv}. "GRPO steps / steps" > 1 means the method reached it in fewer steps; ` +
       '"train s" counts sampling, redistribution and updates (validation excluded). σ fallback share: traces with A ≠ 0 that ' +
@@ -180,23 +241,55 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
           toMarkdown(efficiencyTable(s, s.efficiencyAtMax, 'max')),
         ]
       : []),
+  ];
+}
+
+export function renderFinetuneTables(store: Store, runId: string, outDir: string): string[] {
+  const data = loadFinetuneRun(store, runId);
+  const summaries = summarize(data);
+  const k = data.config.evaluation.samplesPerProblem;
+  const kv = data.config.validation.samplesPerProblem;
+  const ids = runIds(data);
+  const multi = summaries.length > 1;
+  const md = [
+    markdownHeader('GRPO vs RREDCoT-GRPO fine-tuning (paper Sec. 4, Tab. 1, Tab. 2, App. 10.3)', store, ids, COMMAND),
+    setting(data),
+    '',
+    settingDetails(data),
+    '',
+    ...summaries.flatMap((s) => bedSections(s, k, kv, multi ? ` — test bed ${s.testBed}` : '')),
+    `## Paired differences against GRPO (final checkpoint, mean over splits)`,
+    '',
+    "Per seed, the method's mean over splits minus GRPO's with the same seed (same evaluation draws), then mean and " +
+      `${Math.round(data.config.confidence * 100)} % Student-t interval over the seeds both ran. Also in summary.json.`,
+    '',
+    summaries.some((s) => s.paired.length) ? toMarkdown(pairedTable(summaries)) : 'GRPO is not among the methods: no paired difference.\n',
     '## Runs',
     '',
     toMarkdown(runsTable(data)),
   ].join('\n');
-  const files = [path.join(outDir, 'table.md'), path.join(outDir, 'eval.csv'), path.join(outDir, 'curves.csv')];
+  const files = ['table.md', 'eval.csv', 'curves.csv', 'summary.json'].map((f) => path.join(outDir, f));
   writeText(files[0], md);
-  writeText(files[1], csvHeader(store, ids) + toCsv(evalCsv(s)));
-  writeText(files[2], csvHeader(store, ids) + toCsv(curvesCsv(s)));
+  writeText(files[1], csvHeader(store, ids) + toCsv(evalCsv(summaries)));
+  writeText(files[2], csvHeader(store, ids) + toCsv(curvesCsv(summaries)));
+  writeText(files[3], `${JSON.stringify(summaryJson(data, summaries), null, 2)}\n`);
   return files;
 }
 
-function curveSpec(s: FinetuneSummary, x: 'step' | 'trainSeconds', title: string, xTitle: string, kv: number, subtitle: string) {
-  const seedValues = s.curves.flatMap((m) =>
+function curveSpec(
+  summaries: readonly FinetuneSummary[],
+  x: 'step' | 'trainSeconds',
+  title: string,
+  xTitle: string,
+  kv: number,
+  subtitle: string,
+) {
+  const curves = summaries.flatMap((s) => s.curves.map((m) => ({ ...m, method: label(s, m.method) })));
+  const seedValues = curves.flatMap((m) =>
     m.seeds.flatMap((sd) => sd.curve.map((p) => ({ method: m.method, run: `${m.method} seed ${sd.seed}`, x: p[x], avg: p.avg }))),
   );
-  const meanValues = s.curves.flatMap((m) => m.mean.map((p) => ({ method: m.method, x: p[x], avg: p.avg })));
-  const color = { field: 'method', type: 'nominal', title: 'method', sort: s.curves.map((c) => c.method) };
+  const meanValues = curves.flatMap((m) => m.mean.map((p) => ({ method: m.method, x: p[x], avg: p.avg })));
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: curves.map((c) => c.method) };
   return {
     title: { text: title, subtitle },
     width: 460,

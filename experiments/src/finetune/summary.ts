@@ -1,6 +1,6 @@
 /** The numbers the finetune tables show, computed from the loaded runs (pure; tested on synthetic data). */
 import { meanCurve, sampleEfficiency, type CurvePoint, type EfficiencyRow } from './curves';
-import type { FinetuneRunData } from './load';
+import type { FinetuneRunData, TestBedData } from './load';
 import { mean, meanCi, type MeanCi } from '@rred/core';
 
 export interface EvalRow {
@@ -20,7 +20,18 @@ export interface MethodCurve {
   seeds: { seed: number; runId: string; curve: CurvePoint[] }[];
 }
 
+/** Paired difference of a method against GRPO over the seeds both ran (final checkpoint, mean over splits). */
+export interface PairedDiff {
+  method: string;
+  /** Seeds both the method and GRPO ran, in config order. */
+  seeds: number[];
+  diff: MeanCi;
+}
+
 export interface FinetuneSummary {
+  /** Test bed name and whether it is the primary one (its method labels carry no prefix). */
+  testBed: string;
+  primary: boolean;
   splits: string[];
   evalRows: EvalRow[];
   curves: MethodCurve[];
@@ -29,9 +40,19 @@ export interface FinetuneSummary {
   efficiencyAtMax: EfficiencyRow[];
   /** Per method: mean s/step, mean fallback fraction, mean training seconds. */
   cost: { method: string; stepSeconds: number; trainSeconds: number; fallbackFraction: number }[];
+  /** Every method but grpo against grpo (empty without grpo). */
+  paired: PairedDiff[];
 }
 
-export function summarize(data: FinetuneRunData): FinetuneSummary {
+/** One summary per test bed, in config order. */
+export function summarize(data: FinetuneRunData): FinetuneSummary[] {
+  return data.beds.map((bed) => summarizeBed(data, bed));
+}
+
+/** Mean over splits of a child's final avg@k (the per-seed value of the "mean over splits" column). */
+const finalMean = (r: { final: Record<string, number> }, splits: readonly string[]) => mean(splits.map((s) => r.final[s]));
+
+function summarizeBed(data: FinetuneRunData, bed: TestBedData): FinetuneSummary {
   const { config } = data;
   const splits = config.evaluation.splits;
   const level = config.confidence;
@@ -49,15 +70,15 @@ export function summarize(data: FinetuneRunData): FinetuneSummary {
     return cells;
   };
   const evalRows: EvalRow[] = [];
-  const baseSeeds = config.seeds.map((_, i) => Object.fromEntries(splits.map((s) => [s, data.base[s]?.[i] ?? NaN])));
+  const baseSeeds = config.seeds.map((_, i) => Object.fromEntries(splits.map((s) => [s, bed.base[s]?.[i] ?? NaN])));
   if (baseSeeds.some((r) => splits.some((s) => !Number.isNaN(r[s])))) {
     evalRows.push({ method: 'start', checkpoint: 'start', lr: null, cells: cellsOf(baseSeeds), meanBestStep: null });
   }
   const curves: MethodCurve[] = [];
   const cost: FinetuneSummary['cost'] = [];
-  for (const method of config.methods) {
-    const runs = data.children.filter((c) => c.method === method);
-    const lr = config.learningRates[method];
+  for (const method of bed.methods) {
+    const runs = data.children.filter((c) => c.testBed === bed.name && c.method === method);
+    const lr = config.learningRates[method as keyof typeof config.learningRates];
     evalRows.push({ method, checkpoint: 'final', lr, cells: cellsOf(runs.map((r) => r.final)), meanBestStep: null });
     evalRows.push({
       method,
@@ -79,8 +100,24 @@ export function summarize(data: FinetuneRunData): FinetuneSummary {
     });
   }
   const means = Object.fromEntries(curves.map((c) => [c.method, c.mean]));
-  const hasGrpo = config.methods.includes('grpo');
+  const hasGrpo = bed.methods.includes('grpo');
   const efficiency = hasGrpo ? sampleEfficiency(means, 'grpo', 'final') : [];
   const efficiencyAtMax = hasGrpo ? sampleEfficiency(means, 'grpo', 'max') : [];
-  return { splits, evalRows, curves, efficiency, efficiencyAtMax, cost };
+  const paired: PairedDiff[] = [];
+  if (hasGrpo) {
+    const ofBed = data.children.filter((c) => c.testBed === bed.name);
+    const grpo = new Map(ofBed.filter((c) => c.method === 'grpo').map((c) => [c.seed, finalMean(c, splits)]));
+    for (const method of bed.methods.filter((m) => m !== 'grpo')) {
+      const runs = ofBed.filter((c) => c.method === method && grpo.has(c.seed));
+      paired.push({
+        method,
+        seeds: runs.map((r) => r.seed),
+        diff: meanCi(
+          runs.map((r) => finalMean(r, splits) - grpo.get(r.seed)!),
+          level,
+        ),
+      });
+    }
+  }
+  return { testBed: bed.name, primary: bed.primary, splits, evalRows, curves, efficiency, efficiencyAtMax, cost, paired };
 }

@@ -5,7 +5,7 @@ export { truncatedMc, mcConfigSchema, type McConfig, type McExtra, type Continua
 export { truncationLoss } from './truncation';
 export { leaveOneOut, looConfigSchema } from './loo';
 export { gradientAttribution, gradientConfigSchema } from './gradient';
-export { normalizeCredits, type Normalization } from './normalize';
+export { normalizeCredits } from './normalize';
 export { tokenWeights } from './token-weights';
 export { buildReferenceSet, ownReferences, referencesFit } from './references';
 export { toStoreRows } from './store-rows';

@@ -1,10 +1,12 @@
 /**
  * Segment weights σ_k from credits r_k (Eq. 11). Return equivalence (Sec. 3.3) needs the weights to
  * sum to 1: `softmax` and `uniform` give positive weights with Σσ = 1; `L1` keeps the sign of each
- * credit (a harmful segment gets a negative weight) with Σ|σ| = 1.
+ * credit (a harmful segment gets a negative weight) with Σ|σ| = 1, so Σσ = Σr / Σ|r| ∈ [−1, 1] and
+ * return equivalence does NOT hold. Training builds σ with `@rred/recipes`' `segmentSigma` (sign
+ * handling, standardized softmax), which calls this function.
  */
 
-export type Normalization = 'L1' | 'softmax' | 'uniform';
+type Normalization = 'L1' | 'softmax' | 'uniform';
 
 interface NormalizeOptions {
   /** Softmax temperature τ (> 0): σ = softmax(r/τ). */

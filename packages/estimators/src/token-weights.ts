@@ -7,8 +7,10 @@
  * remaining |thinking| / |o| in proportion to σ_k, spread evenly over each segment's tokens. Reasons:
  *  - no exit point lies inside the answer, so the estimators have no credit for it; keeping its
  *    uniform share leaves the answer/thinking balance of the gradient exactly as in GRPO;
- *  - Σ_t σ_t = |ans|/|o| + (|think|/|o|)·Σσ_k = 1 when Σσ_k = 1 (and Σ|σ_t| = 1 when Σ|σ_k| = 1, L1),
- *    so return equivalence holds;
+ *  - Σ_t σ_t = |ans|/|o| + (|think|/|o|)·Σσ_k, which is 1 — return equivalence (Sec. 3.3) — exactly
+ *    when Σσ_k = 1 (softmax, uniform). Signed L1 σ_k (Σ|σ_k| = 1) gives Σ|σ_t| = 1 but
+ *    Σσ_t = |ans|/|o| + (|think|/|o|)·Σσ_k with Σσ_k anywhere in [−1, 1]: it breaks return equivalence
+ *    (the GRPO trainer logs Σσ_t per step; `@rred/recipes`' `returnEquivalent` says which configs keep it);
  *  - with 'uniform' σ_k = |u_k|/|think| every token gets exactly 1/|o|: plain GRPO (Eq. 12).
  */
 import type { Trace } from '@rred/lm';

@@ -1,9 +1,8 @@
-import type { Rng } from '@rred/core';
+import { parseConfig, type Rng } from '@rred/core';
 import type { LanguageModel, Trace } from '@rred/lm';
 import { segment, type Segment, type SegmentationConfig } from '@rred/segmentation';
 import {
   getEstimator,
-  normalizeCredits,
   ownReferences,
   rredcotBatch,
   tokenWeights,
@@ -11,14 +10,14 @@ import {
   type EstimatorInputs,
   type EstimatorMethod,
   type EstimatorResult,
-  type Normalization,
   type Reference,
   type RredcotConfigInput,
   type SpecialTokens,
 } from '@rred/estimators';
 import type { RedistributionHook } from '@rred/training';
+import { segmentSigma, sigmaConfigSchema, type SigmaConfig, type SigmaConfigInput } from './sigma';
 
-interface EstimatorHookOptions {
+export interface EstimatorHookOptions {
   method: EstimatorMethod;
   /** The policy being trained, as a LanguageModel (scores / samples with the current weights). */
   model: LanguageModel;
@@ -39,10 +38,14 @@ interface EstimatorHookOptions {
   datasetReferences?: (problemId: string) => Reference[];
   /** Verifier for MC continuations of a problem. */
   continuationReward?: (problemId: string) => ContinuationReward;
-  /** How credits become σ_k when the estimator does not normalize itself (mc, loo, gradient). Default 'L1'. */
-  normalization?: Normalization;
-  /** Softmax temperature for normalization 'softmax'. Default 1. */
-  tau?: number;
+  /** The task's subgoal alignment, for rredcot with valueSuffix 'remaining'. */
+  alignment?: EstimatorInputs['alignment'];
+  /**
+   * How credits r_k and the advantage A_i become σ_k (`sigmaConfigSchema`: sign handling, normalization,
+   * standardization, τ). Used for every estimator; the estimator config's own `normalization` only shapes
+   * the σ the estimator reports to analyses. Default: aligned, softmax over standardized credits, τ = 1, length prior.
+   */
+  sigma?: SigmaConfigInput;
 }
 
 /** What the last call of an estimator hook did with the traces that have a non-zero advantage. */
@@ -55,61 +58,99 @@ export interface RedistributionCallStats {
 
 export type EstimatorHook = RedistributionHook & { lastCall(): RedistributionCallStats };
 
+/** Segments and credits r_1..r_K of one trace, or null when the estimator could not score it (uniform σ). */
+export type TraceCredits = { segments: Segment[]; credits: number[] } | null;
+
 /**
- * Eq. 11 token weights from a credit estimator: segment each trace, estimate segment credits, turn
- * them into σ_k (the estimator's own σ when it has one, else `normalization`), spread them over the
- * tokens with `tokenWeights` (answer tokens keep their GRPO share). Own references are the correct,
- * finished traces of the same problem in the batch. Traces with advantage 0 get uniform σ without
- * being estimated: their loss coefficient is 0 whatever σ is.
- *
- * RREDCoT scores every trace of the batch in one batched model call (`rredcotBatch`), so its fixed
- * per-call cost is paid once per GRPO step; the other estimators run trace by trace.
+ * Segment credits of the traces `chosen` (indices into `traces`): segment each, then estimate. Own
+ * references are the correct, finished traces of the same problem in the batch. RREDCoT scores every
+ * chosen trace in one batched model call (`rredcotBatch`), so its fixed per-call cost is paid once per
+ * GRPO step; the other estimators run trace by trace. A trace RREDCoT cannot score (no references, or a
+ * suffix over the context with `overlong` 'uniform') is null.
+ */
+export async function estimateCredits(
+  o: EstimatorHookOptions,
+  traces: Trace[],
+  chosen: number[],
+  rng: Rng,
+): Promise<Map<number, TraceCredits>> {
+  const byProblem = new Map<string, Trace[]>();
+  for (const t of traces) byProblem.set(t.problemId, [...(byProblem.get(t.problemId) ?? []), t]);
+  const segments = new Map<number, Segment[]>(chosen.map((i) => [i, segment(traces[i], o.segmentation, o.tokenText)]));
+  const inputsOf = (trace: Trace): EstimatorInputs => ({
+    tokens: o.tokens,
+    references: { dataset: o.datasetReferences?.(trace.problemId), own: ownReferences(byProblem.get(trace.problemId) ?? [], o.tokens) },
+    reward: o.continuationReward?.(trace.problemId),
+    alignment: o.alignment,
+  });
+  let results: EstimatorResult<unknown>[];
+  if (o.method === 'rredcot') {
+    const config: RredcotConfigInput = { ...(o.estimatorConfig as RredcotConfigInput | undefined), overlong: o.overlong ?? 'uniform' };
+    const items = chosen.map((i) => ({ trace: traces[i], segments: segments.get(i)!, inputs: inputsOf(traces[i]) }));
+    results = await rredcotBatch(o.model, items, config);
+  } else {
+    const estimate = getEstimator(o.method);
+    results = [];
+    for (const i of chosen) {
+      results.push(await estimate(o.model, traces[i], segments.get(i)!, inputsOf(traces[i]), o.estimatorConfig, rng.fork(`trace-${i}`)));
+    }
+  }
+  return new Map(
+    chosen.map((i, n) => {
+      const extra = results[n].extra as { noReferences?: boolean; overlong?: boolean };
+      const failed = extra.noReferences === true || extra.overlong === true;
+      return [i, failed ? null : { segments: segments.get(i)!, credits: results[n].credits }];
+    }),
+  );
+}
+
+/**
+ * σ rows of a batch from per-trace credits: uniform 1/|o| for every trace without credits (A = 0, or
+ * the credit source fell back), else `segmentSigma` of its credits and advantage spread by
+ * `tokenWeights` (answer tokens keep their GRPO share). Shared by every credit-based hook.
+ */
+export function sigmaRows(
+  traces: Trace[],
+  credits: Map<number, TraceCredits>,
+  advantages: number[],
+  sigma: SigmaConfig,
+): { rows: number[][]; stats: RedistributionCallStats } {
+  const rows = traces.map((trace) => trace.completion.map(() => 1 / Math.max(1, trace.completion.length)));
+  let fallback = 0;
+  for (const [i, c] of credits) {
+    if (!c) {
+      fallback++; // keeps the exact 1/|o| row (tokenWeights of uniform σ_k equals it up to rounding)
+      continue;
+    }
+    const sigmaK = segmentSigma(
+      c.credits,
+      c.segments.map((s) => s.end - s.start),
+      advantages[i],
+      sigma,
+    );
+    rows[i] = tokenWeights(traces[i], c.segments, sigmaK);
+  }
+  return { rows, stats: { estimated: credits.size - fallback, fallback } };
+}
+
+/** The traces whose σ matters: A ≠ 0 and a non-empty completion (A = 0 gets no gradient whatever σ is). */
+export function tracesWithSignal(traces: Trace[], advantages: number[]): number[] {
+  return traces.flatMap((trace, i) => (advantages[i] !== 0 && trace.completion.length > 0 ? [i] : []));
+}
+
+/**
+ * Eq. 11 token weights from a credit estimator: segment each trace with A ≠ 0, estimate segment
+ * credits (`estimateCredits`), turn them and the trace's advantage into σ_k (`segmentSigma` under
+ * `sigma`) and spread them over the tokens (`sigmaRows`).
  */
 export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook {
+  const sigmaConfig = parseConfig(sigmaConfigSchema, o.sigma ?? {}, 'redistribution sigma config');
   let last: RedistributionCallStats = { estimated: 0, fallback: 0 };
   const hook = async (traces: Trace[], context: { rng: Rng; advantages: number[] }): Promise<number[][]> => {
-    const byProblem = new Map<string, Trace[]>();
-    for (const t of traces) byProblem.set(t.problemId, [...(byProblem.get(t.problemId) ?? []), t]);
-    const chosen = traces.flatMap((trace, i) => (context.advantages[i] !== 0 && trace.completion.length > 0 ? [i] : []));
-    const segments = new Map<number, Segment[]>(chosen.map((i) => [i, segment(traces[i], o.segmentation, o.tokenText)]));
-    const inputsOf = (trace: Trace): EstimatorInputs => ({
-      tokens: o.tokens,
-      references: { dataset: o.datasetReferences?.(trace.problemId), own: ownReferences(byProblem.get(trace.problemId) ?? [], o.tokens) },
-      reward: o.continuationReward?.(trace.problemId),
-    });
-
-    let results: EstimatorResult<unknown>[];
-    if (o.method === 'rredcot') {
-      const config: RredcotConfigInput = { ...(o.estimatorConfig as RredcotConfigInput | undefined), overlong: o.overlong ?? 'uniform' };
-      const items = chosen.map((i) => ({ trace: traces[i], segments: segments.get(i)!, inputs: inputsOf(traces[i]) }));
-      results = await rredcotBatch(o.model, items, config);
-    } else {
-      const estimate = getEstimator(o.method);
-      results = [];
-      for (const i of chosen) {
-        results.push(
-          await estimate(o.model, traces[i], segments.get(i)!, inputsOf(traces[i]), o.estimatorConfig, context.rng.fork(`trace-${i}`)),
-        );
-      }
-    }
-
-    const out = traces.map((trace) => trace.completion.map(() => 1 / Math.max(1, trace.completion.length)));
-    let fallback = 0;
-    chosen.forEach((i, n) => {
-      const result = results[n];
-      const segs = segments.get(i)!;
-      const extra = result.extra as { noReferences?: boolean; overlong?: boolean };
-      if (extra.noReferences === true || extra.overlong === true) {
-        fallback++; // keeps the exact 1/|o| row (tokenWeights of uniform σ_k equals it up to rounding)
-        return;
-      }
-      const sigmaK =
-        result.sigma ??
-        normalizeCredits(result.credits, o.normalization ?? 'L1', { tau: o.tau ?? 1, segmentLengths: segs.map((s) => s.end - s.start) });
-      out[i] = tokenWeights(traces[i], segs, sigmaK);
-    });
-    last = { estimated: chosen.length - fallback, fallback };
-    return out;
+    const credits = await estimateCredits(o, traces, tracesWithSignal(traces, context.advantages), context.rng);
+    const { rows, stats } = sigmaRows(traces, credits, context.advantages, sigmaConfig);
+    last = stats;
+    return rows;
   };
   return Object.assign(hook, { lastCall: () => last });
 }

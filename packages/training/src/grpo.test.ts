@@ -129,6 +129,83 @@ describe('GrpoTrainer', () => {
     policy.dispose();
   });
 
+  it("logs Σσ_t per step: 1 under uniform σ, the hook's sum otherwise (signed σ breaks return equivalence)", async () => {
+    const policy = new BigramPolicy(V, 4, new Rng(5));
+    const plain = await new GrpoTrainer(setup(policy), config({ promptsPerStep: 3 })).trainStep();
+    if (!Number.isNaN(plain.sigmaSumMean)) {
+      expect(plain.sigmaSumMean).toBeCloseTo(1, 12);
+      expect(plain.sigmaSumMin).toBeCloseTo(1, 12);
+    }
+    // a hook whose rows sum to 1/2 (as signed L1 σ can): the metric shows it
+    const half: GrpoSetup['redistribute'] = async (traces) => traces.map((t) => t.completion.map(() => 0.5 / t.completion.length));
+    const m = await new GrpoTrainer(setup(policy, { redistribute: half }), config({ redistribution: 'rredcot', groupSize: 8 })).trainStep();
+    expect(m.zeroStdGroups).toBeLessThan(1);
+    expect(m.sigmaSumMean).toBeCloseTo(0.5, 12);
+    expect(m.sigmaSumMax).toBeCloseTo(0.5, 12);
+    policy.dispose();
+  });
+
+  it('clipping acts only with μ ≥ 2: with μ = 1 the ratio is exactly 1 (token-level REINFORCE with a group baseline)', async () => {
+    const clipped = async (numIterations: number) => {
+      const policy = new BigramPolicy(V, 4, new Rng(7));
+      const trainer = new GrpoTrainer(setup(policy), config({ numIterations, epsilon: 0.05, optimizer: { lr: 0.5, warmupSteps: 0 } }));
+      let total = 0;
+      for (let i = 0; i < 3; i++) total += (await trainer.trainStep()).clippedFraction;
+      policy.dispose();
+      return total;
+    };
+    expect(await clipped(1)).toBe(0);
+    expect(await clipped(2)).toBeGreaterThan(0);
+  });
+
+  it('VeriGate: a degenerate group gets process advantages from its step scores, the others keep A_i', async () => {
+    const policy = new BigramPolicy(V, 4, new Rng(5));
+    // one step per token, scored by the token id: deterministic and different across traces
+    const calls: boolean[][] = [];
+    const stepScores: GrpoSetup['stepScores'] = async (traces, { gated }) => {
+      calls.push(gated);
+      return traces.map((t, i) => (gated[i] ? { ends: t.completion.map((_, k) => k + 1), scores: t.completion.map((x) => x / 10) } : null));
+    };
+    // the first seed whose first batch holds both a degenerate and a non-degenerate group (deterministic)
+    const degenerateGroups = (b: RolloutBatch) => [0, 2, 4].map((g) => ({ g, degenerate: b.rewards[g] === b.rewards[g + 1] }));
+    let batch: RolloutBatch | null = null;
+    for (let seed = 1; seed <= 50 && !batch; seed++) {
+      calls.length = 0;
+      const trainer = new GrpoTrainer(
+        setup(policy, { stepScores }),
+        config({ promptsPerStep: 3, groupSize: 2, processAdvantage: 'verigate', seed }),
+      );
+      const b = await trainer.generate();
+      if (new Set(degenerateGroups(b).map((x) => x.degenerate)).size === 2) batch = b;
+    }
+    if (!batch) throw new Error('no seed in 1..50 gave a gated and an ungated group');
+    const groups = degenerateGroups(batch);
+    expect(groups.some((x) => x.degenerate)).toBe(true);
+    expect(groups.some((x) => !x.degenerate)).toBe(true);
+    expect(calls[0]).toEqual(batch.rewards.map((_, i) => groups[Math.floor(i / 2)].degenerate));
+    for (const { g, degenerate } of groups) {
+      for (const i of [g, g + 1]) {
+        const t = batch.traces[i];
+        if (!degenerate) {
+          expect(batch.coefficients[i]).toEqual(t.completion.map(() => batch.advantages[i]));
+          continue;
+        }
+        expect(batch.advantages[i]).toBe(0);
+        // by hand: F_{i,k} = Σ_{j ≥ k} x_j / 10, pooled over the two traces, then (F − mean) / (sample SD + 1e-4)
+        const F = (j: number) =>
+          batch.traces[j].completion.map((_, k) => batch.traces[j].completion.slice(k).reduce((a, x) => a + x / 10, 0));
+        const pool = [...F(g), ...F(g + 1)];
+        const m = pool.reduce((a, b) => a + b, 0) / pool.length;
+        const sd = Math.sqrt(pool.reduce((a, x) => a + (x - m) ** 2, 0) / (pool.length - 1));
+        F(i).forEach((f, k) => expect(batch.coefficients[i][k]).toBeCloseTo(sd > 0 ? (f - m) / (sd + 1e-4) : 0, 10));
+      }
+    }
+    const gatedRows = groups.filter((x) => x.degenerate).flatMap(({ g }) => [batch.coefficients[g], batch.coefficients[g + 1]]);
+    expect(gatedRows.flat().some((c) => Math.abs(c) > 0.1)).toBe(true); // the process advantages are not trivially 0
+    expect(() => new GrpoTrainer(setup(policy), config({ processAdvantage: 'verigate' }))).toThrow(/step-score hook/);
+    policy.dispose();
+  });
+
   it('checks config cross-fields and hook presence', () => {
     expect(() => parseGrpoConfig({ promptsPerStep: 3, gradientAccumulationSteps: 2 }, 'c.json')).toThrow(
       /promptsPerStep \(3\).*gradientAccumulationSteps \(2\)/,

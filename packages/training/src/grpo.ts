@@ -10,6 +10,7 @@ import { DataOrder, type DataPosition } from './data-order';
 import { groupAdvantages, sampleStd, zeroStdGroupFraction } from './advantages';
 import { policyLoss, stopGradient } from './grpo-loss';
 import { captureWeights, readTrainerState, restoreWeights, writeTrainerState } from './trainer-state';
+import { verigateGroupAdvantages, type StepScores } from './verigate';
 
 /** A training prompt: `<bos>` problem `<think>` tokens and whatever the reward function needs. */
 export interface GrpoPrompt {
@@ -42,6 +43,14 @@ export type RedistributionHook = (
   },
 ) => Promise<number[][]>;
 
+/**
+ * Process scores for VeriGate (`processAdvantage: 'verigate'`): for every trace with `gated[i]` (its
+ * group's verifier rewards all coincide), its steps and their scores, or null when it cannot be scored
+ * (it then gets advantage 0); entries of ungated traces are ignored (return null). Called every step (all
+ * gated[i] false when no group is degenerate), so a hook's per-call statistics are never stale.
+ */
+export type StepScoreHook = (traces: Trace[], context: { step: number; rng: Rng; gated: boolean[] }) => Promise<(StepScores | null)[]>;
+
 export interface GrpoSetup {
   policy: TrainablePolicy;
   /** Samples from the same weights as `policy` (e.g. TransformerLM over the same Transformer). */
@@ -55,6 +64,8 @@ export interface GrpoSetup {
   reference?: TrainablePolicy;
   /** Needed when config.redistribution ≠ 'none'. */
   redistribute?: RedistributionHook;
+  /** Needed when config.processAdvantage is 'verigate'. */
+  stepScores?: StepScoreHook;
 }
 
 /** One generated batch: G completions per prompt, rewards, advantages and token coefficients. */
@@ -64,7 +75,10 @@ export interface RolloutBatch {
   advantages: number[];
   /** σ per completion token (uniform 1/|o| when redistribution is 'none'). */
   sigma: number[][];
-  /** Â_{i,t} per completion token: A_i when 'none', else A_i · σ_{i,t} · |o_i| (Eq. 11). */
+  /**
+   * Â_{i,t} per completion token: A_i when 'none', else A_i · σ_{i,t} · |o_i| (Eq. 11); under VeriGate the
+   * tokens of a degenerate group get its process advantages instead (verigate.ts).
+   */
   coefficients: number[][];
   truncated: boolean[];
 }
@@ -81,6 +95,13 @@ export interface GrpoStepMetrics {
   kl: number;
   /** Mean over completions of the entropy of |σ|/Σ|σ| (log|o| for uniform σ). */
   sigmaEntropy: number;
+  /**
+   * Σ_t σ_t over the completions with A_i ≠ 0: mean, min and max (NaN when every A_i = 0). Return
+   * equivalence (Sec. 3.3) needs 1 for every completion; signed L1 σ leaves it anywhere in [−1, 1].
+   */
+  sigmaSumMean: number;
+  sigmaSumMin: number;
+  sigmaSumMax: number;
   loss: number;
   gradNorm: number;
   lr: number;
@@ -110,6 +131,8 @@ export class GrpoTrainer {
     if (config.beta > 0 && !setup.reference) throw new UserError(`GRPO: beta = ${config.beta} needs a reference policy`);
     if (config.redistribution !== 'none' && !setup.redistribute)
       throw new UserError(`GRPO: redistribution '${config.redistribution}' needs a redistribution hook`);
+    if (config.processAdvantage === 'verigate' && !setup.stepScores)
+      throw new UserError("GRPO: processAdvantage 'verigate' needs a step-score hook (setup.stepScores)");
     const o = config.optimizer;
     this.optimizer = new AdamW({ beta1: o.beta1, beta2: o.beta2, epsilon: o.epsilon, weightDecay: o.weightDecay });
     this.rng = new Rng(config.seed);
@@ -152,13 +175,36 @@ export class GrpoTrainer {
       sigma = await setup.redistribute!(traces, { step: this.stepIndex, rng: this.rng.fork(`redistribute-${this.stepIndex}`), advantages });
       checkSigma(sigma, traces);
     }
-    const redistributionMs = Date.now() - t1;
     const coefficients = traces.map((t, i) =>
       config.redistribution === 'none'
         ? t.completion.map(() => advantages[i])
         : sigma[i].map((s) => advantages[i] * s * t.completion.length),
     );
+    if (config.processAdvantage === 'verigate') await this.verigate(traces, rewards, coefficients);
+    const redistributionMs = Date.now() - t1;
     return { traces, rewards, advantages, sigma, coefficients, truncated: results.map((r) => r.truncated), sampleMs, redistributionMs };
+  }
+
+  /** VeriGate: replaces the coefficients of every degenerate group (all rewards equal) by its process advantages. */
+  private async verigate(traces: Trace[], rewards: number[], coefficients: number[][]): Promise<void> {
+    const G = this.config.groupSize;
+    const groupOf = (i: number) => rewards.slice(i - (i % G), i - (i % G) + G);
+    const gated = traces.map((_, i) => groupOf(i).every((r) => r === rewards[i]));
+    const scores = await this.setup.stepScores!(traces, {
+      step: this.stepIndex,
+      rng: this.rng.fork(`step-scores-${this.stepIndex}`),
+      gated,
+    });
+    if (scores.length !== traces.length) throw new Error(`step scores: ${scores.length} rows for ${traces.length} traces`);
+    for (let g = 0; g < traces.length; g += G) {
+      if (!gated[g]) continue;
+      const idx = Array.from({ length: G }, (_, j) => g + j);
+      const rows = verigateGroupAdvantages(
+        idx.map((i) => scores[i]),
+        idx.map((i) => traces[i].completion.length),
+      );
+      idx.forEach((i, j) => (coefficients[i] = rows[j]));
+    }
   }
 
   async trainStep(): Promise<GrpoStepMetrics> {
@@ -220,6 +266,7 @@ export class GrpoTrainer {
         clippedFraction: active > 0 ? clipped / active : 0,
         kl: active > 0 ? klSum / active : 0,
         sigmaEntropy: mean(batch.sigma.map(weightEntropy)),
+        ...sigmaSums(batch),
         loss,
         gradNorm,
         lr,
@@ -379,6 +426,12 @@ function checkSigma(sigma: number[][], traces: Trace[]): void {
     const bad = row.findIndex((x) => !Number.isFinite(x));
     if (bad >= 0) throw new Error(`redistribution: trace ${i} weight ${bad} is ${row[bad]}`);
   });
+}
+
+function sigmaSums(batch: RolloutBatch): Pick<GrpoStepMetrics, 'sigmaSumMean' | 'sigmaSumMin' | 'sigmaSumMax'> {
+  const sums = batch.sigma.flatMap((row, i) => (batch.advantages[i] !== 0 ? [row.reduce((a, b) => a + b, 0)] : []));
+  if (sums.length === 0) return { sigmaSumMean: NaN, sigmaSumMin: NaN, sigmaSumMax: NaN };
+  return { sigmaSumMean: mean(sums), sigmaSumMin: Math.min(...sums), sigmaSumMax: Math.max(...sums) };
 }
 
 function weightEntropy(sigma: number[]): number {

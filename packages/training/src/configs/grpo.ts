@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseConfig, seedSchema } from '@rred/core';
 import { optimizerConfigSchema } from './optimizer';
 
-const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient'] as const;
+const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient', 'grail', 'oracle'] as const;
 
 /**
  * GRPO with optional token-level reward redistribution (paper Eq. 11). Field names follow TRL's
@@ -71,7 +71,16 @@ export const grpoConfigFields = z
       .enum(REDISTRIBUTIONS)
       .default('none')
       .describe(
-        "Token weights σ (Eq. 11): 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or credits from 'rredcot' | 'mc' | 'loo' | 'gradient'. Default 'none'.",
+        "Token weights σ (Eq. 11): 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or from a hook (setup.redistribute) of credits 'rredcot' | 'mc' | " +
+          "'loo' | 'gradient' | 'oracle' (the task's step oracle), or 'grail' (gradient saliency, grail.ts). Default 'none'.",
+      ),
+    processAdvantage: z
+      .enum(['none', 'verigate'])
+      .default('none')
+      .describe(
+        "'verigate': in a group whose verifier rewards all coincide (GRPO advantage 0), token advantages from process scores instead — " +
+          'future-cumulated step scores, normalized over the group (verigate.ts; needs setup.stepScores). Other groups keep A_i. ' +
+          "Default 'none'.",
       ),
     checkpointEvery: z.number().int().min(0).default(20).describe('Trainer state every N steps (0 = end only). Default 20.'),
     optimizer: optimizerConfigSchema
