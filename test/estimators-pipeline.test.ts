@@ -64,7 +64,10 @@ describe('estimators on segmented sampled traces', () => {
     for (const trace of traces.slice(0, 8)) {
       const segments = segment(trace, segmentationConfig({ strategy: 'entropy', maxSegments: 3 }), tokenText);
       const K = segments.length;
-      const inputs = { tokens, references: { dataset: datasetRefs, own: group }, reward };
+      // a toy subgoal alignment for the dataset preset's valueSuffix 'remaining': the reference minus as many tokens as the thinking has
+      const alignment = (thinking: readonly number[], solution: readonly number[]) =>
+        solution.slice(Math.min(thinking.length, solution.length));
+      const inputs = { tokens, references: { dataset: datasetRefs, own: group }, reward, alignment };
       const sequence = [...trace.prompt, ...trace.completion];
       const exitAt = [2, ...segments.map((s) => 2 + s.end)];
 

@@ -58,8 +58,8 @@ it("rredcot 'remaining' scores, after each line, the reference lines for the var
     '</think>5,8<eos>', // s_K: every subgoal reached
   ]);
   expect(res.extra.logValue).toHaveLength(6);
-  // the full suffix (default) is the whole reference after every prefix
+  // the full suffix (the literal reading) is the whole reference after every prefix
   scored.length = 0;
-  await rredcot(model, trace, segments, inputs, { terms: 'value' });
+  await rredcot(model, trace, segments, inputs, { terms: 'value', valueSuffix: 'full' });
   expect(new Set(scored)).toEqual(new Set([`${reference}</think>5,8<eos>`]));
 });

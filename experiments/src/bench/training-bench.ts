@@ -2,7 +2,7 @@ import { mean, median, parseConfig, ProgressBar, textTable, seedSchema } from '@
 import { rredcotPresets } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
-import { buildDatasets, DEFAULT_DATASET_SEED, referencesById, type TaskRecord } from '@rred/tasks';
+import { buildDatasets, DEFAULT_DATASET_SEED, referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import { captureWeights, GrpoTrainer, parseGrpoConfig, restoreWeights, type RedistributionHook } from '@rred/training';
 import { estimatorRedistribution, taskGrpoSetup } from '@rred/recipes';
 import { z } from 'zod';
@@ -131,6 +131,7 @@ function hookFor(
     estimatorConfig: { ...rredcotPresets.dataset, terms },
     tokens: { endThink: tok.endThink, eos: tok.eos },
     datasetReferences: references,
+    alignment: remainingAlignment(tok),
   });
   // The AllTraces variants estimate every trace, as if no advantage were 0. The advantages the hook
   // sees only decide which traces it estimates; the loss uses the trainer's own advantages.

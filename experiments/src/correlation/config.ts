@@ -87,7 +87,9 @@ export const correlationConfigSchema = z
     references: datasetReferencesSchema.default({}).describe('Reference set R for RREDCoT (dataset references).'),
     rredcot: rredcotConfigSchema
       .default(rredcotPresets.dataset)
-      .describe('RREDCoT estimator config; default the dataset preset of Tab. 1 (I+V, log space, L1).'),
+      .describe(
+        "RREDCoT estimator config; default the dataset preset (Tab. 1 with the gold benchmark's choices; the committed config sets the paper's I+V, log, joint, full).",
+      ),
     rredcotQuantity: z
       .enum(['credit', 'sigma'])
       .default('credit')

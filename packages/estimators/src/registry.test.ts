@@ -6,7 +6,10 @@ describe('getEstimator', () => {
   it('runs every method by name with the common signature', async () => {
     const model = toyModel();
     const trace = toyTrace(model);
-    const inputs = { tokens: toyTokens, references: { dataset: toyReferences }, reward: toyReward };
+    // the alignment the default valueSuffix 'remaining' reads: the reference minus as many tokens as the thinking has
+    const alignment = (thinking: readonly number[], solution: readonly number[]) =>
+      solution.slice(Math.min(thinking.length, solution.length));
+    const inputs = { tokens: toyTokens, references: { dataset: toyReferences }, reward: toyReward, alignment };
     for (const [name, config] of [
       ['rredcot', {}],
       ['mc', { samplesPerExitPoint: 3, maxNewTokens: 6 }],

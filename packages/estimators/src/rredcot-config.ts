@@ -6,10 +6,11 @@ export const rredcotConfigSchema = z
   .object({
     terms: z
       .enum(['immediate', 'value', 'both'])
-      .default('both')
+      .default('value')
       .describe(
         "Which estimate v̂ of the value v(s_k) to redistribute: 'immediate' = I(s_k) (Eq. 7, the answer now, see `exit`), " +
-          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `combine`), 'both' = I + V (Eq. 7 + Eq. 8). Default 'both'.",
+          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `combine`), 'both' = I + V (Eq. 7 + Eq. 8). Default 'value', chosen by the gold benchmark, results/gold: V alone (with valueSuffix 'remaining', prob space) had the highest " +
+          "within-trace Spearman with ΔV_gold on both embedded checkpoints, I+V second, I alone near 0 (the paper's Tab. 1 uses 'both').",
       ),
     exit: z
       .enum(['joint', 'forced'])
@@ -18,17 +19,18 @@ export const rredcotConfigSchema = z
         "Immediate term I(s_k) = Σ_{distinct y*} of: 'joint' p(</think> y* <eos> | s_k) — Eq. 2 read literally, so it also measures how likely the " +
           "model is to stop at s_k (format, not progress, for a model that never stops mid-trace); 'forced' p(y* <eos> | s_k, </think>) — the exit " +
           'is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); ' +
-          "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint' (the committed results); the gold-value benchmark picks the default.",
+          "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint', chosen by the gold benchmark, results/gold: with terms 'both' joint ranked above forced on " +
+          "both checkpoints; with terms 'immediate' forced ranked above joint (the 'own' preset, which uses I alone, sets 'forced'). The default terms 'value' does not read it.",
       ),
     valueSuffix: z
       .enum(['full', 'remaining'])
-      .default('full')
+      .default('remaining')
       .describe(
         "Value term V(s_k) scores p(suffix_j </think> y*_j <eos> | s_k) per reference j with suffix_j = 'full' the whole reference path u*_j after " +
           "any partial trace (the literal reading; a model that never restarts a solution scores it near zero after s_0), or 'remaining' only " +
           "the reference's part whose subgoals the trace has not reached yet, given by inputs.alignment (the task knows its subgoals; the " +
-          "estimator stays task-agnostic): it rises as the trace reaches subgoals and drops where it goes wrong. Default 'full' (the committed " +
-          'results); the gold-value benchmark picks the default.',
+          "estimator stays task-agnostic): it rises as the trace reaches subgoals and drops where it goes wrong. Default 'remaining', chosen by the gold benchmark, results/gold: every " +
+          "'remaining' variant ranked above every 'full' one on both checkpoints. Needs inputs.alignment ('full' is the literal reading).",
       ),
     combine: z
       .enum(['literal', 'sum'])
@@ -38,14 +40,16 @@ export const rredcotConfigSchema = z
           'importance-sampling reading of Eq. 9 with every distinct ζ > 0 continuation counted once: both are lower bounds of v(s_k), and each ' +
           "added distinct reference shrinks the non-positive bias of Eq. 10; N does not shift the I:V balance. 'literal': I sums over distinct " +
           'answers (Eq. 7) but V = (1/N) Σ_j (Eq. 9 as printed, duplicates of a remaining suffix counted per reference), so a larger N lowers V ' +
-          "relative to I and does not shrink the Eq. 10 bias. Default 'literal' (the committed results).",
+          "relative to I and does not shrink the Eq. 10 bias. Default 'literal' (the committed results): the gold benchmark, results/gold, used one reference, " +
+          'where the two coincide, so it does not pick this option.',
       ),
     space: z
       .enum(['log', 'prob'])
-      .default('log')
+      .default('prob')
       .describe(
         "Difference space of the credit r_k = v̂(s_k) − v̂(s_{k−1}) (Eq. 5–8): 'log' uses log v̂ (telescopes to the log probability reward, Sec. 4), " +
-          "'prob' uses v̂ itself. Default 'log'.",
+          "'prob' uses v̂ itself. Default 'prob', chosen by the gold benchmark, results/gold: the top variant, V with 'remaining', ranked higher in prob space than in log " +
+          "space on both checkpoints (Sec. 4 uses 'log'; the two give the same value ranks, not the same credit ranks).",
       ),
     normalization: z
       .enum(['L1', 'softmax', 'uniform'])
@@ -97,10 +101,17 @@ export const rredcotConfigSchema = z
 export type RredcotConfig = z.infer<typeof rredcotConfigSchema>;
 export type RredcotConfigInput = z.input<typeof rredcotConfigSchema>;
 
-/** Sec. 4 defaults: Tab. 1 (dataset references: I+V, log, L1) and Tab. 2 (own answers: I, log, softmax). */
+/**
+ * The two presets of Sec. 4, with what the gold benchmark (results/gold) chose where it decides:
+ * - dataset (Tab. 1, dataset references, L1 σ): v̂ = V with valueSuffix 'remaining' in prob space, the best variant on both embedded
+ *   checkpoints (the paper: I+V in log space, with the literal joint exit and full suffix: set them explicitly, as the committed
+ *   experiment configs do);
+ * - own (Tab. 2, the model's own correct answers, softmax σ): I in log space as in the paper, with exit 'forced', the better
+ *   immediate term on both checkpoints.
+ */
 export const rredcotPresets = {
-  dataset: { terms: 'both', space: 'log', normalization: 'L1', referenceSource: 'dataset' },
-  own: { terms: 'immediate', space: 'log', normalization: 'softmax', tau: 1, referenceSource: 'own' },
+  dataset: { terms: 'value', valueSuffix: 'remaining', space: 'prob', normalization: 'L1', referenceSource: 'dataset' },
+  own: { terms: 'immediate', exit: 'forced', space: 'log', normalization: 'softmax', tau: 1, referenceSource: 'own' },
 } as const satisfies Record<string, RredcotConfigInput>;
 
 export function parseRredcotConfig(input: unknown, source = 'rredcot config'): RredcotConfig {

@@ -30,8 +30,8 @@ describe('rredcot exit option (immediate term)', () => {
   });
 
   it('leaves the value term alone', async () => {
-    const joint = await rredcot(model, trace, toySegments, inputs, { terms: 'both', exit: 'joint' });
-    const forced = await rredcot(model, trace, toySegments, inputs, { terms: 'both', exit: 'forced' });
+    const joint = await rredcot(model, trace, toySegments, inputs, { terms: 'both', exit: 'joint', valueSuffix: 'full' });
+    const forced = await rredcot(model, trace, toySegments, inputs, { terms: 'both', exit: 'forced', valueSuffix: 'full' });
     expect(forced.extra.logValue).toEqual(joint.extra.logValue);
   });
 });
@@ -54,10 +54,20 @@ describe('rredcot valueSuffix option (value term)', () => {
     });
   });
 
-  it("'full' (the default) is the whole reference path at every exit point, whatever the alignment says", async () => {
-    const a = await rredcot(model, trace, toySegments, { ...inputs, alignment: dropReached }, { terms: 'value' });
+  it("'full' is the whole reference path at every exit point, whatever the alignment says; 'remaining' is the default", async () => {
+    const a = await rredcot(model, trace, toySegments, { ...inputs, alignment: dropReached }, { terms: 'value', valueSuffix: 'full' });
     const b = await rredcot(model, trace, toySegments, inputs, { terms: 'value', valueSuffix: 'full' });
     expect(a.extra.logValue).toEqual(b.extra.logValue);
+    const byDefault = await rredcot(model, trace, toySegments, { ...inputs, alignment: dropReached }, { terms: 'value' });
+    const remaining = await rredcot(
+      model,
+      trace,
+      toySegments,
+      { ...inputs, alignment: dropReached },
+      { terms: 'value', valueSuffix: 'remaining' },
+    );
+    expect(byDefault.extra.logValue).toEqual(remaining.extra.logValue);
+    expect(byDefault.extra.logValue).not.toEqual(a.extra.logValue);
   });
 
   it("'remaining' without an alignment is a UserError", async () => {
@@ -71,8 +81,8 @@ describe('rredcot valueSuffix option (value term)', () => {
 
 describe('rredcot combine option (references)', () => {
   it("'sum' over distinct pairs = 'literal' mean + log N when all value suffixes differ", async () => {
-    const literal = await rredcot(model, trace, toySegments, inputs, { terms: 'both', combine: 'literal' });
-    const summed = await rredcot(model, trace, toySegments, inputs, { terms: 'both', combine: 'sum' });
+    const literal = await rredcot(model, trace, toySegments, inputs, { terms: 'both', valueSuffix: 'full', combine: 'literal' });
+    const summed = await rredcot(model, trace, toySegments, inputs, { terms: 'both', valueSuffix: 'full', combine: 'sum' });
     summed.extra.logValue!.forEach((v, k) => expect(v).toBeCloseTo(literal.extra.logValue![k] + Math.log(3), 12));
     expect(summed.extra.logImmediate).toEqual(literal.extra.logImmediate); // I sums over distinct answers under both
   });

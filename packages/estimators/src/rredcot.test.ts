@@ -11,6 +11,12 @@ const inputs = { tokens: toyTokens, references: { dataset: toyReferences } };
 const sequence = [...trace.prompt, ...trace.completion];
 const exitAt = [2, 4, 5, 7];
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+/**
+ * The literal reading (Eq. 2, Eq. 9 as printed, log space), which these exact checks compute by hand;
+ * the defaults are the gold benchmark's choice (V with the remaining suffix, prob space), tested below.
+ */
+const LITERAL = { exit: 'joint', valueSuffix: 'full', combine: 'literal', space: 'log' } as const;
+const literal = (...[m, t, s, i, c]: Parameters<typeof rredcot>) => rredcot(m, t, s, i, { ...LITERAL, ...(c as object) });
 
 /** Eq. 7 and Eq. 9 evaluated directly by multiplying the toy table's probabilities. */
 function directI(k: number): number {
@@ -24,7 +30,7 @@ function directV(k: number): number {
 
 describe('rredcot', () => {
   it('computes I (Eq. 7) and V (Eq. 9) exactly as the direct products, at every exit point', async () => {
-    const res = await rredcot(model, trace, toySegments, inputs, { terms: 'both' });
+    const res = await literal(model, trace, toySegments, inputs, { terms: 'both' });
     for (let k = 0; k < exitAt.length; k++) {
       expect(Math.abs(Math.exp(res.extra.logImmediate![k]) - directI(k))).toBeLessThan(1e-6);
       expect(Math.abs(Math.exp(res.extra.logValue![k]) - directV(k))).toBeLessThan(1e-6);
@@ -36,7 +42,7 @@ describe('rredcot', () => {
   });
 
   it('never puts V or I above the true value (Eq. 10: bias ≤ 0 when ζ ≥ 0)', async () => {
-    const res = await rredcot(model, trace, toySegments, inputs, { terms: 'both' });
+    const res = await literal(model, trace, toySegments, inputs, { terms: 'both' });
     for (let k = 0; k < exitAt.length; k++) {
       const truth = exactValue(model, sequence.slice(0, exitAt[k]), 6, toyReward, toyTokens);
       expect(Math.exp(res.extra.logValue![k])).toBeLessThanOrEqual(truth);
@@ -48,7 +54,7 @@ describe('rredcot', () => {
 
   it('log-space credits telescope: Σ r_k = log v̂(s_K) − log v̂(s_0); L1 gives Σ|σ| = 1', async () => {
     for (const terms of ['immediate', 'value', 'both'] as const) {
-      const res = await rredcot(model, trace, toySegments, inputs, { terms, space: 'log', normalization: 'L1' });
+      const res = await literal(model, trace, toySegments, inputs, { terms, space: 'log', normalization: 'L1' });
       const lv = res.extra.logValues;
       expect(sum(res.credits)).toBeCloseTo(lv[lv.length - 1] - lv[0], 10);
       expect(sum(res.sigma!.map(Math.abs))).toBeCloseTo(1, 12);
@@ -56,7 +62,7 @@ describe('rredcot', () => {
   });
 
   it('probability-space credits are differences of v̂; softmax σ sums to 1', async () => {
-    const res = await rredcot(model, trace, toySegments, inputs, { terms: 'value', space: 'prob', normalization: 'softmax', tau: 0.5 });
+    const res = await literal(model, trace, toySegments, inputs, { terms: 'value', space: 'prob', normalization: 'softmax', tau: 0.5 });
     res.credits.forEach((r, i) => expect(r).toBeCloseTo(directV(i + 1) - directV(i), 9));
     expect(sum(res.sigma!)).toBeCloseTo(1, 12);
     expect(res.sigma!.every((s) => s > 0)).toBe(true);
@@ -64,10 +70,10 @@ describe('rredcot', () => {
 
   it('scores all exit points × all suffixes in one shared-prefix call, equal to per-exit-point calls', async () => {
     const m1 = toyModel();
-    const shared = await rredcot(m1, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedPrefix' });
+    const shared = await literal(m1, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedPrefix' });
     expect(m1.calls.score).toBe(1);
     const m2 = toyModel();
-    const naive = await rredcot(m2, trace, toySegments, inputs, { terms: 'both', scoring: 'perExitPoint' });
+    const naive = await literal(m2, trace, toySegments, inputs, { terms: 'both', scoring: 'perExitPoint' });
     expect(m2.calls.score).toBe(4);
     shared.credits.forEach((r, i) => expect(Math.abs(r - naive.credits[i])).toBeLessThan(1e-4));
     shared.values!.forEach((v, k) => expect(Math.abs(v - naive.values![k])).toBeLessThan(1e-4));
@@ -80,19 +86,30 @@ describe('rredcot', () => {
 
   it('runs both presets of Sec. 4, the own-answer one from the model’s correct samples', async () => {
     const own = referenceFromTrace(trace, toyTokens)!;
-    const ds = await rredcot(model, trace, toySegments, inputs, rredcotPresets.dataset);
-    expect(ds.extra.config).toMatchObject({ terms: 'both', space: 'log', normalization: 'L1' });
+    // the presets follow the gold benchmark (results/gold): dataset = V with the remaining suffix in prob space, own = forced I
+    const alignment = (thinking: readonly number[], solution: readonly number[]) =>
+      solution.slice(Math.min(thinking.length, solution.length));
+    const ds = await rredcot(model, trace, toySegments, { ...inputs, alignment }, rredcotPresets.dataset);
+    expect(ds.extra.config).toMatchObject({ terms: 'value', valueSuffix: 'remaining', space: 'prob', normalization: 'L1' });
+    expect(ds.credits.map((c, k) => c - (ds.values![k + 1] - ds.values![k])).every((d) => Math.abs(d) < 1e-12)).toBe(true);
     const res = await rredcot(model, trace, toySegments, { tokens: toyTokens, references: { own: [own] } }, rredcotPresets.own);
     expect(res.extra.logValue).toBeNull();
     expect(sum(res.sigma!)).toBeCloseTo(1, 12);
-    expect(res.extra.logImmediate![3]).toBeCloseTo(model.sequenceLogProb(sequence.slice(0, 7), [3, 1, 4]), 10);
+    // forced exit: log p(1 <eos> | s_K, </think>)
+    expect(res.extra.logImmediate![3]).toBeCloseTo(model.sequenceLogProb(sequence.slice(0, 8), [1, 4]), 10);
+  });
+
+  it("defaults to the gold benchmark's choice and says why the literal reading needs the alignment", async () => {
+    const res = await rredcot(model, trace, toySegments, { ...inputs, alignment: (_t, sol) => sol.slice() }, {});
+    expect(res.extra.config).toMatchObject({ terms: 'value', exit: 'joint', valueSuffix: 'remaining', combine: 'literal', space: 'prob' });
+    await expect(rredcot(model, trace, toySegments, inputs, {})).rejects.toThrow(/valueSuffix 'remaining' needs inputs.alignment/);
   });
 
   it('handles an empty reference set as configured', async () => {
-    await expect(rredcot(model, trace, toySegments, { tokens: toyTokens }, { referenceSource: 'own' })).rejects.toThrow(
+    await expect(literal(model, trace, toySegments, { tokens: toyTokens }, { referenceSource: 'own' })).rejects.toThrow(
       /no references for referenceSource 'own'/,
     );
-    const res = await rredcot(model, trace, toySegments, { tokens: toyTokens }, { emptyReferences: 'uniform' });
+    const res = await literal(model, trace, toySegments, { tokens: toyTokens }, { emptyReferences: 'uniform' });
     expect(res.credits.every(Number.isNaN)).toBe(true);
     expect(res.sigma).toEqual([0.4, 0.2, 0.4]);
     expect(res.extra.noReferences).toBe(true);
@@ -100,7 +117,7 @@ describe('rredcot', () => {
 
   it('handles a trace without thinking (K = 0): only s_0 is scored', async () => {
     const t = { ...trace, completion: [3, 1, 4], logprobs: [0, 0, 0], entropies: [0, 0, 0], thinkEnd: 0 };
-    const res = await rredcot(model, t, [], inputs, {});
+    const res = await literal(model, t, [], inputs, {});
     expect(res.credits).toEqual([]);
     expect(res.sigma).toEqual([]);
     expect(res.values).toHaveLength(1);
@@ -113,8 +130,8 @@ describe('rredcot', () => {
       const res = await score(seq, reqs);
       return { ...res, logprobs: res.logprobs.map((lp) => lp.map(() => -Infinity)) };
     };
-    await expect(rredcot(zeroModel, trace, toySegments, inputs, { space: 'log' })).rejects.toThrow(/log v̂\(s_0\) = -Infinity/);
-    const prob = await rredcot(zeroModel, trace, toySegments, inputs, { space: 'prob' });
+    await expect(literal(zeroModel, trace, toySegments, inputs, { space: 'log' })).rejects.toThrow(/log v̂\(s_0\) = -Infinity/);
+    const prob = await literal(zeroModel, trace, toySegments, inputs, { space: 'prob' });
     expect(prob.credits).toEqual([0, 0, 0]);
   });
 
@@ -130,14 +147,14 @@ describe('rredcot', () => {
       { trace: other, segments: otherSegments, inputs: noRefs },
       { trace: other, segments: otherSegments, inputs },
     ];
-    const config = { terms: 'both', emptyReferences: 'uniform' } as const;
+    const config = { ...LITERAL, terms: 'both', emptyReferences: 'uniform' } as const;
     const m = toyModel();
     const batch = await rredcotBatch(m, items, config);
     expect(m.calls).toMatchObject({ score: 0, batch: 1 });
     expect(batch[1].extra.noReferences).toBe(true);
     expect(batch[1].cost.tokensForwarded).toBe(0);
     for (const i of [0, 2]) {
-      const alone = await rredcot(toyModel(), items[i].trace, items[i].segments, items[i].inputs, config);
+      const alone = await literal(toyModel(), items[i].trace, items[i].segments, items[i].inputs, config);
       expect(batch[i].credits).toEqual(alone.credits);
       expect(batch[i].sigma).toEqual(alone.sigma);
       expect(batch[i].cost.tokensForwarded).toBe(alone.cost.tokensForwarded);
@@ -147,11 +164,11 @@ describe('rredcot', () => {
 
   it('handles a reference suffix that overflows the context as configured', async () => {
     const long = { tokens: toyTokens, references: { dataset: [{ solution: new Array(24).fill(1), answer: [1] }] } };
-    await expect(rredcot(model, trace, toySegments, long, { terms: 'value' })).rejects.toThrow(
+    await expect(literal(model, trace, toySegments, long, { terms: 'value' })).rejects.toThrow(
       /trace 'toy-1': exit point at 7 tokens \+ reference suffix of 27 tokens exceeds the model's maxLength 32.*overlong: 'uniform'/,
     );
     const m = toyModel();
-    const res = await rredcot(m, trace, toySegments, long, { terms: 'value', overlong: 'uniform' });
+    const res = await literal(m, trace, toySegments, long, { terms: 'value', overlong: 'uniform' });
     expect(res.extra.overlong).toBe(true);
     expect(res.sigma).toEqual([0.4, 0.2, 0.4]);
     expect(m.calls.score).toBe(0);
@@ -164,7 +181,7 @@ describe('rredcot', () => {
       [{ normalisation: 'L1' }, 'normalisation'],
       [{ maxReferences: 1.5 }, 'maxReferences'],
     ] as const) {
-      const err = await rredcot(model, trace, toySegments, inputs, bad as never).catch((e: unknown) => e);
+      const err = await literal(model, trace, toySegments, inputs, bad as never).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UserError);
       expect((err as Error).message).toContain(key);
     }

@@ -93,7 +93,7 @@ describe('estimatorRedistribution', () => {
       model: counting,
       segmentation: segmentationConfig({ strategy: 'fixed', maxSegments: 2 }),
       tokenText,
-      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value' },
+      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value', valueSuffix: 'full' },
       tokens,
       datasetReferences: () => [{ solution, answer: [1] }],
     });
@@ -115,14 +115,14 @@ describe('estimatorRedistribution', () => {
       tokens,
       datasetReferences: () => [{ solution, answer: [1] }],
     } as const;
-    const parsed = parseRredcotConfig({ ...rredcotPresets.dataset, terms: 'value' });
+    const parsed = parseRredcotConfig({ ...rredcotPresets.dataset, terms: 'value', valueSuffix: 'full' });
     expect(parsed.overlong).toBe('error');
     const lenient = estimatorRedistribution({ ...common, estimatorConfig: parsed });
     await lenient(ts, { step: 0, rng: new Rng(1), advantages });
     expect(lenient.lastCall().fallback).toBe(expectedFallback);
     const strict = estimatorRedistribution({
       ...common,
-      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value' },
+      estimatorConfig: { ...rredcotPresets.dataset, terms: 'value', valueSuffix: 'full' },
       overlong: 'error',
     });
     await expect(strict(ts, { step: 0, rng: new Rng(1), advantages })).rejects.toThrow(/exceeds the model's maxLength 40/);
