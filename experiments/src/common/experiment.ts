@@ -56,6 +56,11 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
    * records one of them itself (e.g. `checkpointHash` of the model it loaded) must record the same value.
    */
   inputs?(config: z.infer<S>, store: Store): Record<string, string>;
+  /**
+   * Config paths that only pick which parts run (the bench's `sections`): a run that changes only these
+   * still counts as its committed config's and renders into results/<name>/ (see common/out-dir.ts).
+   */
+  selectors?: readonly string[];
   /** Tags recorded when the run starts (e.g. the checkpoint hash). */
   tags?(config: z.infer<S>): Record<string, string>;
   render: Renderer;

@@ -1,10 +1,11 @@
 import * as path from 'path';
-import { checkOutputDir, repoRoot, Rng, runMain } from '@rred/core';
+import { checkOutputDir, Rng, runMain } from '@rred/core';
 import { openStore, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
 import { checkInputsUsed, identityTags, resolveIdentity } from './identity';
 import { resolveConfig } from './load-config';
+import { COMMITTED_CONFIG_TAG, planOutput } from './out-dir';
 
 /** The run's seed: `config.seed` when the config has one, else null (recorded as such on the run). */
 function runSeed(config: Record<string, unknown>): number | null {
@@ -34,20 +35,27 @@ export function runTags(def: ExperimentDefinition, config: Record<string, unknow
  * writes the very same files. Returns the run id and the files written.
  */
 export async function runExperiment(def: ExperimentDefinition, argv: readonly string[]): Promise<{ runId: string; files: string[] }> {
-  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases, {
+  const { config, args, file } = resolveConfig(def.schema, def.name, argv, def.aliases, {
     summary: def.summary,
     usage: `npx nx run ${def.command.project}:${def.command.target} --`,
   });
   def.precheck?.(config);
-  const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
+  const { outDir, committed, note } = planOutput(def, config, file, args.out);
   checkOutputDir(outDir); // before the compute: a bad --out used to fail only after a FINISHED run
+  if (note) process.stderr.write(`${note}\n`);
   const backend = await def.backend();
   const store = openStore(args.store);
   try {
     const identity = resolveIdentity(def, config, store); // recorded, so that a sweep can reuse this run
     const runId = await withRun(
       store,
-      { experiment: def.name, config, backend, tags: { ...runTags(def, config), ...identityTags(identity) }, argv: process.argv },
+      {
+        experiment: def.name,
+        config,
+        backend,
+        tags: { ...runTags(def, config), ...identityTags(identity), [COMMITTED_CONFIG_TAG]: committed ? 'yes' : 'no' },
+        argv: process.argv,
+      },
       async (run) => {
         await computeInto(def, store, run, config, backend);
         checkInputsUsed(store, run.id, identity);

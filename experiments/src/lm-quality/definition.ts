@@ -1,6 +1,7 @@
 import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
+import { fromCommittedConfig } from '../common/out-dir';
 import { computeLmQuality } from './compute';
 import { LM_QUALITY_ALIASES, lmQualityConfigSchema } from './config';
 import { renderLmQualityPlots, renderLmQualityTables } from './render';
@@ -24,7 +25,7 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
 
 /** One report per checkpoint (results/lm/<checkpoint stem>.*): the newest FINISHED top-level run of each, by checkpoint path. */
 function newestRunPerCheckpoint(store: Store): string[] {
-  const runs = store.listRuns({ experiment: 'lm', status: 'FINISHED' }).filter((r) => r.parentRunId === null);
+  const runs = store.listRuns({ experiment: 'lm', status: 'FINISHED' }).filter((r) => r.parentRunId === null && fromCommittedConfig(r));
   runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || (a.id < b.id ? -1 : 1));
   const newest = new Map<string, string>();
   for (const r of runs) {

@@ -60,7 +60,7 @@ async function renderExperiments(
 ): Promise<void> {
   for (const experiment of experiments) {
     const runIds = runsToRender(store, experiment, pinned);
-    if (runIds.length === 0) process.stderr.write(`${experiment}: no FINISHED run in the store; skipped\n`);
+    if (runIds.length === 0) process.stderr.write(`${experiment}: no FINISHED run of a committed config in the store; skipped\n`);
     for (const runId of runIds) {
       const files = await renderExperiment(experiment, store, runId, path.join(outRoot, experiment), what);
       process.stderr.write(`${experiment} (run ${runId}): ${relative(files)}\n`);

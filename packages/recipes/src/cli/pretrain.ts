@@ -16,6 +16,7 @@ import {
   canonicalJson,
   configKeyDocs,
   gitState,
+  isTracked,
   loadCommandConfig,
   parseCommandLine,
   repoRoot,
@@ -88,6 +89,10 @@ async function main(): Promise<void> {
     state: resolveUserPath(config.output.state),
     runRecord: resolveUserPath(config.output.runRecord),
   };
+  for (const [key, file] of Object.entries(output)) {
+    if (isTracked(repoRoot(), file))
+      process.stderr.write(`pretrain: output.${key} of ${configSource} replaces the committed ${path.relative(repoRoot(), file)}\n`);
+  }
   const engine = await initEngine();
 
   const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
