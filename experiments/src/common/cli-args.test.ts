@@ -55,7 +55,7 @@ describe('experiment flags', () => {
       expect(e).toBeInstanceOf(HelpRequested);
       help = (e as HelpRequested).text;
     }
-    expect(help).toMatch(/^usage: npx tsx experiments\/src\/x\/main\.ts \[flags\]\n\nan experiment\n/);
+    expect(help).toMatch(/^usage: node --import tsx experiments\/src\/x\/main\.ts \[flags\]\n\nan experiment\n/);
     expect(help).toMatch(/--out DIR +where the rendered tables and plots go \(default: results\/x\)/);
     expect(help).toMatch(/--problems, --n +problems \[default: 3\]/);
     expect(help).toMatch(/--mc\.samplesPerExitPoint +\[default: 20\]/);

@@ -41,7 +41,7 @@ export function experimentSpec(
   };
   return {
     name: experiment,
-    usage: help.usage ?? `npx tsx experiments/src/${experiment}/main.ts`,
+    usage: help.usage ?? `node --import tsx experiments/src/${experiment}/main.ts`,
     summary: help.summary ?? `experiment ${experiment} (see experiments/src/README.md)`,
     flags,
     config: { keys: configKeyDocs(schema), aliases, defaults: () => helpDefaults(defaultsFile) },

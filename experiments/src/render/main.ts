@@ -13,7 +13,7 @@ import { renderExperiment, runsToRender } from './registry';
 
 const SPEC = {
   name: 'render',
-  usage: 'npx tsx experiments/src/render/main.ts',
+  usage: 'node --import tsx experiments/src/render/main.ts',
   summary:
     'Re-renders results/<experiment>/ of every registered experiment and results/sweeps/<grid>/ of the newest FINISHED sweep of each grid, from the store alone (no model compute). experiments:tables and experiments:plots pass the first argument.',
   positionals: { usage: 'tables|plots', min: 1, max: 1, description: 'tables: markdown, CSV and JSON; plots: .vl.json, .svg, .png' },

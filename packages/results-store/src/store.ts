@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -8,17 +9,22 @@ import { BundleWriter, readCostRows, readEstimateRows, readTraces, type Estimate
 import { captureRunContext, sha256, type BackendInfo, type RunContext } from './context';
 import { decodeFloat } from './floats';
 import { flatten } from './flatten';
-import { hostName, isPidAlive } from './liveness';
+import { hostName, isRunProcessAlive } from './liveness';
 import { schemaVersion } from './migrations';
 import { openConnection, storeFileError } from './open';
 import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
+import { startSentinel, stopSentinel } from './sentinel';
 import { evaluateFilter, parseFilter, type Filter } from './filter';
 import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';
 
 interface OpenStoreOptions {
-  /** A RUNNING run whose heartbeat is older than this (ms) and whose pid is dead is marked FAILED on open. Default 60000. */
-  staleAfterMs?: number;
+  /**
+   * Start a sentinel process with the first run started or resumed here (sentinel.ts): it marks this
+   * process's RUNNING runs KILLED the moment a signal reaches the process group, and FAILED the moment
+   * this process dies without ending them. Default true.
+   */
+  sentinel?: boolean;
   /** Heartbeat period (ms) of runs this process has open. Default 10000. */
   heartbeatMs?: number;
   /** How long a write waits for another process's transaction (ms). Default 10000. */
@@ -104,6 +110,7 @@ export class Store {
   private writer: BundleWriter | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly openRuns = new Set<Run>();
+  private sentinel: ChildProcess | null | undefined;
   /** What the runs opened here may use: the connection itself never leaves the package. */
   private readonly host: RunHost;
 
@@ -123,7 +130,7 @@ export class Store {
       write: (fn) => this.write(fn),
       forget: (run) => this.openRuns.delete(run),
     };
-    this.reaped = opts.readOnly ? [] : this.reapStaleRuns();
+    this.reaped = opts.readOnly ? [] : this.reapDeadRuns();
   }
 
   private stmt(sql: string): Database.Statement {
@@ -159,20 +166,27 @@ export class Store {
   }
 
   /**
-   * Marks FAILED every RUNNING run on this host whose heartbeat is older than `staleAfterMs` and
-   * whose process is gone. Runs on other hosts are left alone: their pid means nothing here.
+   * Marks FAILED every RUNNING run on this host whose process is gone (its pid dead, a zombie, or reused
+   * by a process that started after the run's last heartbeat), at once: no heartbeat has to go stale
+   * first. Its end time is its last heartbeat, the last moment it was known alive. Runs on other hosts
+   * are left alone: their pid means nothing here.
    */
-  reapStaleRuns(now = Date.now()): string[] {
+  private reapDeadRuns(): string[] {
     const host = hostName();
     return this.write(() => {
       const candidates = this.db
-        .prepare("SELECT id, pid FROM runs WHERE status = 'RUNNING' AND hostname = ? AND heartbeat_time <= ?")
-        .all(host, now - this.opts.staleAfterMs) as { id: string; pid: number }[];
-      const dead = candidates.filter((r) => r.pid !== process.pid && !isPidAlive(r.pid));
+        .prepare("SELECT id, pid, heartbeat_time FROM runs WHERE status = 'RUNNING' AND hostname = ?")
+        .all(host) as { id: string; pid: number; heartbeat_time: number }[];
+      const dead = candidates.filter((r) => r.pid !== process.pid && !isRunProcessAlive(r.pid, r.heartbeat_time));
       const mark = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
-      for (const r of dead) mark.run(now, `process ${r.pid} died without ending the run (heartbeat stale)`, r.id);
+      for (const r of dead) mark.run(r.heartbeat_time, `process ${r.pid} died without ending the run (found by the next open of the store)`, r.id);
       return dead.map((r) => r.id);
     });
+  }
+
+  /** The sentinel of this process's runs in this file, started once (see OpenStoreOptions.sentinel). */
+  private ensureSentinel(): void {
+    if (this.sentinel === undefined && this.opts.sentinel) this.sentinel = startSentinel(this.file, hostName());
   }
 
   /** Starts a RUNNING run, recording config, params, tags and the run context, in one transaction. */
@@ -217,13 +231,15 @@ export class Store {
       const putTag = this.db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)');
       for (const [k, v] of Object.entries(opts.tags ?? {})) putTag.run(id, k, v);
     });
+    this.ensureSentinel();
     return this.track(new Run(this.host, id, opts.experiment));
   }
 
   /**
    * Re-opens a run that did not finish (FAILED, KILLED, or RUNNING with a dead process): status goes
    * back to RUNNING, attempts +1. Its stored traces, metrics and params stay; writing them again
-   * overwrites rather than duplicates. A FINISHED run or one still alive elsewhere is refused.
+   * overwrites rather than duplicates. Refused: a FINISHED run, and a run whose process is still alive
+   * (RUNNING, or just marked KILLED by its sentinel while that process finishes its current step).
    */
   resumeRun(idOrPrefix: string): Run {
     const id = this.resolveRunId(idOrPrefix);
@@ -231,8 +247,12 @@ export class Store {
     const row = this.write(() => {
       const r = this.db.prepare(`${RUN_SELECT} WHERE runs.id = ?`).get(id) as RunRow;
       if (r.status === 'FINISHED') throw new UserError(`run ${id} is already FINISHED; nothing to resume`);
-      if (r.status === 'RUNNING' && (r.hostname !== host || r.pid === process.pid || isPidAlive(r.pid))) {
+      if (r.status === 'RUNNING' && (r.hostname !== host || r.pid === process.pid || isRunProcessAlive(r.pid, r.heartbeat_time))) {
         throw new UserError(`run ${id} is still RUNNING (pid ${r.pid} on ${r.hostname}); it cannot be resumed twice`);
+      }
+      const recent = Date.now() - r.heartbeat_time < 60000;
+      if (r.hostname === host && r.pid !== process.pid && recent && isRunProcessAlive(r.pid, r.heartbeat_time)) {
+        throw new UserError(`run ${id} is ${r.status} but its process ${r.pid} is still exiting; resume it when that process is gone`);
       }
       const now = Date.now();
       this.db
@@ -242,6 +262,7 @@ export class Store {
         .run(now, process.pid, host, id);
       return r;
     });
+    this.ensureSentinel();
     return this.track(new Run(this.host, id, row.experiment));
   }
 
@@ -449,6 +470,7 @@ export class Store {
   close(): void {
     for (const run of [...this.openRuns]) run.detach();
     if (this.db.open) this.db.close();
+    stopSentinel(this.sentinel ?? null);
   }
 
   private track(run: Run): Run {
@@ -515,7 +537,7 @@ export class Store {
 export function openStore(file?: string | null, opts: OpenStoreOptions = {}): Store {
   const resolved = resolveStorePath(file);
   const full = {
-    staleAfterMs: opts.staleAfterMs ?? 60000,
+    sentinel: opts.sentinel ?? true,
     heartbeatMs: opts.heartbeatMs ?? 10000,
     busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
     readOnly: opts.readOnly ?? false,

@@ -2,7 +2,7 @@
  * Trains the embedded reasoning model from scratch: SFT on the synthetic task corpus, periodic greedy
  * validation, final accuracy on the default eval split; writes the lm checkpoint and a JSON run record.
  *
- *   npx tsx packages/recipes/src/cli/pretrain.ts [--config file.json] [--resume]
+ *   node --import tsx packages/recipes/src/cli/pretrain.ts [--config file.json] [--resume]
  *   (npx nx run lm:pretrain)
  */
 import * as fs from 'fs';
