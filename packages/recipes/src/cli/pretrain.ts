@@ -121,6 +121,12 @@ async function main(): Promise<void> {
     tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }),
   );
 
+  // before anything is written: an example longer than the context would be trained cut (issue 15 #7)
+  checkContextFits(modelConfig.contextLength, [
+    ...splits.train.map((r, i) => ({ id: r.id, example: corpus.example(0, i) })),
+    ...validation.map((r, i) => ({ id: r.id, example: validationExamples[i] })),
+  ]);
+
   const trainer = new SftTrainer(
     transformerPolicy(transformer),
     corpus,
@@ -335,6 +341,26 @@ async function main(): Promise<void> {
         `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
         `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
         `  checkpoint ${output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${output.runRecord}, store run ${run.id}\n`,
+    );
+  }
+}
+
+/**
+ * Every training example (epoch 0's draw of the corpus) and validation example must fit the model's
+ * context whole: the SFT batch keeps prompt + completion only up to contextLength + 1 tokens, so a longer
+ * one would be trained on a cut completion (or, cut inside the prompt, on nothing at all: loss 0).
+ */
+function checkContextFits(contextLength: number, examples: readonly { id: string; example: { prompt: number[]; completion: number[] } }[]): void {
+  let longest = examples[0];
+  for (const e of examples) {
+    if (e.example.prompt.length + e.example.completion.length > longest.example.prompt.length + longest.example.completion.length) longest = e;
+  }
+  if (!longest) return;
+  const { prompt, completion } = longest.example;
+  const needed = prompt.length + completion.length - 1;
+  if (needed > contextLength) {
+    throw new UserError(
+      `model.contextLength ${contextLength}: the longest training example (${longest.id}: prompt ${prompt.length} + completion ${completion.length} tokens) needs a context of at least ${needed}`,
     );
   }
 }
