@@ -48,6 +48,11 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   command: ExperimentCommand;
   /** Checks needing files but no store (e.g. prompt length vs context); throws UserError. */
   precheck?(config: z.infer<S>): void;
+  /**
+   * Checks of what the run will read from the store (e.g. its source run), before anything is written:
+   * `store` is the store opened read-only, or null when its file does not exist yet. Throws UserError.
+   */
+  precheckStore?(config: z.infer<S>, store: Store | null): void;
   backend(): Promise<BackendInfo>;
   compute(ctx: ComputeContext<z.infer<S>>): Promise<void>;
   /**

@@ -4,7 +4,7 @@ import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
 import { renderCorrelationPlots, renderCorrelationTables } from './render';
-import { findSourceRun, NO_SOURCE_RUN } from './source';
+import { findSourceRun, NO_SOURCE_RUN, sourceRunFor } from './source';
 
 export const correlationExperiment: ExperimentDefinition<typeof correlationConfigSchema> = {
   name: 'correlation',
@@ -15,6 +15,9 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
   command: { project: 'experiments', target: 'correlation', main: 'experiments/src/correlation/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);
+  },
+  precheckStore: (config, store) => {
+    sourceRunFor(store, config, checkpointHashOf(config.checkpoint));
   },
   backend: engineBackend,
   compute: computeCorrelation,

@@ -20,6 +20,12 @@ import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type Ru
 
 interface OpenStoreOptions {
   /**
+   * Another host's RUNNING run whose heartbeat is older than this (ms) counts as gone when a sweep claims
+   * its point (`claimRun`); a pid means nothing off its host. Runs of this host are judged by their pid.
+   * Default 60000.
+   */
+  staleAfterMs?: number;
+  /**
    * Start a sentinel process with the first run started or resumed here (sentinel.ts): it marks this
    * process's RUNNING runs KILLED the moment a signal reaches the process group, and FAILED the moment
    * this process dies without ending them. Default true.
@@ -305,7 +311,7 @@ export class Store {
       // A pid means something only on its own host, and not for this process's own runs (one of them may
       // have been left open by an earlier error): those are judged by their heartbeat.
       const gone = (h: (typeof holders)[number]) =>
-        h.hostname === host && h.pid !== process.pid ? !isPidAlive(h.pid) : h.heartbeat_time <= now - this.opts.staleAfterMs;
+        h.hostname === host && h.pid !== process.pid ? !isRunProcessAlive(h.pid, h.heartbeat_time) : h.heartbeat_time <= now - this.opts.staleAfterMs;
       const alive = holders.find((h) => !gone(h));
       if (alive) return { running: this.summaries([alive.id])[0] };
       const release = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
@@ -537,6 +543,7 @@ export class Store {
 export function openStore(file?: string | null, opts: OpenStoreOptions = {}): Store {
   const resolved = resolveStorePath(file);
   const full = {
+    staleAfterMs: opts.staleAfterMs ?? 60000,
     sentinel: opts.sentinel ?? true,
     heartbeatMs: opts.heartbeatMs ?? 10000,
     busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
