@@ -1,6 +1,7 @@
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
+import { checkSplitFits } from '../common/rollouts';
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
 import { renderCorrelationPlots, renderCorrelationTables } from './render';
@@ -17,7 +18,11 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
     checkpointHashOf(config.checkpoint);
   },
   precheckStore: (config, store) => {
-    sourceRunFor(store, config, checkpointHashOf(config.checkpoint));
+    // no source run to reuse: the traces are generated, so the split must fit the model
+    if (sourceRunFor(store, config, checkpointHashOf(config.checkpoint)) === null) {
+      const budget = { field: 'generate.rollout.maxNewTokens', tokens: config.generate.rollout.maxNewTokens };
+      checkSplitFits(config.generate.split, config.generate.problems, config.checkpoint, [budget]);
+    }
   },
   backend: engineBackend,
   compute: computeCorrelation,
