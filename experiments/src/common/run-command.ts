@@ -46,7 +46,7 @@ function precheck(
   const storeFile = resolveStorePath(args.store);
   // An existing store is opened as the command would open it a moment later (a store this process may
   // not write, read-only); a missing one is not created here.
-  const existing = fs.existsSync(storeFile) ? openStoreForReading(storeFile, { sentinel: false }) : null;
+  const existing = fs.existsSync(storeFile) ? openStoreForReading(storeFile) : null;
   try {
     const config = args.resume ? resumedConfig(def, resolved, existing, storeFile) : resolved.config;
     def.precheck?.(config);
@@ -128,8 +128,11 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
   const { args } = resolved;
   const { config, plan } = precheck(def, resolved);
   if (plan.note) process.stderr.write(`${plan.note}\n`);
-  const backend = await def.backend();
-  const store = openStore(args.store);
+  const store = openStore(args.store, { sentinel: true }); // before the engine: the sentinel is ready when the run starts
+  const backend = await def.backend().catch((err: unknown) => {
+    store.close();
+    throw err;
+  });
   try {
     const identity = resolveIdentity(def, config, store); // recorded, so that a sweep can reuse this run
     if (args.resume) checkResumedInputs(store, args.resume, identity);

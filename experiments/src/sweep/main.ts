@@ -31,7 +31,7 @@ runMain(async () => {
   const points = expandGrid(def, spec, defaults, f.grid);
   points.forEach((p) => def.precheck?.(p.config));
   const backend = await def.backend();
-  const store = openStore(f.store);
+  const store = openStore(f.store, { sentinel: true });
   try {
     const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), f.grid), argv: process.argv });
     process.stderr.write(

@@ -197,11 +197,16 @@ export class Run {
     this.host.forget(this);
   }
 
+  /**
+   * FINISHED is always written (everything is stored). KILLED / FAILED only end a run still RUNNING: when
+   * the sentinel (sentinel.ts) already ended it at the signal, that status and end time stay.
+   */
   private end(status: RunStatus, failure: string | null): void {
     this.ensureOpen();
+    const onlyRunning = status === 'FINISHED' ? '' : " AND status = 'RUNNING'";
     this.host.write(() => {
       this.host
-        .stmt('UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?')
+        .stmt(`UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?${onlyRunning}`)
         .run(status, Date.now(), Date.now(), failure, this.id);
     });
     this.detach();

@@ -26,9 +26,10 @@ interface OpenStoreOptions {
    */
   staleAfterMs?: number;
   /**
-   * Start a sentinel process with the first run started or resumed here (sentinel.ts): it marks this
-   * process's RUNNING runs KILLED the moment a signal reaches the process group, and FAILED the moment
-   * this process dies without ending them. Default true.
+   * Start a sentinel process at open (sentinel.ts; ignored read-only): it marks this process's RUNNING
+   * runs KILLED the moment a signal reaches the process group, and FAILED the moment this process dies
+   * without ending them. For commands (an experiment, a sweep, pretrain); it needs ~0.1 s to be ready,
+   * so open the store before the slow set-up (engine, model) rather than just before the run. Default false.
    */
   sentinel?: boolean;
   /** Heartbeat period (ms) of runs this process has open. Default 10000. */
@@ -116,7 +117,7 @@ export class Store {
   private writer: BundleWriter | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly openRuns = new Set<Run>();
-  private sentinel: ChildProcess | null | undefined;
+  private readonly sentinel: ChildProcess | null;
   /** What the runs opened here may use: the connection itself never leaves the package. */
   private readonly host: RunHost;
 
@@ -137,6 +138,7 @@ export class Store {
       forget: (run) => this.openRuns.delete(run),
     };
     this.reaped = opts.readOnly ? [] : this.reapDeadRuns();
+    this.sentinel = opts.sentinel && !opts.readOnly ? startSentinel(file, hostName()) : null;
   }
 
   private stmt(sql: string): Database.Statement {
@@ -190,10 +192,6 @@ export class Store {
     });
   }
 
-  /** The sentinel of this process's runs in this file, started once (see OpenStoreOptions.sentinel). */
-  private ensureSentinel(): void {
-    if (this.sentinel === undefined && this.opts.sentinel) this.sentinel = startSentinel(this.file, hostName());
-  }
 
   /** Starts a RUNNING run, recording config, params, tags and the run context, in one transaction. */
   startRun(opts: StartRunOptions): Run {
@@ -237,7 +235,6 @@ export class Store {
       const putTag = this.db.prepare('INSERT INTO tags (run_id, key, value) VALUES (?, ?, ?)');
       for (const [k, v] of Object.entries(opts.tags ?? {})) putTag.run(id, k, v);
     });
-    this.ensureSentinel();
     return this.track(new Run(this.host, id, opts.experiment));
   }
 
@@ -268,7 +265,6 @@ export class Store {
         .run(now, process.pid, host, id);
       return r;
     });
-    this.ensureSentinel();
     return this.track(new Run(this.host, id, row.experiment));
   }
 
@@ -476,7 +472,7 @@ export class Store {
   close(): void {
     for (const run of [...this.openRuns]) run.detach();
     if (this.db.open) this.db.close();
-    stopSentinel(this.sentinel ?? null);
+    stopSentinel(this.sentinel);
   }
 
   private track(run: Run): Run {
@@ -544,7 +540,7 @@ export function openStore(file?: string | null, opts: OpenStoreOptions = {}): St
   const resolved = resolveStorePath(file);
   const full = {
     staleAfterMs: opts.staleAfterMs ?? 60000,
-    sentinel: opts.sentinel ?? true,
+    sentinel: opts.sentinel ?? false,
     heartbeatMs: opts.heartbeatMs ?? 10000,
     busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
     readOnly: opts.readOnly ?? false,

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
 
   const engine = await initEngine();
   const model = TransformerLM.fromCheckpoint(resolveUserPath(config.checkpoint, 'checkpoint'));
-  const store = openStore(args.flags.store);
+  const store = openStore(args.flags.store, { sentinel: true });
   try {
     await withRun(
       store,

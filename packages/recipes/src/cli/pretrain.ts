@@ -171,7 +171,7 @@ async function main(): Promise<void> {
 
   // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
   // checkpoint keeps the same facts for readers of the checkpoint directory.
-  const store = openStore(args.flags.store);
+  const store = openStore(args.flags.store, { sentinel: true });
   const runOptions = storeRunId
     ? { resume: storeRunId }
     : {
