@@ -50,14 +50,21 @@ function precheck(
   try {
     const config = args.resume ? resumedConfig(def, resolved, existing, storeFile) : resolved.config;
     def.precheck?.(config);
-    if (typeof config.checkpoint === 'string') verifyCheckpoint(path.resolve(repoRoot(), config.checkpoint));
+    for (const checkpoint of checkpointsOf(config)) verifyCheckpoint(path.resolve(repoRoot(), checkpoint));
     const plan = planOutput(def, config, resolved.file, args.out);
     checkOutputDir(plan.outDir); // a bad --out used to fail only after a FINISHED run
     def.precheckStore?.(config, existing);
+    if (args.resume && existing) checkResumedInputs(existing, args.resume, resolveIdentity(def, config, existing));
     return { config, plan };
   } finally {
     existing?.close();
   }
+}
+
+/** The checkpoints a config names (`checkpoint`, or gold's `checkpoints`). */
+function checkpointsOf(config: Record<string, unknown>): string[] {
+  const named = [config.checkpoint, ...(Array.isArray(config.checkpoints) ? config.checkpoints : [])];
+  return named.filter((c): c is string => typeof c === 'string');
 }
 
 /**
@@ -129,13 +136,10 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
   const { config, plan } = precheck(def, resolved);
   if (plan.note) process.stderr.write(`${plan.note}\n`);
   const store = openStore(args.store, { sentinel: true }); // before the engine: the sentinel is ready when the run starts
-  const backend = await def.backend().catch((err: unknown) => {
-    store.close();
-    throw err;
-  });
   try {
+    const backend = await def.backend();
+    await store.sentinelReady();
     const identity = resolveIdentity(def, config, store); // recorded, so that a sweep can reuse this run
-    if (args.resume) checkResumedInputs(store, args.resume, identity);
     const start = args.resume
       ? { resume: args.resume }
       : {

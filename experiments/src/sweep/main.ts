@@ -33,6 +33,7 @@ runMain(async () => {
   const backend = await def.backend();
   const store = openStore(f.store, { sentinel: true });
   try {
+    await store.sentinelReady();
     const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), f.grid), argv: process.argv });
     process.stderr.write(
       `sweep ${out.parentId}: ${out.ran.length} ran, ${out.reused.length} reused, ${out.failed.length} failed of ${points.length} points. ` +

@@ -11,10 +11,13 @@
  *   RUNNING and the process is gone: they become FAILED at once, instead of after a stale heartbeat.
  * Every update is `WHERE status = 'RUNNING'`, so a run the process ended itself is never touched.
  *
+ * It prints `ready` once its handlers are in place (the store waits for that before a run starts).
+ *
  * argv: <better-sqlite3 module path> <store file> <watched pid> <hostname>
  */
 const [, , sqlitePath, file, pidText, host] = process.argv;
 const pid = Number(pidText);
+const Database = require(sqlitePath); // loaded now, so that ending the runs takes milliseconds
 let ended = false;
 
 function endRuns(status, failure) {
@@ -22,7 +25,6 @@ function endRuns(status, failure) {
   ended = true;
   if (!require('fs').existsSync(file)) return; // a temporary store already removed: nothing to end
   try {
-    const Database = require(sqlitePath);
     const db = new Database(file, { fileMustExist: true, timeout: 10000 });
     try {
       const now = Date.now();
@@ -76,3 +78,4 @@ process.stdin.on('close', () => {
   look();
 });
 process.stdin.resume();
+process.stdout.write('ready\n'); // the handlers are in place: the store may start runs

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -14,7 +13,7 @@ import { schemaVersion } from './migrations';
 import { openConnection, storeFileError } from './open';
 import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
-import { startSentinel, stopSentinel } from './sentinel';
+import { startSentinel, stopSentinel, type Sentinel } from './sentinel';
 import { evaluateFilter, parseFilter, type Filter } from './filter';
 import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';
 
@@ -117,7 +116,7 @@ export class Store {
   private writer: BundleWriter | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly openRuns = new Set<Run>();
-  private readonly sentinel: ChildProcess | null;
+  private readonly sentinel: Sentinel | null;
   /** What the runs opened here may use: the connection itself never leaves the package. */
   private readonly host: RunHost;
 
@@ -139,6 +138,15 @@ export class Store {
     };
     this.reaped = opts.readOnly ? [] : this.reapDeadRuns();
     this.sentinel = opts.sentinel && !opts.readOnly ? startSentinel(file, hostName()) : null;
+  }
+
+  /**
+   * Resolves once this store's sentinel (OpenStoreOptions.sentinel) has its signal handlers in place, so
+   * that a run started afterwards is ended KILLED by a signal from its first moment. Await it before
+   * starting a run; immediate without a sentinel.
+   */
+  sentinelReady(): Promise<void> {
+    return this.sentinel?.ready ?? Promise.resolve();
   }
 
   private stmt(sql: string): Database.Statement {

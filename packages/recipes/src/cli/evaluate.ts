@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const model = TransformerLM.fromCheckpoint(resolveUserPath(config.checkpoint, 'checkpoint'));
   const store = openStore(args.flags.store, { sentinel: true });
   try {
+    await store.sentinelReady();
     await withRun(
       store,
       {

@@ -183,6 +183,7 @@ async function main(): Promise<void> {
         argv: process.argv.slice(2),
       };
   try {
+    await store.sentinelReady();
     await withRun(store, runOptions, (run) => body(run));
   } finally {
     store.close();
