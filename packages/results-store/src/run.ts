@@ -198,15 +198,15 @@ export class Run {
   }
 
   /**
-   * FINISHED is always written (everything is stored). KILLED / FAILED only end a run still RUNNING: when
-   * the sentinel (sentinel.ts) already ended it at the signal, that status and end time stay.
+   * Ends the run if it is still RUNNING. When the sentinel (sentinel.ts) already ended it at a signal, its
+   * KILLED and end time stay, even if the compute got to finish meanwhile: the first end wins, and
+   * `--resume` completes such a run at once.
    */
   private end(status: RunStatus, failure: string | null): void {
     this.ensureOpen();
-    const onlyRunning = status === 'FINISHED' ? '' : " AND status = 'RUNNING'";
     this.host.write(() => {
       this.host
-        .stmt(`UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?${onlyRunning}`)
+        .stmt("UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'")
         .run(status, Date.now(), Date.now(), failure, this.id);
     });
     this.detach();
