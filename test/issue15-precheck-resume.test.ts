@@ -50,7 +50,12 @@ describe('before anything is written: no store is created for bad input', () => 
   it.each<[string, string, string[], RegExp]>([
     ['--mcRun not hexadecimal', 'correlation', ['--mcRun', 'zz'], /^source\.mcRun zz: /],
     ['--mcRun naming no run', 'correlation', ['--mcRun', 'abc123'], /^source\.mcRun abc123: there is no results store yet/],
-    ['onMissing error without an MC run', 'correlation', ['--source.onMissing', 'error'], /no FINISHED mc-variance run .*source\.onMissing 'error'/],
+    [
+      'onMissing error without an MC run',
+      'correlation',
+      ['--source.onMissing', 'error'],
+      /no FINISHED mc-variance run .*source\.onMissing 'error'/,
+    ],
     ['a checkpoint with a flipped bit', 'mc-variance', ['--checkpoint', '<flipped>'], /weights checksum mismatch .* the file is corrupt$/],
     [
       'dataset text outside the alphabet',
@@ -59,7 +64,12 @@ describe('before anything is written: no store is created for bad input', () => 
       /^packages\/tasks\/data\/eval-medium-composite\.jsonl:1 \(record eval-medium-composite-00000\): tokenizer: character "," .* not in the alphabet of checkpoint/,
     ],
     ['a split too small', 'mc-variance', ['--n', '100000'], /^split eval-medium has \d+ problems, 100000 were asked for$/],
-    ['a context too short', 'mc-variance', ['--rollout.maxNewTokens', '150'], /^rollout\.maxNewTokens 150: with the \d+-token prompt of .*eval-medium\.jsonl:\d+ \(record eval-medium-\d+\) it exceeds the context of 160; expected at most \d+$/],
+    [
+      'a context too short',
+      'mc-variance',
+      ['--rollout.maxNewTokens', '150'],
+      /^rollout\.maxNewTokens 150: with the \d+-token prompt of .*eval-medium\.jsonl:\d+ \(record eval-medium-\d+\) it exceeds the context of 160; expected at most \d+$/,
+    ],
     ['--resume without a store', 'mc-variance', ['--resume', 'abc123'], /^--resume abc123: there is no results store at /],
   ])('%s', async (_name, experiment, argv, expected) => {
     const args = argv.map((a) => (a === '<flipped>' ? flippedCheckpoint() : a));
@@ -97,12 +107,27 @@ describe('before anything is written: an existing store gains no run', () => {
 
   it.each<[string, string, string[], RegExp]>([
     ['--mcRun naming no run', 'correlation', ['--mcRun', 'abc123'], /^source\.mcRun: no run with id 'abc123' in /],
-    ['--mcRun naming a run of another checkpoint', 'correlation', ['--mcRun', '<finished>'], /its traces come from checkpoint not-this-che/],
-    ['--mcRun naming a KILLED run', 'correlation', ['--mcRun', '<killed>'], /is a KILLED mc-variance run; expected a FINISHED mc-variance run$/],
+    [
+      '--mcRun naming a run of another checkpoint',
+      'correlation',
+      ['--mcRun', '<finished>'],
+      /its traces come from checkpoint not-this-che/,
+    ],
+    [
+      '--mcRun naming a KILLED run',
+      'correlation',
+      ['--mcRun', '<killed>'],
+      /is a KILLED mc-variance run; expected a FINISHED mc-variance run$/,
+    ],
     ['--resume an unknown run', 'mc-variance', ['--resume', 'abc123'], /^--resume abc123: no run with id 'abc123' in /],
     ['--resume a FINISHED run', 'mc-variance', ['--resume', '<finished>'], /is already FINISHED; nothing to resume$/],
     ['--resume a run of another experiment', 'mc-variance', ['--resume', '<other>'], /is a bench run, not mc-variance$/],
-    ['--resume with a config that differs', 'mc-variance', ['--resume', '<killed>', '--n', '5'], /: problems is 3 in run \w+ but 5 here; a resumed run keeps its config/],
+    [
+      '--resume with a config that differs',
+      'mc-variance',
+      ['--resume', '<killed>', '--n', '5'],
+      /: problems is 3 in run \w+ but 5 here; a resumed run keeps its config/,
+    ],
   ])('%s', async (_name, experiment, argv, expected) => {
     const before = runCount();
     const args = argv.map((a) => (a.startsWith('<') ? ids[a.slice(1, -1)] : a));
@@ -152,7 +177,9 @@ describe('pretrain refuses a context shorter than its examples (issue 15 #7)', (
     expect(r.code).toBe(2);
     const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^error: model\.contextLength 16: the longest training example \(train-\d+: prompt \d+ \+ completion \d+ tokens\) needs a context of at least \d+$/);
+    expect(errors[0]).toMatch(
+      /^error: model\.contextLength 16: the longest training example \(train-\d+: prompt \d+ \+ completion \d+ tokens\) needs a context of at least \d+$/,
+    );
     expect(fs.existsSync(out)).toBe(false);
   });
 });
@@ -162,10 +189,14 @@ describe('--where nested 5000 deep (issue 15 #20)', () => {
     const file = path.join(dir, 'where.sqlite');
     openStore(file).close();
     const where = `${'('.repeat(5000)}id = 'a'${')'.repeat(5000)}`;
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'packages', 'cli', 'bin', 'rred.js'), 'runs', 'list', '--store', file, '--where', where], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'packages', 'cli', 'bin', 'rred.js'), 'runs', 'list', '--store', file, '--where', where],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/parentheses nest more than 100 deep/);

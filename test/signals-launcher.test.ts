@@ -155,7 +155,8 @@ async function chainUnguarded(ref: Reference, label: string, interrupts: readonl
     const expectedAttempt = attempts + 1;
     const finalAttempt = landed >= interrupts.length; // nothing left to interrupt: let it finish
     const running = await waitFor(
-      () => readRuns(file).find((r) => (runId ? r.id === runId : !known.has(r.id)) && r.status === 'RUNNING' && r.attempts === expectedAttempt),
+      () =>
+        readRuns(file).find((r) => (runId ? r.id === runId : !known.has(r.id)) && r.status === 'RUNNING' && r.attempts === expectedAttempt),
       180000,
       `${label}: attempt ${expectedAttempt} RUNNING (launcher output: ${launcher.output().slice(-400)})`,
     );
@@ -192,7 +193,7 @@ async function chainUnguarded(ref: Reference, label: string, interrupts: readonl
             // the status changed within 1 s of the signal (end_time is when it was written)
             const latency = (after.end_time ?? Infinity) - sentAt;
             outcome.latencies.push(latency);
-            expect([interrupt, after.failure, latency < 1000 ? "< 1 s" : latency]).toEqual([interrupt, after.failure, "< 1 s"]);
+            expect([interrupt, after.failure, latency < 1000 ? '< 1 s' : latency]).toEqual([interrupt, after.failure, '< 1 s']);
           }
           expectNoHalfWrittenTrace(ref, file, runId);
           continue;

@@ -51,7 +51,11 @@ function startWriter(
 function readRun(file: string, runId: string): { status: string; failure: string | null; endTime: number | null } {
   const db = new Database(file, { readonly: true });
   try {
-    const r = db.prepare('SELECT status, failure, end_time FROM runs WHERE id = ?').get(runId) as { status: string; failure: string | null; end_time: number | null };
+    const r = db.prepare('SELECT status, failure, end_time FROM runs WHERE id = ?').get(runId) as {
+      status: string;
+      failure: string | null;
+      end_time: number | null;
+    };
     return { status: r.status, failure: r.failure, endTime: r.end_time };
   } finally {
     db.close();

@@ -9,7 +9,8 @@ export const EXPERIMENT_FLAGS = {
   resume: {
     type: 'string',
     value: 'RUN',
-    description: "continue that unfinished run of this experiment (id or unique prefix) with its own config; config flags must agree with it",
+    description:
+      'continue that unfinished run of this experiment (id or unique prefix) with its own config; config flags must agree with it',
   },
 } as const;
 

@@ -16,7 +16,7 @@ function procStat(pid: number): string[] | null {
  * anything; EPERM means the process exists but belongs to someone else. A zombie (exited, not yet
  * reaped by its parent) is not alive.
  */
-export function isPidAlive(pid: number): boolean {
+function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -195,11 +195,11 @@ export class Store {
         .all(host) as { id: string; pid: number; heartbeat_time: number }[];
       const dead = candidates.filter((r) => r.pid !== process.pid && !isRunProcessAlive(r.pid, r.heartbeat_time));
       const mark = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
-      for (const r of dead) mark.run(r.heartbeat_time, `process ${r.pid} died without ending the run (found by the next open of the store)`, r.id);
+      for (const r of dead)
+        mark.run(r.heartbeat_time, `process ${r.pid} died without ending the run (found by the next open of the store)`, r.id);
       return dead.map((r) => r.id);
     });
   }
-
 
   /** Starts a RUNNING run, recording config, params, tags and the run context, in one transaction. */
   startRun(opts: StartRunOptions): Run {
@@ -315,7 +315,9 @@ export class Store {
       // A pid means something only on its own host, and not for this process's own runs (one of them may
       // have been left open by an earlier error): those are judged by their heartbeat.
       const gone = (h: (typeof holders)[number]) =>
-        h.hostname === host && h.pid !== process.pid ? !isRunProcessAlive(h.pid, h.heartbeat_time) : h.heartbeat_time <= now - this.opts.staleAfterMs;
+        h.hostname === host && h.pid !== process.pid
+          ? !isRunProcessAlive(h.pid, h.heartbeat_time)
+          : h.heartbeat_time <= now - this.opts.staleAfterMs;
       const alive = holders.find((h) => !gone(h));
       if (alive) return { running: this.summaries([alive.id])[0] };
       const release = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");

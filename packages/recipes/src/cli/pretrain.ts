@@ -351,10 +351,14 @@ async function main(): Promise<void> {
  * context whole: the SFT batch keeps prompt + completion only up to contextLength + 1 tokens, so a longer
  * one would be trained on a cut completion (or, cut inside the prompt, on nothing at all: loss 0).
  */
-function checkContextFits(contextLength: number, examples: readonly { id: string; example: { prompt: number[]; completion: number[] } }[]): void {
+function checkContextFits(
+  contextLength: number,
+  examples: readonly { id: string; example: { prompt: number[]; completion: number[] } }[],
+): void {
   let longest = examples[0];
   for (const e of examples) {
-    if (e.example.prompt.length + e.example.completion.length > longest.example.prompt.length + longest.example.completion.length) longest = e;
+    if (e.example.prompt.length + e.example.completion.length > longest.example.prompt.length + longest.example.completion.length)
+      longest = e;
   }
   if (!longest) return;
   const { prompt, completion } = longest.example;
