@@ -59,7 +59,7 @@ describe('estimators on TransformerLM', () => {
   afterAll(() => lm.dispose());
 
   it('RREDCoT: one shared-prefix call = per-exit-point calls = from-scratch scoring (1e-4)', async () => {
-    const config: RredcotConfigInput = { terms: 'both', space: 'log', normalization: 'L1' };
+    const config: RredcotConfigInput = { terms: 'both', valueSuffix: 'full', space: 'log', normalization: 'L1' };
     const inputs = { tokens, references };
     const shared = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedPrefix' });
     const perExit = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'perExitPoint' });
@@ -89,9 +89,13 @@ describe('estimators on TransformerLM', () => {
         inputs: { tokens, references: { dataset: references.dataset.slice(1) } },
       },
     ];
-    const batch = await rredcotBatch(lm, items, { terms: 'both' });
+    const batch = await rredcotBatch(lm, items, { terms: 'both', valueSuffix: 'full' });
     for (const [i, item] of items.entries()) {
-      const alone = await rredcot(naive, item.trace, item.segments, item.inputs, { terms: 'both', scoring: 'perExitPoint' });
+      const alone = await rredcot(naive, item.trace, item.segments, item.inputs, {
+        terms: 'both',
+        valueSuffix: 'full',
+        scoring: 'perExitPoint',
+      });
       batch[i].extra.logValues.forEach((lv, k) => expect(Math.abs(lv - alone.extra.logValues[k])).toBeLessThan(1e-4));
       expect(batch[i].credits).toHaveLength(alone.credits.length);
     }

@@ -24,6 +24,7 @@ function startWriter(
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n), mode], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own (with its sentinel), as a terminal's job
   });
   let out = '';
   let err = '';
@@ -44,6 +45,21 @@ function startWriter(
     }),
   );
   return { child, runId, exit };
+}
+
+/** The run's row as another process sees it now (a read-only connection; no reaping). */
+function readRun(file: string, runId: string): { status: string; failure: string | null; endTime: number | null } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const r = db.prepare('SELECT status, failure, end_time FROM runs WHERE id = ?').get(runId) as {
+      status: string;
+      failure: string | null;
+      end_time: number | null;
+    };
+    return { status: r.status, failure: r.failure, endTime: r.end_time };
+  } finally {
+    db.close();
+  }
 }
 
 function sleep(ms: number): Promise<void> {
@@ -110,10 +126,11 @@ describe('results store reliability', () => {
         }),
       );
 
-      // staleAfterMs 0: the heartbeat cannot be stale yet after a few hundred ms, but the pids are dead.
-      const store = openStore(file, { staleAfterMs: 0 });
+      // The heartbeats are a few hundred ms old, but the pids are dead: reaped at once (or already FAILED
+      // by each writer's sentinel, which saw its process die).
+      const store = openStore(file);
       expect(store.integrityCheck()).toEqual(['ok']);
-      expect([...store.reaped].sort()).toEqual([...runIds].sort());
+      for (const id of store.reaped) expect(runIds).toContain(id);
       for (const runId of runIds) {
         expect(store.getRun(runId).status).toBe('FAILED');
         const stored = expectCompleteTraces(store, runId);
@@ -157,6 +174,51 @@ describe('results store reliability', () => {
     store.close();
   }, 60000);
 
+  // issue 15 #4: a process busy in synchronous work cannot run its signal handler; its sentinel ends the run
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+    'marks the run KILLED within 1 s of a %s to the process group while the process never yields',
+    async (signal) => {
+      const file = path.join(dir, `busy-${signal}.sqlite`);
+      const writer = startWriter(file, 'busy', 1_000_000, 'busy');
+      const runId = await writer.runId;
+      await sleep(300);
+      const sentAt = Date.now();
+      process.kill(-writer.child.pid!, signal);
+      let run = readRun(file, runId);
+      while (run.status === 'RUNNING' && Date.now() - sentAt < 5000) {
+        await sleep(20);
+        run = readRun(file, runId);
+      }
+      expect(run).toEqual(expect.objectContaining({ status: 'KILLED', failure: `received ${signal}` }));
+      expect(run.endTime! - sentAt).toBeLessThan(1000);
+      writer.child.kill('SIGKILL'); // it would have written on until its loop ended
+      await writer.exit;
+      const store = openStore(file);
+      expect(store.getRun(runId).status).toBe('KILLED'); // not reaped as FAILED afterwards
+      expect(store.integrityCheck()).toEqual(['ok']);
+      expectCompleteTraces(store, runId);
+      store.close();
+    },
+    30000,
+  );
+
+  it('marks the run FAILED within 1 s of a SIGKILL of its process, before anyone opens the store (issue 15 #10)', async () => {
+    const file = path.join(dir, 'sigkill-sentinel.sqlite');
+    const writer = startWriter(file, 'sigkill', 1_000_000);
+    const runId = await writer.runId;
+    await sleep(200);
+    const sentAt = Date.now();
+    writer.child.kill('SIGKILL');
+    let run = readRun(file, runId);
+    while (run.status === 'RUNNING' && Date.now() - sentAt < 5000) {
+      await sleep(20);
+      run = readRun(file, runId);
+    }
+    expect(run.status).toBe('FAILED');
+    expect(run.failure).toMatch(/died without ending the run \(seen at once by its sentinel\)/);
+    expect(run.endTime! - sentAt).toBeLessThan(1000);
+  }, 30000);
+
   it('marks a run KILLED when its process receives SIGTERM inside withRun', async () => {
     const file = path.join(dir, 'sigterm.sqlite');
     const writer = startWriter(file, 'sigterm', 1_000_000, 'with-run');
@@ -164,7 +226,7 @@ describe('results store reliability', () => {
     await sleep(100);
     writer.child.kill('SIGTERM');
     expect(await writer.exit).toBe(143);
-    const store = openStore(file, { staleAfterMs: 0 });
+    const store = openStore(file);
     expect(store.reaped).toEqual([]);
     expect(store.getRun(runId)).toEqual(expect.objectContaining({ status: 'KILLED', failure: 'received SIGTERM' }));
     expect(store.integrityCheck()).toEqual(['ok']);

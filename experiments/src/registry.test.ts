@@ -33,7 +33,7 @@ describe('experiment registry', () => {
   it.each(EXPERIMENTS.map((e) => [e.name, e] as const))('%s: its nx target runs its main file', (_name, def) => {
     const target = targetsOf(def.command.project)[def.command.target];
     expect(target).toBeDefined();
-    expect(target.options?.command).toBe(`npx tsx ${def.command.main}`);
+    expect(target.options?.command).toBe(`node --import tsx ${def.command.main}`);
     expect(fs.existsSync(path.join(ROOT, def.command.main))).toBe(true);
   });
 
@@ -64,11 +64,24 @@ describe('experiment registry', () => {
     const unregistered: string[] = [];
     for (const project of projects) {
       for (const [name, target] of Object.entries(targetsOf(project))) {
-        const file = /npx tsx (experiments\/src\/\S+\.ts)/.exec(target.options?.command ?? '')?.[1];
+        const file = /node --import tsx (experiments\/src\/\S+\.ts)/.exec(target.options?.command ?? '')?.[1];
         if (file && !mains.has(file) && !TOOLS.includes(file)) unregistered.push(`${project}:${name} → ${file}`);
       }
     }
     expect(unregistered).toEqual([]);
+  });
+
+  // Issue 15 #4: the tsx CLI runs the script in a child process and SIGKILLs it ~60 ms after relaying
+  // a signal the child did not acknowledge, which a child busy in a model step cannot do; so a target
+  // that writes runs starts Node with the tsx loader in-process instead.
+  it('no target that writes runs starts through the tsx CLI', () => {
+    const viaCli: string[] = [];
+    for (const project of ['experiments', 'lm', 'evaluation']) {
+      for (const [name, target] of Object.entries(targetsOf(project))) {
+        if (/^(npx\s+)?tsx\s/.test(target.options?.command ?? '')) viaCli.push(`${project}:${name}`);
+      }
+    }
+    expect(viaCli).toEqual([]);
   });
 
   it('a sweepable experiment lists the metrics its sweep report shows', () => {

@@ -7,6 +7,7 @@ import * as path from 'path';
 import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, engineBackend } from '../common/model';
+import { fromCommittedConfig } from '../common/out-dir';
 import { writeText } from '../report/write-text';
 import { benchConfigSchema, type BenchConfig, type BenchSection } from './config';
 import { readDocument, recordDocument } from './document';
@@ -49,7 +50,7 @@ export function renderBench(store: Store, runId: string, outDir: string): string
 export function benchRunsToRender(store: Store): string[] {
   const runs = store
     .listRuns({ experiment: 'bench', status: 'FINISHED' })
-    .filter((r) => r.parentRunId === null)
+    .filter((r) => r.parentRunId === null && fromCommittedConfig(r))
     .map((r) => ({ summary: r, config: benchConfigSchema.parse(store.getRun(r.id).config) }))
     .filter((r) => !r.config.quick)
     .sort((a, b) => (a.summary.endTime ?? 0) - (b.summary.endTime ?? 0) || (a.summary.id < b.summary.id ? -1 : 1));
@@ -72,6 +73,7 @@ export const benchExperiment: ExperimentDefinition<typeof benchConfigSchema> = {
   name: 'bench',
   schema: benchConfigSchema,
   aliases: { only: 'sections' },
+  selectors: ['sections'],
   summary:
     'Performance benchmarks (engine backends and MFU, lm KV cache and scorer, estimator costs, GRPO vs RREDCoT-GRPO step) as one store run; renders results/bench/<section>.json. --quick: a smoke run (fewer repetitions, no cpu backend, written to a temporary directory unless --out is given).',
   command: { project: 'experiments', target: 'bench', main: 'experiments/src/bench/main.ts' },

@@ -28,6 +28,7 @@ describe('experiment flags', () => {
     );
     expect(a).toEqual({
       configFile: path.join(repoRoot(), 'c.json'),
+      resume: null,
       store: path.join(repoRoot(), 's.db'),
       out: null,
       overrides: { problems: 10, 'mc.samplesPerExitPoint': 5, 'seg.strategy': 'b' },
@@ -37,7 +38,7 @@ describe('experiment flags', () => {
 
   it('rejects unknown paths (listing the valid ones), missing values, stray arguments and repeats', () => {
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(
-      /unknown flag --nope \(valid: --config, --store, --out, --help, --seed, --problems \(--n\), --mc,/,
+      /unknown flag --nope \(valid: --config, --store, --out, --resume, --help, --seed, --problems \(--n\), --mc,/,
     );
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(UserError);
     expect(() => parseExperimentArgs(['--seed'], spec)).toThrow(/--seed needs a value/);
@@ -55,7 +56,7 @@ describe('experiment flags', () => {
       expect(e).toBeInstanceOf(HelpRequested);
       help = (e as HelpRequested).text;
     }
-    expect(help).toMatch(/^usage: npx tsx experiments\/src\/x\/main\.ts \[flags\]\n\nan experiment\n/);
+    expect(help).toMatch(/^usage: node --import tsx experiments\/src\/x\/main\.ts \[flags\]\n\nan experiment\n/);
     expect(help).toMatch(/--out DIR +where the rendered tables and plots go \(default: results\/x\)/);
     expect(help).toMatch(/--problems, --n +problems \[default: 3\]/);
     expect(help).toMatch(/--mc\.samplesPerExitPoint +\[default: 20\]/);

@@ -6,6 +6,12 @@ export const EXPERIMENT_FLAGS = {
   config: { type: 'string', value: 'FILE', path: true, description: 'JSON config replacing the shipped defaults file' },
   store: STORE_FLAG,
   out: { type: 'string', value: 'DIR', path: true, description: 'where the rendered tables and plots go' },
+  resume: {
+    type: 'string',
+    value: 'RUN',
+    description:
+      'continue that unfinished run of this experiment (id or unique prefix) with its own config; config flags must agree with it',
+  },
 } as const;
 
 /** What every experiment command accepts besides its own config overrides. */
@@ -16,6 +22,8 @@ export interface ExperimentArgs {
   store: string | null;
   /** `--out DIR` (absolute; null: results/<experiment>). */
   out: string | null;
+  /** `--resume RUN`: the run to continue (null: start a new run). */
+  resume: string | null;
   /** Dotted config path → value, from `--seed 3`, `--n 10`, `--mc.samplesPerExitPoint=5`, ... */
   overrides: Record<string, unknown>;
   /** Dotted config path → the value as written, for messages. */
@@ -41,7 +49,7 @@ export function experimentSpec(
   };
   return {
     name: experiment,
-    usage: help.usage ?? `npx tsx experiments/src/${experiment}/main.ts`,
+    usage: help.usage ?? `node --import tsx experiments/src/${experiment}/main.ts`,
     summary: help.summary ?? `experiment ${experiment} (see experiments/src/README.md)`,
     flags,
     config: { keys: configKeyDocs(schema), aliases, defaults: () => helpDefaults(defaultsFile) },
@@ -63,6 +71,7 @@ export function parseExperimentArgs(argv: readonly string[], spec: CommandSpec<t
     configFile: a.flags.config ?? null,
     store: a.flags.store ?? null,
     out: a.flags.out ?? null,
+    resume: a.flags.resume ?? null,
     overrides: a.overrides,
     written: a.written,
   };

@@ -48,6 +48,11 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   command: ExperimentCommand;
   /** Checks needing files but no store (e.g. prompt length vs context); throws UserError. */
   precheck?(config: z.infer<S>): void;
+  /**
+   * Checks of what the run will read from the store (e.g. its source run), before anything is written:
+   * `store` is the store opened read-only, or null when its file does not exist yet. Throws UserError.
+   */
+  precheckStore?(config: z.infer<S>, store: Store | null): void;
   backend(): Promise<BackendInfo>;
   compute(ctx: ComputeContext<z.infer<S>>): Promise<void>;
   /**
@@ -56,6 +61,11 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
    * records one of them itself (e.g. `checkpointHash` of the model it loaded) must record the same value.
    */
   inputs?(config: z.infer<S>, store: Store): Record<string, string>;
+  /**
+   * Config paths that only pick which parts run (the bench's `sections`): a run that changes only these
+   * still counts as its committed config's and renders into results/<name>/ (see common/out-dir.ts).
+   */
+  selectors?: readonly string[];
   /** Tags recorded when the run starts (e.g. the checkpoint hash). */
   tags?(config: z.infer<S>): Record<string, string>;
   render: Renderer;

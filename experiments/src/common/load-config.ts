@@ -8,6 +8,8 @@ interface ResolvedConfig<C> {
   args: ExperimentArgs;
   /** Where the config came from, for messages: the file plus any overrides. */
   source: string;
+  /** The config file the overrides went on top of: --config FILE, else the shipped defaults file. */
+  file: string;
 }
 
 /** The shipped defaults file of an experiment. */
@@ -29,6 +31,7 @@ export function resolveConfig<S extends z.ZodTypeAny>(
 ): ResolvedConfig<z.infer<S>> {
   const shipped = defaultsFileOf(experiment);
   const args = parseExperimentArgs(argv, experimentSpec(experiment, schema, aliases, shipped, help));
-  const { config, source } = loadCommandConfig(schema, args.configFile ?? shipped, args.overrides, args.written);
-  return { config, args, source };
+  const file = args.configFile ?? shipped;
+  const { config, source } = loadCommandConfig(schema, file, args.overrides, args.written);
+  return { config, args, source, file };
 }

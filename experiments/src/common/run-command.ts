@@ -1,10 +1,13 @@
+import * as fs from 'fs';
 import * as path from 'path';
-import { checkOutputDir, repoRoot, Rng, runMain } from '@rred/core';
-import { openStore, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
+import { checkOutputDir, flattenConfig, parseConfig, repoRoot, Rng, runMain, UserError } from '@rred/core';
+import { verifyCheckpoint } from '@rred/lm';
+import { openStore, openStoreForReading, resolveStorePath, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from './code-state';
 import type { ExperimentDefinition } from './experiment';
-import { checkInputsUsed, identityTags, resolveIdentity } from './identity';
+import { checkInputsUsed, identityTags, resolveIdentity, type RunIdentity } from './identity';
 import { resolveConfig } from './load-config';
+import { COMMITTED_CONFIG_TAG, planOutput } from './out-dir';
 
 /** The run's seed: `config.seed` when the config has one, else null (recorded as such on the run). */
 function runSeed(config: Record<string, unknown>): number | null {
@@ -29,32 +32,129 @@ export function runTags(def: ExperimentDefinition, config: Record<string, unknow
 }
 
 /**
- * An experiment command: config (validated before anything is opened) → compute inside a run of the
- * store → the experiment's renderer, which reads the store only, so that `experiments:tables` later
- * writes the very same files. Returns the run id and the files written.
+ * Everything that can be checked before a file is written (issue 15 #21), in one place: the config
+ * (already parsed by resolveConfig), the run to resume, the experiment's own checks (data, context
+ * fit), the checkpoint's checksum, --out, the store file (valid, not foreign) and what the run will
+ * read from it. A store that does not exist yet is not created here. Returns the config to run with
+ * (a resumed run's own).
+ */
+function precheck(
+  def: ExperimentDefinition,
+  resolved: ReturnType<typeof resolveConfig>,
+): { config: Record<string, unknown>; plan: ReturnType<typeof planOutput> } {
+  const { args } = resolved;
+  const storeFile = resolveStorePath(args.store);
+  // An existing store is opened as the command would open it a moment later (a store this process may
+  // not write, read-only); a missing one is not created here.
+  const existing = fs.existsSync(storeFile) ? openStoreForReading(storeFile) : null;
+  try {
+    const config = args.resume ? resumedConfig(def, resolved, existing, storeFile) : resolved.config;
+    def.precheck?.(config);
+    for (const checkpoint of checkpointsOf(config)) verifyCheckpoint(path.resolve(repoRoot(), checkpoint));
+    const plan = planOutput(def, config, resolved.file, args.out);
+    checkOutputDir(plan.outDir); // a bad --out used to fail only after a FINISHED run
+    def.precheckStore?.(config, existing);
+    if (args.resume && existing) checkResumedInputs(existing, args.resume, resolveIdentity(def, config, existing));
+    return { config, plan };
+  } finally {
+    existing?.close();
+  }
+}
+
+/** The checkpoints a config names (`checkpoint`, or gold's `checkpoints`). */
+function checkpointsOf(config: Record<string, unknown>): string[] {
+  const named = [config.checkpoint, ...(Array.isArray(config.checkpoints) ? config.checkpoints : [])];
+  return named.filter((c): c is string => typeof c === 'string');
+}
+
+/**
+ * `--resume RUN`: the run must be an unfinished run of this experiment in the store; it continues
+ * with its own recorded config, which config flags or --config may repeat but not change.
+ */
+function resumedConfig(
+  def: ExperimentDefinition,
+  resolved: ReturnType<typeof resolveConfig>,
+  store: Store | null,
+  storeFile: string,
+): Record<string, unknown> {
+  const id = resolved.args.resume!;
+  if (!store) throw new UserError(`--resume ${id}: there is no results store at ${storeFile} (pass the --store the run was written to)`);
+  let run: ReturnType<Store['getRun']>;
+  try {
+    run = store.getRun(id);
+  } catch (err) {
+    throw err instanceof UserError ? new UserError(`--resume ${id}: ${err.message}`) : err;
+  }
+  if (run.experiment !== def.name) throw new UserError(`--resume ${id}: run ${run.id} is a ${run.experiment} run, not ${def.name}`);
+  if (run.status === 'FINISHED') throw new UserError(`--resume ${id}: run ${run.id} is already FINISHED; nothing to resume`);
+  const config = parseConfig(def.schema, run.config, `--resume ${id}: the config of run ${run.id}`) as Record<string, unknown>;
+  const { args } = resolved;
+  // --config FILE must match the run's config entirely; a config flag, on the path it names
+  const written = Object.keys(args.overrides);
+  const checked = (k: string) => args.configFile !== null || written.some((w) => k === w || k.startsWith(`${w}.`));
+  if (args.configFile !== null || written.length > 0) {
+    const ours = flattenConfig(resolved.config);
+    const theirs = flattenConfig(config);
+    const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].sort();
+    const key = keys.find((k) => checked(k) && ours[k] !== theirs[k]);
+    if (key !== undefined) {
+      throw new UserError(
+        `--resume ${id}: ${key} is ${theirs[key] ?? '(unset)'} in run ${run.id} but ${ours[key] ?? '(unset)'} here; a resumed run keeps its config (drop the flag, or start a new run)`,
+      );
+    }
+  }
+  return config;
+}
+
+/**
+ * A resumed run continues only on the inputs it started with (the same checkpoint, source run and
+ * dataset files): otherwise its traces would mix two models or two sources.
+ */
+function checkResumedInputs(store: Store, id: string, identity: RunIdentity): void {
+  const run = store.getRun(id);
+  for (const [key, now] of Object.entries(identity.inputs)) {
+    if (run.tags[key] !== undefined && run.tags[key] !== now) {
+      throw new UserError(
+        `--resume ${id}: input ${key} was ${run.tags[key].slice(0, 16)} when run ${run.id} started and is ${now.slice(0, 16)} now (e.g. a replaced checkpoint or a newer source run); start a new run`,
+      );
+    }
+  }
+}
+
+/**
+ * An experiment command: config and every other precheck (before anything is written) → compute
+ * inside a run of the store (a new one, or the `--resume`d one) → the experiment's renderer, which
+ * reads the store only, so that `experiments:tables` later writes the very same files. Returns the run
+ * id and the files written.
  */
 export async function runExperiment(def: ExperimentDefinition, argv: readonly string[]): Promise<{ runId: string; files: string[] }> {
-  const { config, args } = resolveConfig(def.schema, def.name, argv, def.aliases, {
+  const resolved = resolveConfig(def.schema, def.name, argv, def.aliases, {
     summary: def.summary,
     usage: `npx nx run ${def.command.project}:${def.command.target} --`,
   });
-  def.precheck?.(config);
-  const outDir = args.out ?? path.join(repoRoot(), 'results', def.name);
-  checkOutputDir(outDir); // before the compute: a bad --out used to fail only after a FINISHED run
-  const backend = await def.backend();
-  const store = openStore(args.store);
+  const { args } = resolved;
+  const { config, plan } = precheck(def, resolved);
+  if (plan.note) process.stderr.write(`${plan.note}\n`);
+  const store = openStore(args.store, { sentinel: true }); // before the engine: the sentinel is ready when the run starts
   try {
+    const backend = await def.backend();
+    await store.sentinelReady();
     const identity = resolveIdentity(def, config, store); // recorded, so that a sweep can reuse this run
-    const runId = await withRun(
-      store,
-      { experiment: def.name, config, backend, tags: { ...runTags(def, config), ...identityTags(identity) }, argv: process.argv },
-      async (run) => {
-        await computeInto(def, store, run, config, backend);
-        checkInputsUsed(store, run.id, identity);
-        return run.id;
-      },
-    );
-    const files = [...(await def.render.tables(store, runId, outDir)), ...(await def.render.plots(store, runId, outDir))];
+    const start = args.resume
+      ? { resume: args.resume }
+      : {
+          experiment: def.name,
+          config,
+          backend,
+          tags: { ...runTags(def, config), ...identityTags(identity), [COMMITTED_CONFIG_TAG]: plan.committed ? 'yes' : 'no' },
+          argv: process.argv,
+        };
+    const runId = await withRun(store, start, async (run) => {
+      await computeInto(def, store, run, config, backend);
+      checkInputsUsed(store, run.id, identity);
+      return run.id;
+    });
+    const files = [...(await def.render.tables(store, runId, plan.outDir)), ...(await def.render.plots(store, runId, plan.outDir))];
     return { runId, files };
   } finally {
     store.close();

@@ -15,7 +15,7 @@ import { segmentTrace, sharedModel } from '../mc-variance/compute';
 import { mcAtN, type CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
 import { mcValuesWithReuse } from './mc-reuse';
-import { findSourceRun, loadSource, NO_SOURCE_RUN, type SourceItem } from './source';
+import { loadSource, NO_SOURCE_RUN, sourceRunFor, type SourceItem } from './source';
 
 /**
  * MC with n samples per exit point as a method (config.mcAtEqualCost): fresh continuations from a
@@ -56,7 +56,7 @@ interface TraceSet {
 
 /** The traces to score: those of the newest matching mc-variance run, or fresh rollouts when there is none and the config allows it. */
 async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationConfig>, model: LoadedModel): Promise<TraceSet> {
-  const sourceId = findSourceRun(store, config, model.checkpointHash);
+  const sourceId = sourceRunFor(store, config, model.checkpointHash);
   if (sourceId) {
     const source = loadSource(store, sourceId, config);
     // the reused MC is charged at the source's stored cost: at its best only if the source shared its prefills
@@ -71,12 +71,6 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
       `correlation: reusing ${source.items.length} traces of mc-variance run ${sourceId} (segments ${source.sameSegmentation ? 'reused' : 're-cut'}, MC ${source.sameMc ? 'reused where exit points match' : 'resampled'})\n`,
     );
     return { items: source.items, records: recordsById(source.config.split), reuseSegments: source.sameSegmentation };
-  }
-  if (config.source.onMissing === 'error') {
-    throw new UserError(
-      `correlation: no FINISHED mc-variance run for checkpoint ${model.checkpointHash.slice(0, 12)} (source.mcRun '${config.source.mcRun}', source.onMissing 'error'); ` +
-        'run `npx nx run experiments:mc-variance` first',
-    );
   }
   const list = loadSplit(config.generate.split, config.generate.problems);
   const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));

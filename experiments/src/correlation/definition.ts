@@ -1,10 +1,11 @@
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
+import { checkSplitFits } from '../common/rollouts';
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
 import { renderCorrelationPlots, renderCorrelationTables } from './render';
-import { findSourceRun, NO_SOURCE_RUN } from './source';
+import { findSourceRun, NO_SOURCE_RUN, sourceRunFor } from './source';
 
 export const correlationExperiment: ExperimentDefinition<typeof correlationConfigSchema> = {
   name: 'correlation',
@@ -15,6 +16,13 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
   command: { project: 'experiments', target: 'correlation', main: 'experiments/src/correlation/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);
+  },
+  precheckStore: (config, store) => {
+    // no source run to reuse: the traces are generated, so the split must fit the model
+    if (sourceRunFor(store, config, checkpointHashOf(config.checkpoint)) === null) {
+      const budget = { field: 'generate.rollout.maxNewTokens', tokens: config.generate.rollout.maxNewTokens };
+      checkSplitFits(config.generate.split, config.generate.problems, config.checkpoint, [budget]);
+    }
   },
   backend: engineBackend,
   compute: computeCorrelation,

@@ -35,6 +35,33 @@ export function findSourceRun(store: Store, config: CorrelationConfig, checkpoin
   return runs.length ? runs[0].id : null;
 }
 
+/**
+ * The source run this config resolves to in `store` (null: none, and `onMissing` allows generating
+ * traces). `store` null: the store file does not exist yet. Called before anything is written (the
+ * experiment's precheckStore) and again by the compute: a named run that is missing, not hexadecimal
+ * or of the wrong kind, or no run with `onMissing: 'error'`, is a one-line UserError.
+ */
+export function sourceRunFor(store: Store | null, config: CorrelationConfig, checkpointHash: string): string | null {
+  let id: string | null = null;
+  if (store) {
+    try {
+      id = findSourceRun(store, config, checkpointHash);
+    } catch (err) {
+      if (err instanceof UserError && !err.message.startsWith('source.mcRun')) throw new UserError(`source.mcRun: ${err.message}`);
+      throw err;
+    }
+  } else if (config.source.mcRun !== 'latest') {
+    throw new UserError(`source.mcRun ${config.source.mcRun}: there is no results store yet, so no such run`);
+  }
+  if (id === null && config.source.onMissing === 'error') {
+    throw new UserError(
+      `correlation: no FINISHED mc-variance run for checkpoint ${checkpointHash.slice(0, 12)} (source.mcRun '${config.source.mcRun}', source.onMissing 'error'); ` +
+        'run `npx nx run experiments:mc-variance` first',
+    );
+  }
+  return id;
+}
+
 export interface SourceItem {
   trace: Trace;
   segments: Segment[];

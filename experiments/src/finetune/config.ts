@@ -139,7 +139,7 @@ export const finetuneConfigSchema = z
       'Exit points of each rollout for RREDCoT (Sec. 3.1). Default hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
     ),
     rredcot: rredcotConfigSchema
-      .default({ ...rredcotPresets.dataset, exit: 'forced', valueSuffix: 'remaining', maxReferences: 4 })
+      .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'forced', valueSuffix: 'remaining', space: 'log', maxReferences: 4 })
       .describe(
         "Estimator of methods 'rredcot', 'rredcot-literal' and of verigate's RREDCoT step scores: the variant the gold-value benchmark (issue 13) " +
           'picks. Default dataset references, v̂ = I+V, exit forced, value suffix remaining, log space, at most 4 of the up to 9 listed solution ' +

@@ -14,8 +14,10 @@ export const goldExperiment: ExperimentDefinition<typeof goldConfigSchema> = {
     'trivial baselines) scored against them, the split-half ceiling, the step oracle and each cost; writes results/gold/.',
   command: { project: 'experiments', target: 'gold', main: 'experiments/src/gold/main.ts' },
   precheck: (config) => {
-    for (const c of config.checkpoints) checkpointHashOf(c);
-    checkMcFits({ split: config.split, problems: config.problems, rollout: config.rollout, mc: config.gold });
+    for (const c of config.checkpoints) {
+      checkpointHashOf(c);
+      checkMcFits({ checkpoint: c, split: config.split, problems: config.problems, rollout: config.rollout, mc: config.gold });
+    }
   },
   backend: engineBackend,
   compute: computeGold,

@@ -1,6 +1,9 @@
 import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
+import { fromCommittedConfig } from '../common/out-dir';
+import { checkSplitFits } from '../common/rollouts';
+import { EVAL_SPLITS } from '@rred/tasks';
 import { computeLmQuality } from './compute';
 import { LM_QUALITY_ALIASES, lmQualityConfigSchema } from './config';
 import { renderLmQualityPlots, renderLmQualityTables } from './render';
@@ -14,6 +17,10 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
   command: { project: 'lm', target: 'evaluate', main: 'experiments/src/lm-quality/main.ts' },
   precheck: (config) => {
     checkpointHashOf(config.checkpoint);
+    // every split the report reads, in the checkpoint's alphabet, each prompt shorter than its context (the
+    // sampler stops a completion at the context, so maxNewTokens is a limit, not a budget that must fit)
+    for (const split of [...EVAL_SPLITS, ...(config.compositeSplit ? [config.compositeSplit] : [])])
+      checkSplitFits(split, config.problemsPerSplit, config.checkpoint, []);
   },
   backend: engineBackend,
   compute: computeLmQuality,
@@ -24,7 +31,7 @@ export const lmQualityExperiment: ExperimentDefinition<typeof lmQualityConfigSch
 
 /** One report per checkpoint (results/lm/<checkpoint stem>.*): the newest FINISHED top-level run of each, by checkpoint path. */
 function newestRunPerCheckpoint(store: Store): string[] {
-  const runs = store.listRuns({ experiment: 'lm', status: 'FINISHED' }).filter((r) => r.parentRunId === null);
+  const runs = store.listRuns({ experiment: 'lm', status: 'FINISHED' }).filter((r) => r.parentRunId === null && fromCommittedConfig(r));
   runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || (a.id < b.id ? -1 : 1));
   const newest = new Map<string, string>();
   for (const r of runs) {

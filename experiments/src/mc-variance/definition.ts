@@ -1,26 +1,20 @@
-import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
-import { loadSplit } from '../common/rollouts';
+import { checkSplitFits } from '../common/rollouts';
 import { MC_SHARED_PREFILL_TAG } from '../common/mc-records';
 import { computeMcVariance } from './compute';
 import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } from './config';
 import { renderMcVariancePlots, renderMcVarianceTables } from './render';
 
-/** Prompt + rollout and prompt + MC horizon must fit the model context; checked before any run opens. */
-export function checkMcFits(config: Pick<McVarianceConfig, 'split' | 'problems' | 'rollout' | 'mc'>, contextLength = 160): void {
-  const longest = Math.max(...loadSplit(config.split, config.problems).map((r) => r.problem.length + 2));
-  if (longest + config.rollout.maxNewTokens > contextLength) {
-    throw new UserError(
-      `rollout.maxNewTokens ${config.rollout.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`,
-    );
-  }
-  if (config.mc.horizon === 'completion' && longest + config.mc.maxNewTokens > contextLength) {
-    throw new UserError(
-      `mc.maxNewTokens ${config.mc.maxNewTokens}: the longest prompt of ${config.split} has ${longest} tokens; together they exceed the context of ${contextLength}`,
-    );
-  }
+/**
+ * Before any run opens: the problems are in the checkpoint's alphabet, and each prompt + rollout, and
+ * prompt + MC horizon when it bounds the whole completion, fits the checkpoint's context.
+ */
+export function checkMcFits(config: Pick<McVarianceConfig, 'checkpoint' | 'split' | 'problems' | 'rollout' | 'mc'>): void {
+  const budgets = [{ field: 'rollout.maxNewTokens', tokens: config.rollout.maxNewTokens }];
+  if (config.mc.horizon === 'completion') budgets.push({ field: 'mc.maxNewTokens', tokens: config.mc.maxNewTokens });
+  checkSplitFits(config.split, config.problems, config.checkpoint, budgets);
 }
 
 export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigSchema> = {

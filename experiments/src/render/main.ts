@@ -13,7 +13,7 @@ import { renderExperiment, runsToRender } from './registry';
 
 const SPEC = {
   name: 'render',
-  usage: 'npx tsx experiments/src/render/main.ts',
+  usage: 'node --import tsx experiments/src/render/main.ts',
   summary:
     'Re-renders results/<experiment>/ of every registered experiment and results/sweeps/<grid>/ of the newest FINISHED sweep of each grid, from the store alone (no model compute). experiments:tables and experiments:plots pass the first argument.',
   positionals: { usage: 'tables|plots', min: 1, max: 1, description: 'tables: markdown, CSV and JSON; plots: .vl.json, .svg, .png' },
@@ -60,7 +60,7 @@ async function renderExperiments(
 ): Promise<void> {
   for (const experiment of experiments) {
     const runIds = runsToRender(store, experiment, pinned);
-    if (runIds.length === 0) process.stderr.write(`${experiment}: no FINISHED run in the store; skipped\n`);
+    if (runIds.length === 0) process.stderr.write(`${experiment}: no FINISHED run of a committed config in the store; skipped\n`);
     for (const runId of runIds) {
       const files = await renderExperiment(experiment, store, runId, path.join(outRoot, experiment), what);
       process.stderr.write(`${experiment} (run ${runId}): ${relative(files)}\n`);

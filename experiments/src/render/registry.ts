@@ -4,6 +4,7 @@
  * to the experiments (their `render` field; the list is ../registry.ts).
  */
 import type { Store } from '@rred/results-store';
+import { fromCommittedConfig } from '../common/out-dir';
 import { experimentByName } from '../registry';
 
 export async function renderExperiment(
@@ -22,11 +23,11 @@ export async function renderExperiment(
 
 /**
  * The run results/<experiment>/ shows: the newest FINISHED top-level run (sweep children are rendered
- * by sweep-report instead), or the one named in `pins`.
+ * by sweep-report instead) of a committed config (common/out-dir.ts), or the one named in `pins`.
  */
 export function runToRender(store: Store, experiment: string, pinned?: string): string | null {
   if (pinned) return store.resolveRunId(pinned);
-  const runs = store.listRuns({ experiment, status: 'FINISHED' }).filter((r) => r.parentRunId === null);
+  const runs = store.listRuns({ experiment, status: 'FINISHED' }).filter((r) => r.parentRunId === null && fromCommittedConfig(r));
   if (runs.length === 0) return null;
   runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || (a.id < b.id ? -1 : 1));
   return runs[0].id;

@@ -31,8 +31,9 @@ runMain(async () => {
   const points = expandGrid(def, spec, defaults, f.grid);
   points.forEach((p) => def.precheck?.(p.config));
   const backend = await def.backend();
-  const store = openStore(f.store);
+  const store = openStore(f.store, { sentinel: true });
   try {
+    await store.sentinelReady();
     const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), f.grid), argv: process.argv });
     process.stderr.write(
       `sweep ${out.parentId}: ${out.ran.length} ran, ${out.reused.length} reused, ${out.failed.length} failed of ${points.length} points. ` +

@@ -2,7 +2,7 @@ export { Rng } from './rng';
 export { UserError, HelpRequested, runMain } from './errors';
 export { parseConfig, canonicalJson, seedSchema } from './config';
 export { ProgressBar, formatSeconds } from './progress';
-export { findRepoRoot, gitState, repoRoot, uncommittedPaths } from './repo';
+export { findRepoRoot, gitState, isTracked, repoRoot, uncommittedPaths } from './repo';
 export type { GitState } from './repo';
 export { parseCommandLine, CONFIG_FLAG, STORE_FLAG } from './command-line';
 export type { CommandSpec, CommandLine, FlagSpec } from './command-line';

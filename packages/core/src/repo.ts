@@ -92,3 +92,8 @@ export function uncommittedPaths(root: string, pathspec: string): string[] | nul
     .filter(Boolean)
     .map((l) => l.slice(3));
 }
+
+/** Whether git tracks `file` in the checkout at `root` (false outside git, or for an untracked or missing file). */
+export function isTracked(root: string, file: string): boolean {
+  return git(['ls-files', '--error-unmatch', '--', path.relative(root, path.resolve(root, file))], root) !== null;
+}

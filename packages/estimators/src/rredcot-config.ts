@@ -20,7 +20,7 @@ export const rredcotConfigSchema = z
           "model is to stop at s_k (format, not progress, for a model that never stops mid-trace); 'forced' p(y* <eos> | s_k, </think>) — the exit " +
           'is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); ' +
           "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint', chosen by the gold benchmark, results/gold: with terms 'both' joint ranked above forced on " +
-          "both checkpoints; with terms 'immediate' forced ranked above joint (the 'own' preset, which uses I alone, sets 'forced'). The default terms 'value' does not read it.",
+          "both checkpoints; with terms 'immediate' forced ranked above joint on the 'assumptions met' checkpoint (on the embedded one every I variant is near 0), so the 'own' preset, which uses I alone, sets 'forced'. The default terms 'value' does not read it.",
       ),
     valueSuffix: z
       .enum(['full', 'remaining'])
@@ -107,7 +107,7 @@ export type RredcotConfigInput = z.input<typeof rredcotConfigSchema>;
  *   checkpoints (the paper: I+V in log space, with the literal joint exit and full suffix: set them explicitly, as the committed
  *   experiment configs do);
  * - own (Tab. 2, the model's own correct answers, softmax σ): I in log space as in the paper, with exit 'forced', the better
- *   immediate term on both checkpoints.
+ *   immediate term on the 'assumptions met' checkpoint (on the embedded one every immediate variant is near 0).
  */
 export const rredcotPresets = {
   dataset: { terms: 'value', valueSuffix: 'remaining', space: 'prob', normalization: 'L1', referenceSource: 'dataset' },

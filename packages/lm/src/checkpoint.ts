@@ -136,21 +136,7 @@ export function checkpointHash(file: string): string {
 
 /** Loads and fully validates a checkpoint; the transformer's variables hold the saved weights. */
 export function loadCheckpoint(file: string): Checkpoint {
-  assertLittleEndian(file);
-  const bytes = readBytes(file);
-  const { header, tokenizer, weightsStart } = parseFile(file, bytes);
-  const weightBytes = bytes.subarray(weightsStart);
-  const digest = createHash('sha256').update(weightBytes).digest('hex');
-  if (digest !== header.weightsSha256) {
-    throw new UserError(
-      `checkpoint ${file}: weights checksum mismatch (header says sha256 ${header.weightsSha256.slice(0, 12)}…, data hashes to ${digest.slice(0, 12)}…); the file is corrupt`,
-    );
-  }
-  // Copy into an aligned buffer: the weights start at a 4-byte offset of the file, not of the Buffer pool.
-  const weights = new Float32Array(weightBytes.length / 4);
-  new Uint8Array(weights.buffer).set(weightBytes);
-  const bad = weights.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new UserError(`checkpoint ${file}: weight ${bad} is not finite (${weights[bad]})`);
+  const { header, tokenizer, weights } = readVerified(file);
   const offsets = new Map<string, number>();
   let offset = 0;
   for (const spec of header.tensors) {
@@ -237,4 +223,32 @@ function size(shape: readonly number[]): number {
 
 function padTo4(n: number): number {
   return Math.ceil(n / 4) * 4;
+}
+
+/**
+ * Verifies a checkpoint completely (header, weights checksum, every weight finite) without building a
+ * model, so a command can refuse a damaged file before it writes anything.
+ */
+export function verifyCheckpoint(file: string): void {
+  readVerified(file);
+}
+
+/** Header, tokenizer and weights of a checkpoint whose weights match the header's checksum and are all finite. */
+function readVerified(file: string): { header: CheckpointHeader; tokenizer: Tokenizer; weights: Float32Array } {
+  assertLittleEndian(file);
+  const bytes = readBytes(file);
+  const { header, tokenizer, weightsStart } = parseFile(file, bytes);
+  const weightBytes = bytes.subarray(weightsStart);
+  const digest = createHash('sha256').update(weightBytes).digest('hex');
+  if (digest !== header.weightsSha256) {
+    throw new UserError(
+      `checkpoint ${file}: weights checksum mismatch (header says sha256 ${header.weightsSha256.slice(0, 12)}…, data hashes to ${digest.slice(0, 12)}…); the file is corrupt`,
+    );
+  }
+  // Copy into an aligned buffer: the weights start at a 4-byte offset of the file, not of the Buffer pool.
+  const weights = new Float32Array(weightBytes.length / 4);
+  new Uint8Array(weights.buffer).set(weightBytes);
+  const bad = weights.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new UserError(`checkpoint ${file}: weight ${bad} is not finite (${weights[bad]})`);
+  return { header, tokenizer, weights };
 }

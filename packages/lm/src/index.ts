@@ -9,3 +9,4 @@ export { TransformerLM } from './transformer-lm';
 export { buildTrace } from './trace';
 export type { TraceTokenizer } from './trace';
 export { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from './embedded';
+export { verifyCheckpoint } from './checkpoint';

@@ -1,3 +1,4 @@
+import { UserError } from '@rred/core';
 import { evaluateFilter, parseFilter } from './filter';
 import type { RunSummary } from './types';
 
@@ -62,5 +63,24 @@ describe('run filter', () => {
     expect(() => parseFilter('status = 1 status = 2')).toThrow(/expected 'and', 'or'/);
     expect(() => parseFilter("name = 'x'; drop table runs")).toThrow(/unexpected character ';'/);
     expect(() => parseFilter('(name = "x"')).toThrow(/expected '\)'/);
+  });
+
+  // issue 15 #20: a filter nested 5000 deep overflowed the stack
+  it('refuses parentheses nested deeper than 100 in one short line, and evaluates long chains without deep recursion', () => {
+    const nested = (n: number) => `${'('.repeat(n)}id = 'a'${')'.repeat(n)}`;
+    expect(match(nested(100))).toEqual(['a']);
+    let message = '';
+    try {
+      parseFilter(nested(5000));
+    } catch (err) {
+      expect(err).toBeInstanceOf(UserError);
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/position 101 \('\('\): parentheses nest more than 100 deep$/);
+    expect(message.length).toBeLessThan(200);
+    expect(message).not.toContain('\n');
+    const chain = Array.from({ length: 100000 }, (_, i) => `id = 'r${i}'`).join(' or ');
+    expect(match(`${chain} or id = 'b'`)).toEqual(['b']);
+    expect(match(Array.from({ length: 100000 }, () => "status = 'FINISHED'").join(' and '))).toEqual(['a']);
   });
 });

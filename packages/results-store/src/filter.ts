@@ -71,37 +71,52 @@ function tokenize(src: string): Token[] {
   return tokens;
 }
 
+/** Deepest parenthesis nesting a filter may have (issue 15 #20: 5000 levels overflowed the stack). */
+const MAX_NESTING = 100;
+
+function balanced(kind: 'and' | 'or', terms: Filter[]): Filter {
+  if (terms.length === 1) return terms[0];
+  const mid = Math.ceil(terms.length / 2);
+  return { kind, left: balanced(kind, terms.slice(0, mid)), right: balanced(kind, terms.slice(mid)) };
+}
+
 export function parseFilter(src: string): Filter {
   const tokens = tokenize(src);
   let k = 0;
   const fail = (msg: string): never => {
     const at = k < tokens.length ? `at position ${tokens[k].pos + 1} ('${tokens[k].text}')` : 'at the end';
-    throw new UserError(`malformed filter "${src}" ${at}: ${msg}`);
+    const shown = src.length > 80 ? `${src.slice(0, 77)}...` : src;
+    throw new UserError(`malformed filter "${shown}" ${at}: ${msg}`);
   };
   const isWord = (w: string) => k < tokens.length && tokens[k].type === 'ident' && tokens[k].text.toLowerCase() === w;
 
+  // `a and b and c ...` becomes a balanced tree (and/or are associative), so a long chain nests only
+  // log2(length) deep and evaluateFilter's recursion stays shallow; parentheses are what nest.
   function parseOr(): Filter {
-    let left = parseAnd();
+    const terms = [parseAnd()];
     while (isWord('or')) {
       k++;
-      left = { kind: 'or', left, right: parseAnd() };
+      terms.push(parseAnd());
     }
-    return left;
+    return balanced('or', terms);
   }
   function parseAnd(): Filter {
-    let left = parseAtom();
+    const terms = [parseAtom()];
     while (isWord('and')) {
       k++;
-      left = { kind: 'and', left, right: parseAtom() };
+      terms.push(parseAtom());
     }
-    return left;
+    return balanced('and', terms);
   }
+  let nesting = 0;
   function parseAtom(): Filter {
     const t = tokens[k];
     if (t === undefined) return fail('expected a comparison such as params.lr > 1e-4');
     if (t.type === '(') {
+      if (++nesting > MAX_NESTING) fail(`parentheses nest more than ${MAX_NESTING} deep`);
       k++;
       const inner = parseOr();
+      nesting--;
       if (tokens[k]?.type !== ')') fail("expected ')'");
       k++;
       return inner;

@@ -197,11 +197,16 @@ export class Run {
     this.host.forget(this);
   }
 
+  /**
+   * Ends the run if it is still RUNNING. When the sentinel (sentinel.ts) already ended it at a signal, its
+   * KILLED and end time stay, even if the compute got to finish meanwhile: the first end wins, and
+   * `--resume` completes such a run at once.
+   */
   private end(status: RunStatus, failure: string | null): void {
     this.ensureOpen();
     this.host.write(() => {
       this.host
-        .stmt('UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ?')
+        .stmt("UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'")
         .run(status, Date.now(), Date.now(), failure, this.id);
     });
     this.detach();

@@ -194,21 +194,18 @@ describe('results store', () => {
     const run = store.startRun({ experiment: 'e', config: { a: 1 }, backend, context: FIXED_CONTEXT });
     run.writeTraceBundle(sampleBundle('t1'));
     run.detach(); // simulate the process vanishing: status stays RUNNING
-    rawSql(file, 'UPDATE runs SET pid = ?, heartbeat_time = heartbeat_time - 120000 WHERE id = ?', deadPid(), run.id);
+    // A heartbeat 2 s old: no heartbeat has gone stale, yet the dead pid is reaped at once.
+    rawSql(file, 'UPDATE runs SET pid = ?, heartbeat_time = heartbeat_time - 2000 WHERE id = ?', deadPid(), run.id);
+    const lastBeat = store.getRun(run.id).heartbeatTime;
     const live = store.startRun({ experiment: 'e', config: { a: 2 }, backend, context: FIXED_CONTEXT });
     rawSql(file, 'UPDATE runs SET heartbeat_time = heartbeat_time - 120000 WHERE id = ?', live.id); // stale but alive (our pid)
     store.close();
-
-    // Dead pid but a heartbeat younger than staleAfterMs: not (yet) failed.
-    const early = openStore(file, { staleAfterMs: 10 * 60000 });
-    expect(early.reaped).toEqual([]);
-    expect(early.getRun(run.id).status).toBe('RUNNING');
-    early.close();
 
     const again = openStore(file);
     expect(again.reaped).toEqual([run.id]);
     expect(again.getRun(run.id).status).toBe('FAILED');
     expect(again.getRun(run.id).failure).toMatch(/died/);
+    expect(again.getRun(run.id).endTime).toBe(lastBeat); // ended when it was last seen alive, not when it was found
     expect(again.getRun(live.id).status).toBe('RUNNING');
 
     const resumed = again.resumeRun(run.id);

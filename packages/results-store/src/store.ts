@@ -8,17 +8,29 @@ import { BundleWriter, readCostRows, readEstimateRows, readTraces, type Estimate
 import { captureRunContext, sha256, type BackendInfo, type RunContext } from './context';
 import { decodeFloat } from './floats';
 import { flatten } from './flatten';
-import { hostName, isPidAlive } from './liveness';
+import { hostName, isRunProcessAlive } from './liveness';
 import { schemaVersion } from './migrations';
 import { openConnection, storeFileError } from './open';
 import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
+import { startSentinel, stopSentinel, type Sentinel } from './sentinel';
 import { evaluateFilter, parseFilter, type Filter } from './filter';
 import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';
 
 interface OpenStoreOptions {
-  /** A RUNNING run whose heartbeat is older than this (ms) and whose pid is dead is marked FAILED on open. Default 60000. */
+  /**
+   * Another host's RUNNING run whose heartbeat is older than this (ms) counts as gone when a sweep claims
+   * its point (`claimRun`); a pid means nothing off its host. Runs of this host are judged by their pid.
+   * Default 60000.
+   */
   staleAfterMs?: number;
+  /**
+   * Start a sentinel process at open (sentinel.ts; ignored read-only): it marks this process's RUNNING
+   * runs KILLED the moment a signal reaches the process group, and FAILED the moment this process dies
+   * without ending them. For commands (an experiment, a sweep, pretrain); it needs ~0.1 s to be ready,
+   * so open the store before the slow set-up (engine, model) rather than just before the run. Default false.
+   */
+  sentinel?: boolean;
   /** Heartbeat period (ms) of runs this process has open. Default 10000. */
   heartbeatMs?: number;
   /** How long a write waits for another process's transaction (ms). Default 10000. */
@@ -104,6 +116,7 @@ export class Store {
   private writer: BundleWriter | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly openRuns = new Set<Run>();
+  private readonly sentinel: Sentinel | null;
   /** What the runs opened here may use: the connection itself never leaves the package. */
   private readonly host: RunHost;
 
@@ -123,7 +136,17 @@ export class Store {
       write: (fn) => this.write(fn),
       forget: (run) => this.openRuns.delete(run),
     };
-    this.reaped = opts.readOnly ? [] : this.reapStaleRuns();
+    this.reaped = opts.readOnly ? [] : this.reapDeadRuns();
+    this.sentinel = opts.sentinel && !opts.readOnly ? startSentinel(file, hostName()) : null;
+  }
+
+  /**
+   * Resolves once this store's sentinel (OpenStoreOptions.sentinel) has its signal handlers in place, so
+   * that a run started afterwards is ended KILLED by a signal from its first moment. Await it before
+   * starting a run; immediate without a sentinel.
+   */
+  sentinelReady(): Promise<void> {
+    return this.sentinel?.ready ?? Promise.resolve();
   }
 
   private stmt(sql: string): Database.Statement {
@@ -159,18 +182,21 @@ export class Store {
   }
 
   /**
-   * Marks FAILED every RUNNING run on this host whose heartbeat is older than `staleAfterMs` and
-   * whose process is gone. Runs on other hosts are left alone: their pid means nothing here.
+   * Marks FAILED every RUNNING run on this host whose process is gone (its pid dead, a zombie, or reused
+   * by a process that started after the run's last heartbeat), at once: no heartbeat has to go stale
+   * first. Its end time is its last heartbeat, the last moment it was known alive. Runs on other hosts
+   * are left alone: their pid means nothing here.
    */
-  reapStaleRuns(now = Date.now()): string[] {
+  private reapDeadRuns(): string[] {
     const host = hostName();
     return this.write(() => {
       const candidates = this.db
-        .prepare("SELECT id, pid FROM runs WHERE status = 'RUNNING' AND hostname = ? AND heartbeat_time <= ?")
-        .all(host, now - this.opts.staleAfterMs) as { id: string; pid: number }[];
-      const dead = candidates.filter((r) => r.pid !== process.pid && !isPidAlive(r.pid));
+        .prepare("SELECT id, pid, heartbeat_time FROM runs WHERE status = 'RUNNING' AND hostname = ?")
+        .all(host) as { id: string; pid: number; heartbeat_time: number }[];
+      const dead = candidates.filter((r) => r.pid !== process.pid && !isRunProcessAlive(r.pid, r.heartbeat_time));
       const mark = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
-      for (const r of dead) mark.run(now, `process ${r.pid} died without ending the run (heartbeat stale)`, r.id);
+      for (const r of dead)
+        mark.run(r.heartbeat_time, `process ${r.pid} died without ending the run (found by the next open of the store)`, r.id);
       return dead.map((r) => r.id);
     });
   }
@@ -223,7 +249,8 @@ export class Store {
   /**
    * Re-opens a run that did not finish (FAILED, KILLED, or RUNNING with a dead process): status goes
    * back to RUNNING, attempts +1. Its stored traces, metrics and params stay; writing them again
-   * overwrites rather than duplicates. A FINISHED run or one still alive elsewhere is refused.
+   * overwrites rather than duplicates. Refused: a FINISHED run, and a run whose process is still alive
+   * (RUNNING, or just marked KILLED by its sentinel while that process finishes its current step).
    */
   resumeRun(idOrPrefix: string): Run {
     const id = this.resolveRunId(idOrPrefix);
@@ -231,8 +258,12 @@ export class Store {
     const row = this.write(() => {
       const r = this.db.prepare(`${RUN_SELECT} WHERE runs.id = ?`).get(id) as RunRow;
       if (r.status === 'FINISHED') throw new UserError(`run ${id} is already FINISHED; nothing to resume`);
-      if (r.status === 'RUNNING' && (r.hostname !== host || r.pid === process.pid || isPidAlive(r.pid))) {
+      if (r.status === 'RUNNING' && (r.hostname !== host || r.pid === process.pid || isRunProcessAlive(r.pid, r.heartbeat_time))) {
         throw new UserError(`run ${id} is still RUNNING (pid ${r.pid} on ${r.hostname}); it cannot be resumed twice`);
+      }
+      const recent = Date.now() - r.heartbeat_time < 60000;
+      if (r.hostname === host && r.pid !== process.pid && recent && isRunProcessAlive(r.pid, r.heartbeat_time)) {
+        throw new UserError(`run ${id} is ${r.status} but its process ${r.pid} is still exiting; resume it when that process is gone`);
       }
       const now = Date.now();
       this.db
@@ -284,7 +315,9 @@ export class Store {
       // A pid means something only on its own host, and not for this process's own runs (one of them may
       // have been left open by an earlier error): those are judged by their heartbeat.
       const gone = (h: (typeof holders)[number]) =>
-        h.hostname === host && h.pid !== process.pid ? !isPidAlive(h.pid) : h.heartbeat_time <= now - this.opts.staleAfterMs;
+        h.hostname === host && h.pid !== process.pid
+          ? !isRunProcessAlive(h.pid, h.heartbeat_time)
+          : h.heartbeat_time <= now - this.opts.staleAfterMs;
       const alive = holders.find((h) => !gone(h));
       if (alive) return { running: this.summaries([alive.id])[0] };
       const release = this.db.prepare("UPDATE runs SET status = 'FAILED', end_time = ?, failure = ? WHERE id = ? AND status = 'RUNNING'");
@@ -449,6 +482,7 @@ export class Store {
   close(): void {
     for (const run of [...this.openRuns]) run.detach();
     if (this.db.open) this.db.close();
+    stopSentinel(this.sentinel);
   }
 
   private track(run: Run): Run {
@@ -516,6 +550,7 @@ export function openStore(file?: string | null, opts: OpenStoreOptions = {}): St
   const resolved = resolveStorePath(file);
   const full = {
     staleAfterMs: opts.staleAfterMs ?? 60000,
+    sentinel: opts.sentinel ?? false,
     heartbeatMs: opts.heartbeatMs ?? 10000,
     busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
     readOnly: opts.readOnly ?? false,

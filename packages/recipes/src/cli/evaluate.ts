@@ -2,7 +2,7 @@
  * avg@k, pass@k and maj@k of a checkpoint over a dataset split, with confidence intervals; the run
  * and its metrics go to the results store (experiment 'evaluate').
  *
- *   npx tsx packages/recipes/src/cli/evaluate.ts [--config file.json] [--store FILE] [--key value ...]
+ *   node --import tsx packages/recipes/src/cli/evaluate.ts [--config file.json] [--store FILE] [--key value ...]
  * Every config field can also be given as a flag, e.g. --split eval-hard --samplesPerProblem=8
  * (`--help` lists them). Relative paths (checkpoint, dataFile, --config, --store) are relative to
  * the repository root.
@@ -55,8 +55,9 @@ async function main(): Promise<void> {
 
   const engine = await initEngine();
   const model = TransformerLM.fromCheckpoint(resolveUserPath(config.checkpoint, 'checkpoint'));
-  const store = openStore(args.flags.store);
+  const store = openStore(args.flags.store, { sentinel: true });
   try {
+    await store.sentinelReady();
     await withRun(
       store,
       {

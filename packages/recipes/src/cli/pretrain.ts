@@ -2,7 +2,7 @@
  * Trains the embedded reasoning model from scratch: SFT on the synthetic task corpus, periodic greedy
  * validation, final accuracy on the default eval split; writes the lm checkpoint and a JSON run record.
  *
- *   npx tsx packages/recipes/src/cli/pretrain.ts [--config file.json] [--resume]
+ *   node --import tsx packages/recipes/src/cli/pretrain.ts [--config file.json] [--resume]
  *   (npx nx run lm:pretrain)
  */
 import * as fs from 'fs';
@@ -16,6 +16,7 @@ import {
   canonicalJson,
   configKeyDocs,
   gitState,
+  isTracked,
   loadCommandConfig,
   parseCommandLine,
   repoRoot,
@@ -88,6 +89,10 @@ async function main(): Promise<void> {
     state: resolveUserPath(config.output.state),
     runRecord: resolveUserPath(config.output.runRecord),
   };
+  for (const [key, file] of Object.entries(output)) {
+    if (isTracked(repoRoot(), file))
+      process.stderr.write(`pretrain: output.${key} of ${configSource} replaces the committed ${path.relative(repoRoot(), file)}\n`);
+  }
   const engine = await initEngine();
 
   const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
@@ -115,6 +120,12 @@ async function main(): Promise<void> {
   const validationExamples = validation.map((r) =>
     tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }),
   );
+
+  // before anything is written: an example longer than the context would be trained cut (issue 15 #7)
+  checkContextFits(modelConfig.contextLength, [
+    ...splits.train.map((r, i) => ({ id: r.id, example: corpus.example(0, i) })),
+    ...validation.map((r, i) => ({ id: r.id, example: validationExamples[i] })),
+  ]);
 
   const trainer = new SftTrainer(
     transformerPolicy(transformer),
@@ -160,7 +171,7 @@ async function main(): Promise<void> {
 
   // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
   // checkpoint keeps the same facts for readers of the checkpoint directory.
-  const store = openStore(args.flags.store);
+  const store = openStore(args.flags.store, { sentinel: true });
   const runOptions = storeRunId
     ? { resume: storeRunId }
     : {
@@ -172,6 +183,7 @@ async function main(): Promise<void> {
         argv: process.argv.slice(2),
       };
   try {
+    await store.sentinelReady();
     await withRun(store, runOptions, (run) => body(run));
   } finally {
     store.close();
@@ -330,6 +342,30 @@ async function main(): Promise<void> {
         `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
         `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
         `  checkpoint ${output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${output.runRecord}, store run ${run.id}\n`,
+    );
+  }
+}
+
+/**
+ * Every training example (epoch 0's draw of the corpus) and validation example must fit the model's
+ * context whole: the SFT batch keeps prompt + completion only up to contextLength + 1 tokens, so a longer
+ * one would be trained on a cut completion (or, cut inside the prompt, on nothing at all: loss 0).
+ */
+function checkContextFits(
+  contextLength: number,
+  examples: readonly { id: string; example: { prompt: number[]; completion: number[] } }[],
+): void {
+  let longest = examples[0];
+  for (const e of examples) {
+    if (e.example.prompt.length + e.example.completion.length > longest.example.prompt.length + longest.example.completion.length)
+      longest = e;
+  }
+  if (!longest) return;
+  const { prompt, completion } = longest.example;
+  const needed = prompt.length + completion.length - 1;
+  if (needed > contextLength) {
+    throw new UserError(
+      `model.contextLength ${contextLength}: the longest training example (${longest.id}: prompt ${prompt.length} + completion ${completion.length} tokens) needs a context of at least ${needed}`,
     );
   }
 }

@@ -4,6 +4,9 @@ import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
 import { SftConfigSchema } from '@rred/tasks';
 import { optimizerConfigSchema } from '@rred/training';
 
+/** Where pretrain writes unless a config names its outputs: git-ignored (packages/training/.gitignore). */
+const SCRATCH_DIR = 'packages/training/.state';
+
 /**
  * `npx nx run lm:pretrain`: SFT of the embedded reasoning model from scratch on the synthetic task
  * corpus. Defaults are sized for ~40 min on 2 CPU cores with the wasm backend (measured: see the
@@ -122,21 +125,32 @@ export const pretrainConfigSchema = z
       .describe('Periodic greedy (argmax) accuracy on validation, final accuracy on the default eval split.'),
     output: z
       .object({
-        checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINTS.embedded.checkpoint).describe('Model checkpoint path (≤ 10 MB).'),
+        checkpoint: z
+          .string()
+          .min(1)
+          .default(`${SCRATCH_DIR}/pretrain.ckpt`)
+          .describe(
+            `Model checkpoint path (≤ 10 MB). Default ${SCRATCH_DIR}/pretrain.ckpt (git-ignored): a committed checkpoint is replaced ` +
+              `only when a config names it (${EMBEDDED_CHECKPOINTS.embedded.checkpoint}: packages/lm/checkpoints/embedded.pretrain.json).`,
+          ),
         state: z
           .string()
           .min(1)
-          .default('packages/training/.state/pretrain.state')
+          .default(`${SCRATCH_DIR}/pretrain.state`)
           .describe('Trainer state for --resume (weights + optimizer + data position; not committed).'),
         runRecord: z
           .string()
           .min(1)
-          .default(EMBEDDED_CHECKPOINTS.embedded.runRecord)
-          .describe('JSON run record (seed, config, git commit, backend, metrics) written beside the checkpoint.'),
+          .default(`${SCRATCH_DIR}/pretrain.run.json`)
+          .describe(
+            `JSON run record (seed, config, git commit, backend, metrics) written beside the checkpoint. Default ${SCRATCH_DIR}/pretrain.run.json.`,
+          ),
       })
       .strict()
       .default({})
-      .describe('Output paths, relative to the repository root.'),
+      .describe(
+        'Output paths, relative to the repository root. The defaults are git-ignored, so a pretrain without output.* never replaces a committed checkpoint.',
+      ),
   })
   .strict();
 

@@ -1,0 +1,32 @@
+/**
+ * Issue 15 #13: a pretrain whose config has no `output.*` used to write the embedded checkpoint and its
+ * run record (the schema defaults). The defaults are git-ignored now; the embedded model is re-made by
+ * a committed config that names its outputs, and that config resolves to the one its run record holds.
+ */
+import * as path from 'path';
+import { canonicalJson, isTracked, parseConfig, readJsonFile, repoRoot } from '@rred/core';
+import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { pretrainConfigSchema } from './pretrain';
+
+describe('pretrain outputs', () => {
+  it('default to git-ignored paths, never a committed checkpoint or run record', () => {
+    const output = parseConfig(pretrainConfigSchema, {}, 'defaults').output;
+    const shipped = Object.values(EMBEDDED_CHECKPOINTS).flatMap((c) => [c.checkpoint, c.runRecord]);
+    for (const file of Object.values(output)) {
+      expect(shipped).not.toContain(file);
+      expect(isTracked(repoRoot(), file)).toBe(false);
+      expect(file.startsWith('packages/training/.state/')).toBe(true); // ignored by packages/training/.gitignore
+    }
+    // the check itself can tell: the committed files are tracked
+    for (const file of shipped.filter((f) => f.endsWith('.json'))) expect(isTracked(repoRoot(), file)).toBe(true);
+  });
+
+  it('embedded.pretrain.json names the embedded outputs and resolves to the config its run record holds', () => {
+    const file = path.join(repoRoot(), 'packages', 'lm', 'checkpoints', 'embedded.pretrain.json');
+    const config = parseConfig(pretrainConfigSchema, readJsonFile(file), file);
+    expect(config.output.checkpoint).toBe(EMBEDDED_CHECKPOINTS.embedded.checkpoint);
+    expect(config.output.runRecord).toBe(EMBEDDED_CHECKPOINTS.embedded.runRecord);
+    const record = readJsonFile(path.join(repoRoot(), EMBEDDED_CHECKPOINTS.embedded.runRecord)) as { config: unknown };
+    expect(canonicalJson(config)).toBe(canonicalJson(parseConfig(pretrainConfigSchema, record.config, 'run record')));
+  });
+});
