@@ -86,3 +86,15 @@ export async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   const out = await f();
   return [out, performance.now() - t0];
 }
+
+/** A section's document: its measurements, then what was measured (checkpoint, engine, split), its config and the time. */
+export function benchDocument(model: BenchModel, config: unknown, measured: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...measured,
+    checkpoint: model.checkpoint,
+    engine: model.engine,
+    split: DEFAULT_EVAL_SPLIT,
+    config,
+    measuredAt: new Date().toISOString(),
+  };
+}

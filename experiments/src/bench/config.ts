@@ -7,9 +7,10 @@ import { z } from 'zod';
 import { EngineBenchConfigSchema } from './engine-bench';
 import { EstimatorsBenchConfigSchema } from './estimators-bench';
 import { LmBenchConfigSchema } from './lm-bench';
+import { RemoteBenchConfigSchema } from './remote-bench';
 import { TrainingBenchConfigSchema } from './training-bench';
 
-export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training'] as const;
+export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training', 'remote'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 
 const sectionList = z.preprocess(
@@ -42,6 +43,9 @@ export const benchConfigSchema = z
       'Estimators section: per-trace cost of rredcot / mc / loo / gradient (estimators-bench.ts).',
     ),
     training: TrainingBenchConfigSchema.default({}).describe('Training section: GRPO vs RREDCoT-GRPO step (training-bench.ts).'),
+    remote: RemoteBenchConfigSchema.default({}).describe(
+      'Remote section: scoring cost through rred serve (sglang adapter, tokens the server reports) vs in-process T + Σ suffix (remote-bench.ts).',
+    ),
   })
   .strict();
 
@@ -60,4 +64,5 @@ export const QUICK_OVERRIDES: Record<string, unknown> = {
   'estimators.traces': 2,
   'estimators.mc.samplesPerExitPoint': 4,
   'training.reps': 1,
+  'remote.traces': 2,
 };

@@ -14,7 +14,10 @@ import { benchRunsToRender, renderBench } from './definition';
 import { readDocument, recordDocument } from './document';
 
 const backend = { backend: 'wasm+native', openblasThreads: 1 };
-const committed = (section: string) => fs.readFileSync(path.join(repoRoot(), 'results', 'bench', `${section}.json`), 'utf8');
+const committedFile = (section: string) => path.join(repoRoot(), 'results', 'bench', `${section}.json`);
+const committed = (section: string) => fs.readFileSync(committedFile(section), 'utf8');
+/** Sections with a committed document (a section added since the last full bench run into the store has none yet). */
+const COMMITTED = BENCH_SECTIONS.filter((s) => fs.existsSync(committedFile(s)));
 
 describe('bench runs in the store', () => {
   let dir: string;
@@ -33,7 +36,7 @@ describe('bench runs in the store', () => {
     const before = Date.now();
     while (Date.now() <= before); // end times are milliseconds: keep each run's distinct, so "newest" is defined
     const raw: Record<string, unknown> = { sections, quick };
-    for (const s of BENCH_SECTIONS) raw[s] = (JSON.parse(committed(s)) as { config: unknown }).config;
+    for (const s of COMMITTED) raw[s] = (JSON.parse(committed(s)) as { config: unknown }).config;
     const run = store.startRun({ experiment: 'bench', config: benchConfigSchema.parse(raw), backend });
     for (const s of sections) {
       const { config: _config, measuredAt: _at, ...measured } = JSON.parse(committed(s)) as Record<string, unknown>;
@@ -44,11 +47,12 @@ describe('bench runs in the store', () => {
   };
 
   it('renders the committed documents back byte for byte (measuredAt = the run end)', () => {
-    const id = record([...BENCH_SECTIONS]);
+    expect(COMMITTED).toEqual(expect.arrayContaining(['engine', 'lm', 'estimators', 'training']));
+    const id = record([...COMMITTED]);
     const files = renderBench(store, id, path.join(dir, 'out'));
-    expect(files.map((f) => path.basename(f))).toEqual(BENCH_SECTIONS.map((s) => `${s}.json`));
+    expect(files.map((f) => path.basename(f))).toEqual(COMMITTED.map((s) => `${s}.json`));
     const end = new Date(store.getRun(id).endTime!).toISOString();
-    for (const [i, s] of BENCH_SECTIONS.entries()) {
+    for (const [i, s] of COMMITTED.entries()) {
       const expected = committed(s).replace(/"measuredAt": "[^"]*"/, `"measuredAt": "${end}"`);
       expect([s, fs.readFileSync(files[i], 'utf8') === expected]).toEqual([s, true]);
     }
@@ -74,12 +78,12 @@ describe('bench runs in the store', () => {
   });
 
   it('results/bench/ shows the newest full run of each section; quick runs never', () => {
-    const all = record([...BENCH_SECTIONS]);
+    const all = record([...COMMITTED]);
     expect(benchRunsToRender(store)).toEqual([all]);
     const lm = record(['lm']);
     record(['engine'], true);
     expect(benchRunsToRender(store)).toEqual([all, lm]);
-    const everything = record([...BENCH_SECTIONS]);
+    const everything = record([...COMMITTED]);
     expect(benchRunsToRender(store)).toEqual([everything]);
   });
 });

@@ -14,6 +14,7 @@ import { readDocument, recordDocument } from './document';
 import { runEngineBench } from './engine-bench';
 import { runEstimatorsBench } from './estimators-bench';
 import { runLmBench } from './lm-bench';
+import { runRemoteBench } from './remote-bench';
 import { runTrainingBench } from './training-bench';
 
 /** Each section measures and returns its document (the run facts `config` and `measuredAt` are added when rendering). */
@@ -22,6 +23,7 @@ const SECTIONS: Record<BenchSection, (config: BenchConfig) => Promise<Record<str
   lm: (c) => runLmBench(c.lm),
   estimators: (c) => runEstimatorsBench(c.estimators),
   training: (c) => runTrainingBench(c.training),
+  remote: (c) => runRemoteBench(c.remote),
 };
 
 /** Fields of a section document that the store run holds itself: the section config and the time. */

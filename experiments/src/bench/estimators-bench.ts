@@ -13,7 +13,7 @@ import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from 
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
 import { DEFAULT_EVAL_SPLIT, promptTokens, referenceTokens, type TaskRecord, verify } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, heldOutRecords, loadBenchModel, timed } from './bench-data';
+import { benchDocument, benchRng, heldOutRecords, loadBenchModel, timed } from './bench-data';
 import { round } from './timing';
 
 const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
@@ -360,14 +360,7 @@ export async function runEstimatorsBench(rawConfig: unknown = {}): Promise<Recor
   try {
     const measured = await measure(model.lm, config);
     printEstimatorsBench(measured, config);
-    return {
-      ...measured,
-      checkpoint: model.checkpoint,
-      engine: model.engine,
-      split: DEFAULT_EVAL_SPLIT,
-      config,
-      measuredAt: new Date().toISOString(),
-    };
+    return benchDocument(model, config, measured);
   } finally {
     model.lm.dispose();
   }

@@ -1,9 +1,9 @@
-import { median, parseConfig, ProgressBar, sum, textTable, seedSchema } from '@rred/core';
+import { median, parseConfig, ProgressBar, sum, textTable, seedSchema, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { EMBEDDED_CHECKPOINT, tokenLogprobs, type SuffixRequest, type Trace, type TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, promptTokens, type TaskRecord } from '@rred/tasks';
 import { z } from 'zod';
-import { benchRng, heldOutRecords, loadBenchModel, sampleTraces, timed } from './bench-data';
+import { benchDocument, benchRng, heldOutRecords, loadBenchModel, sampleTraces, timed } from './bench-data';
 import { round } from './timing';
 
 export const LmBenchConfigSchema = z
@@ -153,12 +153,18 @@ interface ScoringItem {
 }
 
 /**
- * Traces sampled from the held-out split, keeping those whose thinking holds the exit points and whose
- * suffix fits after the whole thinking.
+ * Traces sampled from the held-out split (one batched call with `rng`), keeping the first `traces` whose
+ * thinking holds `exitPoints` exit points and whose immediate-term suffix fits after the whole thinking.
+ * The lm and remote sections score these.
  */
-async function scoringItems(lm: TransformerLM, records: readonly TaskRecord[], config: LmBenchConfig): Promise<ScoringItem[]> {
+export async function scoringItems(
+  lm: TransformerLM,
+  records: readonly TaskRecord[],
+  opts: { maxNewTokens: number; exitPoints: number; traces: number; section: string },
+  rng: Rng,
+): Promise<ScoringItem[]> {
   const tok = lm.tokenizer;
-  const pool = await sampleTraces(lm, [...records], config.maxNewTokens, benchRng(config.seed, 'lm').fork('traces'));
+  const pool = await sampleTraces(lm, [...records], opts.maxNewTokens, rng);
   const answerOf = new Map(records.map((r) => [r.id, r.answer]));
   const work = pool.traces
     .map((trace) => {
@@ -166,10 +172,10 @@ async function scoringItems(lm: TransformerLM, records: readonly TaskRecord[], c
       const suffix = [tok.endThink, ...tok.encode(answerOf.get(trace.problemId)!), tok.eos];
       return { trace, sequence, suffix };
     })
-    .filter(({ trace, sequence, suffix }) => trace.thinkEnd >= config.exitPoints - 1 && sequence.length + suffix.length <= lm.maxLength)
-    .slice(0, config.scoringTraces);
+    .filter(({ trace, sequence, suffix }) => trace.thinkEnd >= opts.exitPoints - 1 && sequence.length + suffix.length <= lm.maxLength)
+    .slice(0, opts.traces);
   if (work.length === 0)
-    throw new Error(`bench lm: none of ${pool.traces.length} sampled traces has ${config.exitPoints - 1}+ thinking tokens`);
+    throw new Error(`bench ${opts.section}: none of ${pool.traces.length} sampled traces has ${opts.exitPoints - 1}+ thinking tokens`);
   return work;
 }
 
@@ -293,19 +299,16 @@ export async function runLmBench(rawConfig: unknown = {}): Promise<Record<string
     const bar = new ProgressBar('bench lm', 2 * config.samplingReps + config.scoringTraces * (1 + config.scoringReps), 5000);
     const sampling = await benchSampling(lm, records, config, bar);
     const perTrace: Record<string, number | boolean>[] = [];
-    for (const [index, item] of (await scoringItems(lm, records, config)).entries())
-      perTrace.push(await benchScoringTrace(lm, item, index, config, bar));
+    const items = await scoringItems(
+      lm,
+      records,
+      { maxNewTokens: config.maxNewTokens, exitPoints: config.exitPoints, traces: config.scoringTraces, section: 'lm' },
+      benchRng(config.seed, 'lm').fork('traces'),
+    );
+    for (const [index, item] of items.entries()) perTrace.push(await benchScoringTrace(lm, item, index, config, bar));
     const scoring = scoringSummary(perTrace, config);
     printLmBench(sampling, scoring);
-    return {
-      sampling,
-      scoring,
-      checkpoint: model.checkpoint,
-      engine: model.engine,
-      split: DEFAULT_EVAL_SPLIT,
-      config,
-      measuredAt: new Date().toISOString(),
-    };
+    return benchDocument(model, config, { sampling, scoring });
   } finally {
     lm.dispose();
   }

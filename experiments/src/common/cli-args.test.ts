@@ -31,6 +31,8 @@ describe('experiment flags', () => {
       resume: null,
       store: path.join(repoRoot(), 's.db'),
       out: null,
+      model: null,
+      dataset: null,
       overrides: { problems: 10, 'mc.samplesPerExitPoint': 5, 'seg.strategy': 'b' },
       written: { problems: '10', 'mc.samplesPerExitPoint': '5', 'seg.strategy': 'b' },
     });
@@ -38,7 +40,7 @@ describe('experiment flags', () => {
 
   it('rejects unknown paths (listing the valid ones), missing values, stray arguments and repeats', () => {
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(
-      /unknown flag --nope \(valid: --config, --store, --out, --resume, --help, --seed, --problems \(--n\), --mc,/,
+      /unknown flag --nope \(valid: --config, --store, --out, --resume, --model, --model-api, --dataset, --verifier, --help, --seed, --problems \(--n\), --mc,/,
     );
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(UserError);
     expect(() => parseExperimentArgs(['--seed'], spec)).toThrow(/--seed needs a value/);
@@ -46,6 +48,27 @@ describe('experiment flags', () => {
     expect(() => parseExperimentArgs(['--seed', '1', '--seed=2'], spec)).toThrow(/--seed given twice/);
     expect(() => parseExperimentArgs(['--config', 'a.json', '--config', 'b.json'], spec)).toThrow(/--config given twice/);
     expect(() => parseExperimentArgs(['--out', ''], spec)).toThrow(/--out: got '', expected a directory path/);
+  });
+
+  it('--model URL [--model-api API] names a served model (default API sglang), --dataset FILE [--verifier MODULE] a problem file; bad values are one-line errors', () => {
+    expect(parseExperimentArgs(['--model', 'http://127.0.0.1:30000/'], spec).model).toEqual({
+      url: 'http://127.0.0.1:30000',
+      api: 'sglang',
+    });
+    expect(parseExperimentArgs(['--model', 'http://h:1', '--model-api', 'openai'], spec).model).toEqual({
+      url: 'http://h:1',
+      api: 'openai',
+    });
+    expect(() => parseExperimentArgs(['--model', 'h:1'], spec)).toThrow(/--model h:1: expected a server URL/);
+    expect(() => parseExperimentArgs(['--model', 'http://h:1', '--model-api', 'llamacpp'], spec)).toThrow(
+      /--model-api llamacpp: expected sglang or openai/,
+    );
+    expect(() => parseExperimentArgs(['--model-api', 'openai'], spec)).toThrow(/--model-api openai needs --model URL/);
+    expect(parseExperimentArgs(['--dataset', 'd.jsonl', '--verifier', 'v.js'], spec).dataset).toEqual({
+      file: path.join(repoRoot(), 'd.jsonl'),
+      verifier: path.join(repoRoot(), 'v.js'),
+    });
+    expect(() => parseExperimentArgs(['--verifier', 'v.js'], spec)).toThrow(/--verifier .*v\.js needs --dataset FILE/);
   });
 
   it('--help describes the shared flags and every config path', () => {

@@ -1,5 +1,6 @@
-import { STORE_FLAG, configKeyDocs, flattenConfig, parseCommandLine, readJsonFile, type CommandSpec } from '@rred/core';
+import { STORE_FLAG, UserError, configKeyDocs, flattenConfig, parseCommandLine, readJsonFile, type CommandSpec } from '@rred/core';
 import type { z } from 'zod';
+import type { DatasetRef } from './dataset';
 
 /** The flags every experiment command takes besides its config overrides (paths resolved, see resolveUserPath). */
 export const EXPERIMENT_FLAGS = {
@@ -12,7 +13,35 @@ export const EXPERIMENT_FLAGS = {
     description:
       'continue that unfinished run of this experiment (id or unique prefix) with its own config; config flags must agree with it',
   },
+  model: {
+    type: 'string',
+    value: 'URL',
+    description: 'a served model (SGLang, vLLM or `rred serve`) instead of the checkpoint, e.g. http://127.0.0.1:30000',
+  },
+  'model-api': {
+    type: 'string',
+    value: 'API',
+    description: "the served model's API: sglang (default) or openai (the vLLM /v1/completions subset)",
+  },
+  dataset: {
+    type: 'string',
+    value: 'FILE',
+    path: true,
+    description: 'problems from this JSONL file of {id, problem, solution, answer} records instead of the split',
+  },
+  verifier: {
+    type: 'string',
+    value: 'MODULE',
+    path: true,
+    description: 'module exporting verify(completionText, answer, stopped) → {reward, answer}, with --dataset',
+  },
 } as const;
+
+/** A served model named on the command line (`--model URL --model-api API`). */
+export interface ServedModelRef {
+  url: string;
+  api: 'sglang' | 'openai';
+}
 
 /** What every experiment command accepts besides its own config overrides. */
 export interface ExperimentArgs {
@@ -24,6 +53,10 @@ export interface ExperimentArgs {
   out: string | null;
   /** `--resume RUN`: the run to continue (null: start a new run). */
   resume: string | null;
+  /** `--model URL [--model-api API]`: run on a served model; null = the config's checkpoint, in-process. */
+  model: ServedModelRef | null;
+  /** `--dataset FILE [--verifier MODULE]`: problems from a JSONL file; null = the config's split. */
+  dataset: DatasetRef | null;
   /** Dotted config path → value, from `--seed 3`, `--n 10`, `--mc.samplesPerExitPoint=5`, ... */
   overrides: Record<string, unknown>;
   /** Dotted config path → the value as written, for messages. */
@@ -72,7 +105,29 @@ export function parseExperimentArgs(argv: readonly string[], spec: CommandSpec<t
     store: a.flags.store ?? null,
     out: a.flags.out ?? null,
     resume: a.flags.resume ?? null,
+    model: servedModelOf(a.flags.model, a.flags['model-api'], spec.name),
+    dataset: datasetOf(a.flags.dataset, a.flags.verifier, spec.name),
     overrides: a.overrides,
     written: a.written,
   };
+}
+
+function servedModelOf(url: string | undefined, api: string | undefined, command: string): ServedModelRef | null {
+  if (url === undefined) {
+    if (api !== undefined) throw new UserError(`${command}: --model-api ${api} needs --model URL`);
+    return null;
+  }
+  if (!/^https?:\/\/[^/\s]+\/?$/.test(url))
+    throw new UserError(`${command}: --model ${url}: expected a server URL such as http://127.0.0.1:30000`);
+  if (api !== undefined && api !== 'sglang' && api !== 'openai')
+    throw new UserError(`${command}: --model-api ${api}: expected sglang or openai`);
+  return { url: url.replace(/\/$/, ''), api: (api ?? 'sglang') as ServedModelRef['api'] };
+}
+
+function datasetOf(file: string | undefined, verifier: string | undefined, command: string): DatasetRef | null {
+  if (file === undefined) {
+    if (verifier !== undefined) throw new UserError(`${command}: --verifier ${verifier} needs --dataset FILE`);
+    return null;
+  }
+  return { file, verifier: verifier ?? null };
 }

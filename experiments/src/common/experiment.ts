@@ -1,6 +1,8 @@
 import type { Rng } from '@rred/core';
 import type { BackendInfo, Run, Store } from '@rred/results-store';
 import type { z } from 'zod';
+import type { ServedModelRef } from './cli-args';
+import type { DatasetRef } from './dataset';
 
 /**
  * What an experiment's compute step gets: the open run to write into, the store to read from, the
@@ -13,6 +15,10 @@ export interface ComputeContext<C> {
   config: C;
   rng: C extends { seed: number } ? Rng : Rng | null;
   backend: BackendInfo;
+  /** `--model URL --model-api API`: the served model to use instead of the config's checkpoint (null: in-process). */
+  served: ServedModelRef | null;
+  /** `--dataset FILE [--verifier MODULE]`: problems from a JSONL file instead of the config's split (null: the split). */
+  dataset: DatasetRef | null;
 }
 
 /** Renders one run of an experiment from the store alone (no model), into results/<experiment>/. */
@@ -66,6 +72,13 @@ export interface ExperimentDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
    * still counts as its committed config's and renders into results/<name>/ (see common/out-dir.ts).
    */
   selectors?: readonly string[];
+  /**
+   * Present when the experiment can run on a served model (`--model URL`): checks, before any run opens,
+   * that this config can (throws UserError otherwise, e.g. a baseline that needs the weights).
+   */
+  checkServed?(config: z.infer<S>): void;
+  /** True when the experiment takes its problems from `--dataset FILE` (else that flag is an error). */
+  takesDataset?: boolean;
   /** Tags recorded when the run starts (e.g. the checkpoint hash). */
   tags?(config: z.infer<S>): Record<string, string>;
   render: Renderer;

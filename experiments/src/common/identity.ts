@@ -10,6 +10,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { canonicalJson, repoRoot, UserError } from '@rred/core';
 import { configHash, type Store } from '@rred/results-store';
+import type { ServedModelRef } from './cli-args';
+import { fileSha256, type DatasetRef } from './dataset';
 import type { ExperimentDefinition } from './experiment';
 
 /** The tag that holds a run's identity. */
@@ -38,9 +40,34 @@ export function datasetInputs(splits: readonly string[]): Record<string, string>
   );
 }
 
-/** The identity a run of `config` has if it starts now (inputs resolved against the store as it is now). */
-export function resolveIdentity(def: ExperimentDefinition, config: Record<string, unknown>, store: Store): RunIdentity {
-  const inputs = def.inputs?.(config, store) ?? {};
+/** What the command line puts in place of the config's checkpoint or split (see resolveIdentity). */
+interface IdentityOverrides {
+  served?: ServedModelRef | null;
+  dataset?: DatasetRef | null;
+}
+
+/**
+ * The identity a run of `config` has if it starts now (inputs resolved against the store as it is now).
+ * On a served model (`--model`) the server stands for the checkpoint: the run is identified by its URL
+ * and API instead of the local checkpoint's hash and the source run that hash finds. With `--dataset`
+ * the file's sha256 and the verifier stand for the split files.
+ */
+export function resolveIdentity(
+  def: ExperimentDefinition,
+  config: Record<string, unknown>,
+  store: Store,
+  overrides: IdentityOverrides = {},
+): RunIdentity {
+  let inputs = def.inputs?.(config, store) ?? {};
+  const { served, dataset } = overrides;
+  if (served) {
+    const { checkpointHash: _checkpoint, sourceRun: _source, ...rest } = inputs;
+    inputs = { ...rest, 'model.url': served.url, 'model.api': served.api };
+  }
+  if (dataset) {
+    inputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !k.startsWith('datasetSha256.')));
+    inputs = { ...inputs, 'dataset.sha256': fileSha256(dataset.file), 'dataset.verifier': dataset.verifier ?? 'task' };
+  }
   return {
     inputs,
     identity: createHash('sha256')

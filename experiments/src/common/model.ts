@@ -1,16 +1,24 @@
 import * as path from 'path';
 import { repoRoot, UserError } from '@rred/core';
 import { engineInfo, initEngine } from '@rred/engine';
-import { checkpointHash, TransformerLM } from '@rred/lm';
+import { checkpointHash, TransformerLM, type LanguageModel, type Tokenizer } from '@rred/lm';
+import { RemoteLM } from '@rred/remote';
 import type { BackendInfo } from '@rred/results-store';
+import { promptTokens } from '@rred/tasks';
+import type { ServedModelRef } from './cli-args';
+
+/** What an experiment needs of a model: the LanguageModel and the tokenizer its text goes through. */
+export type ExperimentLM = LanguageModel & { readonly tokenizer: Tokenizer };
 
 export interface LoadedModel {
-  lm: TransformerLM;
+  lm: ExperimentLM;
   /** The checkpoint's identity (weights + model config + tokenizer, see `checkpointHash` in @rred/lm): traces of different models are never mixed. */
   checkpointHash: string;
   /** Checkpoint path relative to the repository root, as configured. */
   checkpoint: string;
   backend: BackendInfo;
+  /** A served model's run tags (model.url, model.api, model.name); absent in-process. */
+  tags?: Record<string, string>;
 }
 
 /**
@@ -44,7 +52,7 @@ export function checkpointTags(checkpoint: string): Record<string, string> {
   return { checkpointHash: checkpointHashOf(checkpoint), checkpointHashCovers: CHECKPOINT_HASH_COVERS };
 }
 
-export async function loadModel(checkpoint: string): Promise<LoadedModel> {
+export async function loadModel(checkpoint: string): Promise<LoadedModel & { lm: TransformerLM }> {
   const backend = await engineBackend();
   const file = path.resolve(repoRoot(), checkpoint);
   const before = checkpointHash(file);
@@ -53,4 +61,34 @@ export async function loadModel(checkpoint: string): Promise<LoadedModel> {
   if (hash !== before)
     throw new UserError(`checkpoint ${file}: the file changed while it was being loaded (e.g. by lm:pretrain); run again`);
   return { lm, checkpointHash: hash, checkpoint, backend };
+}
+
+/**
+ * A served model as an experiment's model. Its tokenizer and chat layout must be the task's (the
+ * experiments build prompts with promptTokens and read `</think>` / `<eos>` by the tokenizer's ids), so
+ * both are checked here. The run records the URL, the API and the model name the server reports; the
+ * checkpoint identity is the server's (rred serve reports checkpointHash of its file) or `remote:<model name>`.
+ */
+export async function connectServedModel(ref: ServedModelRef): Promise<LoadedModel> {
+  const lm = await RemoteLM.connect({ url: ref.url, api: ref.api });
+  const tok = lm.tokenizer;
+  if (lm.special.eos !== tok.eos || lm.special.endThink !== tok.endThink || lm.special.think !== tok.think) {
+    throw new UserError(
+      `--model ${ref.url}: the served special tokens ${JSON.stringify(lm.special)} are not the task tokenizer's <eos>/<think>/</think>`,
+    );
+  }
+  const probe = '1+2';
+  if (lm.promptIds(probe).join(',') !== promptTokens(tok, probe).join(',')) {
+    throw new UserError(
+      `--model ${ref.url}: the served chat template ${JSON.stringify(lm.chat.template)} is not the task's <bos>{problem}<think>`,
+    );
+  }
+  const served = lm.info.checkpointHash;
+  const tags = {
+    'model.url': ref.url,
+    'model.api': ref.api,
+    'model.name': lm.info.modelName,
+    checkpointHashCovers: served ? CHECKPOINT_HASH_COVERS : 'served model name',
+  };
+  return { lm, checkpointHash: served ?? `remote:${lm.info.modelName}`, checkpoint: ref.url, backend: await engineBackend(), tags };
 }

@@ -33,7 +33,14 @@ function differingPaths(a: Record<string, unknown>, b: Record<string, unknown>):
  * The output directory and committed-ness of a run of `config`, resolved from `file` (the defaults file
  * or --config) plus overrides; `out` is --out (null: not given).
  */
-export function planOutput(def: ExperimentDefinition, config: Record<string, unknown>, file: string, out: string | null): OutputPlan {
+export function planOutput(
+  def: ExperimentDefinition,
+  config: Record<string, unknown>,
+  file: string,
+  out: string | null,
+  /** Why the run is not the committed setup whatever its config (a served model, a --dataset file). */
+  setAside: readonly string[] = [],
+): OutputPlan {
   const committedDir = path.join(repoRoot(), 'results', def.name);
   let differs: string[];
   try {
@@ -46,6 +53,7 @@ export function planOutput(def: ExperimentDefinition, config: Record<string, unk
   const reasons = [
     ...(differs.length ? [`it sets ${differs.join(', ')} on top of ${fromFile}`] : []),
     ...(isTracked(repoRoot(), file) ? [] : [`git does not track ${fromFile}`]),
+    ...setAside,
   ];
   const committed = reasons.length === 0;
   if (out !== null || committed) return { outDir: out ?? committedDir, committed, note: null };

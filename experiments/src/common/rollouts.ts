@@ -2,7 +2,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ProgressBar, repoRoot, type Rng, UserError } from '@rred/core';
 import type { ContinuationReward, SpecialTokens } from '@rred/estimators';
-import { buildTrace, readCheckpointHeader, Tokenizer, type Trace, type TransformerLM } from '@rred/lm';
+import { buildTrace, readCheckpointHeader, Tokenizer, type Trace } from '@rred/lm';
+import type { Verifier } from './dataset';
+import type { ExperimentLM } from './model';
 import { COMPOSITE_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
 
 /** The first `count` problems of a split's shipped JSONL (packages/tasks/data/<split>.jsonl). */
@@ -82,26 +84,23 @@ export function specialTokens(tokenizer: Tokenizer): SpecialTokens {
  * rest of the thinking, `</think>`, the answer and `<eos>`, so the verifier can judge it on its own
  * (the prompt's `<think>` and the earlier thinking hold no `</think>`).
  */
-export function continuationReward(tokenizer: Tokenizer, record: TaskRecord): ContinuationReward {
-  return (continuation, stopped) => verify(tokenizer.decode(continuation), record.answer, stopped).reward;
+export function continuationReward(tokenizer: Tokenizer, record: TaskRecord, verifier: Verifier = verify): ContinuationReward {
+  return (continuation, stopped) => verifier(tokenizer.decode(continuation), record.answer, stopped).reward;
 }
 
 interface RolloutOptions {
   temperature: number;
   maxNewTokens: number;
   batchSize: number;
+  /** ζ of a rollout; default the task's verify. */
+  verifier?: Verifier;
 }
 
 /**
  * One rollout per problem at the given temperature (T = 1 for the paper's on-policy traces), verified
  * into a Trace. Every draw comes from `rng` (one fork per batch), so the traces are a function of the seed.
  */
-export async function generateRollouts(
-  lm: TransformerLM,
-  records: readonly TaskRecord[],
-  opts: RolloutOptions,
-  rng: Rng,
-): Promise<Trace[]> {
+export async function generateRollouts(lm: ExperimentLM, records: readonly TaskRecord[], opts: RolloutOptions, rng: Rng): Promise<Trace[]> {
   const tokenizer = lm.tokenizer;
   const traces: Trace[] = [];
   const bar = new ProgressBar('rollouts', records.length);
@@ -121,7 +120,7 @@ export async function generateRollouts(
       rng.fork(`rollout-batch-${start}`),
     );
     results.forEach((sample, i) => {
-      const v = verify(tokenizer.decode(sample.tokens), chunk[i].answer, !sample.truncated);
+      const v = (opts.verifier ?? verify)(tokenizer.decode(sample.tokens), chunk[i].answer, !sample.truncated);
       traces.push(buildTrace(tokenizer, { problemId: chunk[i].id, prompt: prompts[i], sample, answer: v.answer, reward: v.reward }));
     });
     bar.tick(chunk.length);

@@ -3,7 +3,9 @@ import * as path from 'path';
 import { checkOutputDir, flattenConfig, parseConfig, repoRoot, Rng, runMain, UserError } from '@rred/core';
 import { verifyCheckpoint } from '@rred/lm';
 import { openStore, openStoreForReading, resolveStorePath, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
+import type { ServedModelRef } from './cli-args';
 import { codeStateTags } from './code-state';
+import type { DatasetRef } from './dataset';
 import type { ExperimentDefinition } from './experiment';
 import { checkInputsUsed, identityTags, resolveIdentity, type RunIdentity } from './identity';
 import { resolveConfig } from './load-config';
@@ -21,9 +23,11 @@ export async function computeInto(
   run: Run,
   config: Record<string, unknown>,
   backend: BackendInfo,
+  served: ServedModelRef | null = null,
+  dataset: DatasetRef | null = null,
 ): Promise<void> {
   const seed = runSeed(config);
-  await def.compute({ store, run, config, rng: seed === null ? null : new Rng(seed), backend });
+  await def.compute({ store, run, config, rng: seed === null ? null : new Rng(seed), backend, served, dataset });
 }
 
 /** The tags every run of `def` starts with: the code state and the experiment's own (e.g. checkpoint hash). */
@@ -50,15 +54,29 @@ function precheck(
   try {
     const config = args.resume ? resumedConfig(def, resolved, existing, storeFile) : resolved.config;
     def.precheck?.(config);
+    if (args.model) {
+      if (!def.checkServed) throw new UserError(`${def.name}: --model: this experiment runs in-process only (it needs the weights)`);
+      def.checkServed(config);
+    }
+    if (args.dataset && !def.takesDataset) throw new UserError(`${def.name}: --dataset: this experiment reads its own problems`);
     for (const checkpoint of checkpointsOf(config)) verifyCheckpoint(path.resolve(repoRoot(), checkpoint));
-    const plan = planOutput(def, config, resolved.file, args.out);
+    const setAside = [
+      ...(args.model ? [`it runs on the served model at ${args.model.url}`] : []),
+      ...(args.dataset ? [`it reads its problems from --dataset ${args.dataset.file}`] : []),
+    ];
+    const plan = planOutput(def, config, resolved.file, args.out, setAside);
     checkOutputDir(plan.outDir); // a bad --out used to fail only after a FINISHED run
     def.precheckStore?.(config, existing);
-    if (args.resume && existing) checkResumedInputs(existing, args.resume, resolveIdentity(def, config, existing));
+    if (args.resume && existing) checkResumedInputs(existing, args.resume, resolveIdentity(def, config, existing, overridesOf(args)));
     return { config, plan };
   } finally {
     existing?.close();
   }
+}
+
+/** What the command line puts in place of the config's checkpoint or split (`--model`, `--dataset`). */
+function overridesOf(args: { model: ServedModelRef | null; dataset: DatasetRef | null }) {
+  return { served: args.model, dataset: args.dataset };
 }
 
 /** The checkpoints a config names (`checkpoint`, or gold's `checkpoints`). */
@@ -139,7 +157,7 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
   try {
     const backend = await def.backend();
     await store.sentinelReady();
-    const identity = resolveIdentity(def, config, store); // recorded, so that a sweep can reuse this run
+    const identity = resolveIdentity(def, config, store, overridesOf(args)); // recorded, so that a sweep can reuse this run
     const start = args.resume
       ? { resume: args.resume }
       : {
@@ -150,7 +168,7 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
           argv: process.argv,
         };
     const runId = await withRun(store, start, async (run) => {
-      await computeInto(def, store, run, config, backend);
+      await computeInto(def, store, run, config, backend, args.model, args.dataset);
       checkInputsUsed(store, run.id, identity);
       return run.id;
     });

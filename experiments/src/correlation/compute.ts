@@ -139,7 +139,8 @@ async function scoreTrace(
 
 export async function computeCorrelation(ctx: ComputeContext<CorrelationConfig>): Promise<void> {
   const { store, run, config } = ctx;
-  const model = await sharedModel(config.checkpoint);
+  const model = await sharedModel(config.checkpoint, ctx.served);
+  if (model.tags) run.setTags(model.tags);
   const set = await traceSet(ctx, model);
   const items = config.maxTraces !== null ? set.items.slice(0, config.maxTraces) : set.items;
   run.setTags({ checkpointHash: model.checkpointHash });

@@ -1,3 +1,4 @@
+import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
@@ -31,6 +32,13 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
     const source = findSourceRun(store, config, checkpointHash);
     const split = source ? String((store.getRun(source).config as { split?: unknown }).split) : config.generate.split;
     return { checkpointHash, sourceRun: source ?? NO_SOURCE_RUN, ...datasetInputs([split]) };
+  },
+  checkServed: (config) => {
+    if (config.baselines === 'compute') {
+      throw new UserError(
+        "--model: the gradient baseline needs the model's weights, which a served model does not expose; pass --baselines skip",
+      );
+    }
   },
   tags: (config) => checkpointTags(config.checkpoint),
   render: { tables: renderCorrelationTables, plots: renderCorrelationPlots },

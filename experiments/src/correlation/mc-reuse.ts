@@ -4,7 +4,8 @@
  */
 import { mean, type Rng } from '@rred/core';
 import { truncatedMc, type ContinuationRecord, type McConfig } from '@rred/estimators';
-import type { Trace, TransformerLM } from '@rred/lm';
+import type { Trace } from '@rred/lm';
+import type { ExperimentLM } from '../common/model';
 import type { CostRecord } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
 import type { TaskRecord } from '@rred/tasks';
@@ -30,7 +31,7 @@ export function segmentsThrough(offsets: readonly number[], thinkEnd: number): S
 }
 
 export async function mcValuesWithReuse(
-  lm: TransformerLM,
+  lm: ExperimentLM,
   trace: Trace,
   segments: readonly Segment[],
   record: TaskRecord,

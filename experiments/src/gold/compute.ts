@@ -17,6 +17,7 @@ import { referenceTokens, remainingAlignment, type TaskRecord } from '@rred/task
 import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import { continuationRows } from '../common/mc-records';
+import type { ServedModelRef } from '../common/cli-args';
 import { checkpointStem, type LoadedModel } from '../common/model';
 import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import { yieldToEventLoop } from '../common/yield';
@@ -46,8 +47,8 @@ interface Item {
 const traceKey = (checkpoint: string, problemId: string): string => `${checkpointStem(checkpoint)}/${problemId}`;
 
 /** T = 1 rollouts on the first `problems` problems of the split, then the stratified choice and its exit points. */
-async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng): Promise<Item[]> {
-  const model = await sharedModel(checkpoint);
+async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng, served: ServedModelRef | null): Promise<Item[]> {
+  const model = await sharedModel(checkpoint, served);
   const stem = checkpointStem(checkpoint);
   const records = loadSplit(config.split, config.problems);
   const traces = await generateRollouts(model.lm, records, config.rollout, rng.fork('rollouts'));
@@ -74,7 +75,12 @@ async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng): Promis
  * Gold MC, the MC(n) draws, every RREDCoT variant, LOO and gradient on one trace, and the step oracle's
  * first-error segment, as one store bundle (the oracle's verdict also returned, for the log line).
  */
-async function benchmarkTrace(item: Item, config: GoldConfig, rng: Rng): Promise<{ bundle: TraceBundle; error: FirstError }> {
+async function benchmarkTrace(
+  item: Item,
+  config: GoldConfig,
+  rng: Rng,
+  served: ServedModelRef | null,
+): Promise<{ bundle: TraceBundle; error: FirstError }> {
   const { model, trace, segments } = item;
   const lm = model.lm;
   const tokens = specialTokens(lm.tokenizer);
@@ -95,7 +101,8 @@ async function benchmarkTrace(item: Item, config: GoldConfig, rng: Rng): Promise
   const inputs: EstimatorInputs = { tokens, references: { dataset: item.refs }, alignment: remainingAlignment(lm.tokenizer) };
   for (const v of rredcotVariants(config.references.count)) keep(v.name, await rredcot(lm, trace, segments, inputs, v.config));
   keep('loo', await leaveOneOut(lm, trace, segments, { tokens }, config.loo));
-  keep('gradient', await gradientAttribution(lm, trace, segments, { tokens }, config.gradient));
+  // a served model has no weights to differentiate: gradient attribution is left out there (checkServed says so)
+  if (!served) keep('gradient', await gradientAttribution(lm, trace, segments, { tokens }, config.gradient));
   const error = firstErrorSegment(item.record, trace, segments, (id) => lm.tokenizer.tokenText(id));
   segments.forEach((_, i) =>
     estimates.push({ exitPoint: i + 1, method: ORACLE_METHOD, value: null, credit: error.segment === i + 1 ? 1 : 0, sigma: null }),
@@ -106,11 +113,12 @@ async function benchmarkTrace(item: Item, config: GoldConfig, rng: Rng): Promise
   };
 }
 
-export async function computeGold({ store, run, config, rng }: ComputeContext<GoldConfig>): Promise<void> {
+export async function computeGold({ store, run, config, rng, served }: ComputeContext<GoldConfig>): Promise<void> {
   const started = Date.now();
   const items: Item[] = [];
   for (const checkpoint of config.checkpoints) {
-    const forCheckpoint = await itemsOf(checkpoint, config, rng.fork(checkpointStem(checkpoint)));
+    const forCheckpoint = await itemsOf(checkpoint, config, rng.fork(checkpointStem(checkpoint)), served);
+    if (forCheckpoint[0].model.tags) run.setTags(forCheckpoint[0].model.tags);
     run.setTags({ [`checkpointHash.${checkpointStem(checkpoint)}`]: forCheckpoint[0].model.checkpointHash });
     items.push(...forCheckpoint);
   }
@@ -127,7 +135,7 @@ export async function computeGold({ store, run, config, rng }: ComputeContext<Go
       continue;
     }
     const t0 = Date.now();
-    const { bundle, error } = await benchmarkTrace(item, config, rng.fork(item.stem).fork(item.trace.problemId));
+    const { bundle, error } = await benchmarkTrace(item, config, rng.fork(item.stem).fork(item.trace.problemId), served);
     run.writeTraceBundle(bundle);
     const verdict = error.segment === null ? 'no error' : `${error.kind} in segment ${error.segment}`;
     bar.tick(

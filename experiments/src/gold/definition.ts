@@ -1,3 +1,4 @@
+import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
 import { CHECKPOINT_HASH_COVERS, checkpointHashOf, engineBackend } from '../common/model';
 import { checkMcFits } from '../mc-variance/definition';
@@ -21,6 +22,13 @@ export const goldExperiment: ExperimentDefinition<typeof goldConfigSchema> = {
   },
   backend: engineBackend,
   compute: computeGold,
+  checkServed: (config) => {
+    if (config.checkpoints.length !== 1) {
+      throw new UserError(
+        `--model: gold on a served model takes one checkpoint (its stem names the traces), got ${config.checkpoints.length}; pass --checkpoints '["<path>"]'`,
+      );
+    }
+  },
   // one identity per checkpoint, comma-separated in config order (also tagged per checkpoint stem by the compute)
   tags: (config) => ({ checkpointHash: config.checkpoints.map(checkpointHashOf).join(','), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
   render: { tables: renderGoldTables, plots: renderGoldPlots },

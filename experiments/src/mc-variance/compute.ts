@@ -1,18 +1,20 @@
 import { ProgressBar, type Rng } from '@rred/core';
 import { toStoreRows, truncatedMc, type McConfig, type McExtra } from '@rred/estimators';
-import type { Trace, TransformerLM } from '@rred/lm';
+import type { Trace } from '@rred/lm';
 import type { TraceBundle } from '@rred/results-store';
 import { segment, type SegmentationConfig, type Segment } from '@rred/segmentation';
 import type { TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
 import { yieldToEventLoop } from '../common/yield';
 import { continuationRows } from '../common/mc-records';
-import { loadModel, type LoadedModel } from '../common/model';
+import type { ServedModelRef } from '../common/cli-args';
+import { loadDataset, type Verifier } from '../common/dataset';
+import { connectServedModel, loadModel, type ExperimentLM, type LoadedModel } from '../common/model';
 import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import { logMcSummary } from './load';
 import type { McVarianceConfig } from './config';
 
-export function segmentTrace(lm: TransformerLM, trace: Trace, config: SegmentationConfig): Segment[] {
+export function segmentTrace(lm: ExperimentLM, trace: Trace, config: SegmentationConfig): Segment[] {
   return segment(trace, config, (id) => lm.tokenizer.decode([id]));
 }
 
@@ -24,13 +26,14 @@ async function mcBundle(
   segConfig: SegmentationConfig,
   mc: McConfig,
   rng: Rng,
+  verifier?: Verifier,
 ): Promise<{ bundle: TraceBundle; extra: McExtra }> {
   const segments = segmentTrace(model.lm, trace, segConfig);
   const result = await truncatedMc(
     model.lm,
     trace,
     segments,
-    { tokens: specialTokens(model.lm.tokenizer), reward: continuationReward(model.lm.tokenizer, record) },
+    { tokens: specialTokens(model.lm.tokenizer), reward: continuationReward(model.lm.tokenizer, record, verifier) },
     { ...mc, progress: false },
     rng,
   );
@@ -58,27 +61,40 @@ async function mcBundle(
 }
 
 const models = new Map<string, Promise<LoadedModel>>();
-/** One loaded model per checkpoint per process (a sweep runs many children on the same weights). */
-export function sharedModel(checkpoint: string): Promise<LoadedModel> {
-  let m = models.get(checkpoint);
+/** One loaded model per checkpoint (or served model) per process (a sweep runs many children on the same weights). */
+export function sharedModel(checkpoint: string, served: ServedModelRef | null = null): Promise<LoadedModel> {
+  const key = served ? `${served.api} ${served.url}` : checkpoint;
+  let m = models.get(key);
   if (!m) {
-    m = loadModel(checkpoint);
-    models.set(checkpoint, m);
+    m = served ? connectServedModel(served) : loadModel(checkpoint);
+    m.catch(() => models.delete(key));
+    models.set(key, m);
   }
   return m;
 }
 
-export async function computeMcVariance({ store, run, config, rng }: ComputeContext<McVarianceConfig>): Promise<void> {
-  const model = await sharedModel(config.checkpoint);
-  const records = loadSplit(config.split, config.problems);
-  const traces = await generateRollouts(model.lm, records, config.rollout, rng.fork('rollouts'));
+export async function computeMcVariance({ store, run, config, rng, served, dataset }: ComputeContext<McVarianceConfig>): Promise<void> {
+  const model = await sharedModel(config.checkpoint, served);
+  if (model.tags) run.setTags(model.tags);
+  const data = dataset ? loadDataset(dataset, config.problems) : null;
+  if (data) run.setTags(data.tags);
+  const records = data?.records ?? loadSplit(config.split, config.problems);
+  const traces = await generateRollouts(model.lm, records, { ...config.rollout, verifier: data?.verify }, rng.fork('rollouts'));
   const done = run.traceKeys();
   const bar = new ProgressBar('mc-variance: MC per trace', traces.length);
   for (let i = 0; i < traces.length; i++) {
     const trace = traces[i];
     let info = `${trace.problemId} stored earlier`;
     if (!done.has(trace.problemId)) {
-      const { bundle } = await mcBundle(model, trace, records[i], config.segmentation, config.mc, rng.fork(`mc-${trace.problemId}`));
+      const { bundle } = await mcBundle(
+        model,
+        trace,
+        records[i],
+        config.segmentation,
+        config.mc,
+        rng.fork(`mc-${trace.problemId}`),
+        data?.verify,
+      );
       run.writeTraceBundle(bundle);
       info = `${trace.problemId} K=${bundle.segments.length}, ${Math.round(bundle.costs![0].wallMs)} ms`;
     }

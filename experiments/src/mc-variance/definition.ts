@@ -30,6 +30,8 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   },
   backend: engineBackend,
   compute: computeMcVariance,
+  checkServed: () => undefined, // rollouts and MC need sampling only
+  takesDataset: true,
   inputs: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint), ...datasetInputs([config.split]) }),
   tags: (config) => ({ ...checkpointTags(config.checkpoint), [MC_SHARED_PREFILL_TAG]: 'true' }),
   render: { tables: renderMcVarianceTables, plots: renderMcVariancePlots },

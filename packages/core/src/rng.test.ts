@@ -44,6 +44,15 @@ describe('Rng', () => {
     expect(counts[1] / counts[0]).toBeLessThan(2.15);
   });
 
+  it('counts its draws (a fresh generator has made none; categorical takes one)', () => {
+    const rng = new Rng(5);
+    expect(rng.draws).toBe(0);
+    rng.categorical([1, 2, 3]);
+    rng.normal();
+    expect(rng.draws).toBe(3);
+    expect(rng.fork('x').draws).toBe(0);
+  });
+
   it('rejects a non-integer seed and empty ranges', () => {
     expect(() => new Rng(1.5)).toThrow(/integer/);
     expect(() => new Rng(1).int(3, 2)).toThrow(/empty range/);

@@ -9,6 +9,7 @@ export class Rng {
   private s1: number;
   private s2: number;
   private s3: number;
+  private taken = 0;
 
   constructor(readonly seed: number) {
     // 32 bits of state enter the generator, so a seed outside [0, 2^32) would silently alias one inside
@@ -28,8 +29,14 @@ export class Rng {
     this.s3 = next();
   }
 
+  /** How many 32-bit draws this generator has made: 0 means it is still at the state `new Rng(seed)` starts in. */
+  get draws(): number {
+    return this.taken;
+  }
+
   /** Uniform 32-bit unsigned integer. */
   nextUint32(): number {
+    this.taken++;
     const result = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;
     const t = (this.s1 << 9) >>> 0;
     this.s2 ^= this.s0;

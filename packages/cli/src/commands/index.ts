@@ -1,9 +1,11 @@
 import type { Command } from '../command';
 import { dbCheck } from './db-check';
+import { exportWeights } from './export-weights';
 import { runsCompare } from './runs-compare';
 import { runsExport } from './runs-export';
 import { runsList } from './runs-list';
 import { runsShow } from './runs-show';
+import { serve } from './serve';
 
 /** Every `rred` subcommand. Add new commands here (their module exports a `Command`). */
-export const COMMANDS: Command[] = [runsList, runsShow, runsCompare, runsExport, dbCheck];
+export const COMMANDS: Command[] = [runsList, runsShow, runsCompare, runsExport, dbCheck, serve, exportWeights];
