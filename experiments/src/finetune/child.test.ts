@@ -15,7 +15,7 @@ describe('trainChild', () => {
     await initEngine({ backend: 'cpu', quiet: true });
   });
 
-  it.each(['grpo', 'rredcot', 'verigate', 'grail', 'mc', 'oracle'] as const)(
+  it.each(['grpo', 'rredcot', 'verigate', 'grail', 'mc', 'oracle', 'verigate-oracle'] as const)(
     '%s: writes the validation curve, the eval table cells and the best step',
     async (method) => {
       const config = finetuneConfigSchema.parse({
@@ -41,7 +41,8 @@ describe('trainChild', () => {
       if (method !== 'grpo') expect(at(KEYS.fallback).map((m) => m.step)).toEqual([1, 2, 3]);
       else expect(at(KEYS.fallback)).toEqual([]);
       // every reward is 0, so every group is degenerate: VeriGate scores all 4 traces of each step with RREDCoT
-      if (method === 'verigate') expect(at(KEYS.estimated).map((m, i) => m.value + at(KEYS.fallback)[i].value)).toEqual([4, 4, 4]);
+      if (method === 'verigate' || method === 'verigate-oracle')
+        expect(at(KEYS.estimated).map((m, i) => m.value + at(KEYS.fallback)[i].value)).toEqual([4, 4, 4]);
       expect(at('grpo.sigmaSumMean')).toHaveLength(3);
       for (const split of ['eval-easy', 'eval-hard']) {
         for (const which of ['final', 'best'] as const) {

@@ -14,6 +14,7 @@ import {
   estimatorRedistribution,
   grailRedistribution,
   oracleRedistribution,
+  oracleStepScores,
   returnEquivalent,
   taskGrpoSetup,
   type EstimatorHook,
@@ -72,6 +73,8 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
       return { redistribute: estimatorRedistribution({ ...rredcotOptions(), sigma }) };
     case 'verigate':
       return { stepScores: creditStepScores(rredcotOptions()) };
+    case 'verigate-oracle':
+      return { stepScores: oracleStepScores({ ...common, firstError: firstErrorToken(tokenizer, train) }) };
     case 'grail':
       return { redistribute: grailRedistribution({ model }) };
     case 'mc': {
@@ -87,7 +90,7 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
       };
     }
     case 'oracle':
-      return { redistribute: oracleRedistribution({ ...common, firstError: firstErrorToken(model.tokenizer, train), sigma }) };
+      return { redistribute: oracleRedistribution({ ...common, firstError: firstErrorToken(tokenizer, train), sigma }) };
   }
 }
 

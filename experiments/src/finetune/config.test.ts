@@ -33,7 +33,7 @@ describe('the issue-14 comparison config (experiments/configs/finetune/compariso
     for (const m of METHODS)
       expect(count('assumptionsMet', m)).toBeGreaterThanOrEqual(['grpo', 'rredcot', 'rredcot-literal'].includes(m) ? 5 : 3);
     expect(['grpo', 'rredcot', 'rredcot-literal'].map((m) => count('embedded', m))).toEqual([5, 5, 5]);
-    expect(plans).toHaveLength(45);
+    expect(plans).toHaveLength(48);
     const rredcot = plans.find((p) => p.config.method === 'rredcot')!.config;
     expect(rredcot.steps).toBeGreaterThanOrEqual(200);
     expect(rredcot.evaluation.problems).toBe(500);

@@ -11,7 +11,17 @@ import { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from '@rred/lm';
  * The compared fine-tuning methods (arms): paper Sec. 4 (Tab. 1 and Tab. 2) and the neighbours of
  * issue 14. What each one does is in the `methods` description below and in experiments/src/README.md.
  */
-export const METHODS = ['grpo', 'rredcot', 'rredcot-literal', 'rredcot-own', 'grail', 'verigate', 'oracle', 'mc'] as const;
+export const METHODS = [
+  'grpo',
+  'rredcot',
+  'rredcot-literal',
+  'rredcot-own',
+  'grail',
+  'verigate',
+  'verigate-oracle',
+  'oracle',
+  'mc',
+] as const;
 export type Method = (typeof METHODS)[number];
 /** Methods whose σ comes from segment credits through a `sigma` config (recipes' `segmentSigma`). */
 export const CREDIT_METHODS = ['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const;
@@ -66,7 +76,8 @@ export const finetuneConfigSchema = z
         "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, σ by `sigma.rredcot`, aligned); " +
           "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: Eq. 11 as written); 'rredcot-own' (estimator `rredcotOwn`); " +
           "'grail' (σ_t ∝ gradient saliency of each thinking token for the answer, training README); 'verigate' (GRPO where the verifier " +
-          "separates the group, else group-normalized future-cumulated step scores from `verigate.stepScores`); 'oracle' (the task's step " +
+          "separates the group, else group-normalized future-cumulated step scores: the `rredcot` estimator's segment credits, an intrinsic PRM); " +
+          "'verigate-oracle' (the same with the task's step oracle as the PRM: a segment scores 1 before the first uncorrected wrong line, 0 from it on); 'oracle' (the task's step " +
           "oracle: a failed trace's credit −1 on the segment holding its first uncorrected wrong line, 0 elsewhere, σ by `sigma.oracle`); " +
           "'mc' (ΔV_MC credits from `mc`, σ by `sigma.mc`). Default grpo, rredcot, rredcot-own; the paired differences need grpo.",
       ),
@@ -141,7 +152,7 @@ export const finetuneConfigSchema = z
     rredcot: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'forced', valueSuffix: 'remaining', space: 'log', maxReferences: 4 })
       .describe(
-        "Estimator of methods 'rredcot', 'rredcot-literal' and of verigate's RREDCoT step scores: the variant the gold-value benchmark (issue 13) " +
+        "Estimator of methods 'rredcot', 'rredcot-literal' and of verigate's step scores: the variant the gold-value benchmark (issue 13) " +
           'picks. Default dataset references, v̂ = I+V, exit forced, value suffix remaining, log space, at most 4 of the up to 9 listed solution ' +
           'orders (N of Eq. 9). Its `normalization` is not used for training (σ comes from `sigma`).',
       ),
@@ -166,19 +177,6 @@ export const finetuneConfigSchema = z
         'σ of each credit method (sign handling, normalization, standardization, τ; recipes README). Runs stored before this field existed ' +
           "used 'literal' sign handling and the estimator's own normalization (raw credits, no length prior); the loader reads them so.",
       ),
-    verigate: z
-      .object({
-        stepScores: z
-          .enum(['rredcot'])
-          .default('rredcot')
-          .describe(
-            "Process scores p_{i,k} of VeriGate's degenerate groups: 'rredcot' = the RREDCoT credits r_k of the `rredcot` estimator " +
-              '(an intrinsic PRM: the change of log v̂ over segment k; the answer segment scores 0). Default rredcot.',
-          ),
-      })
-      .strict()
-      .default({})
-      .describe('VeriGate (method verigate): gate = zero reward spread in a group; see packages/training/README.md.'),
     mc: mcConfigSchema
       .default({ samplesPerExitPoint: 2, maxNewTokens: 108, horizon: 'completion', batchSize: 128 })
       .describe(

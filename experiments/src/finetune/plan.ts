@@ -33,7 +33,6 @@ export interface ChildConfig {
   sigma: SigmaConfig | null;
   /** Truncated-MC config of method mc (null otherwise). */
   mc: McConfig | null;
-  verigate: FinetuneConfig['verigate'] | null;
   validation: FinetuneConfig['validation'];
   evaluation: FinetuneConfig['evaluation'];
 }
@@ -101,7 +100,6 @@ export function planChildren(
           estimator: estimatorOf(config, method),
           sigma: sigmaOf(config, method),
           mc: method === 'mc' ? config.mc : null,
-          verigate: method === 'verigate' ? config.verigate : null,
           validation: {
             ...config.validation,
             every: scaled(config.validation.every, config.scale),
@@ -126,6 +124,7 @@ export function childKey(method: string, seed: number, testBed: string | null = 
 const REDISTRIBUTION: Record<Method, GrpoConfig['redistribution']> = {
   grpo: 'none',
   verigate: 'none',
+  'verigate-oracle': 'none',
   rredcot: 'rredcot',
   'rredcot-literal': 'rredcot',
   'rredcot-own': 'rredcot',
@@ -142,7 +141,7 @@ export function trainerConfig(c: ChildConfig): GrpoConfig {
       seed: c.seed,
       steps: c.steps,
       redistribution: REDISTRIBUTION[c.method],
-      processAdvantage: c.method === 'verigate' ? 'verigate' : 'none',
+      processAdvantage: c.method === 'verigate' || c.method === 'verigate-oracle' ? 'verigate' : 'none',
       checkpointEvery: 0,
       optimizer: { ...c.optimizer, lr: c.lr },
     },

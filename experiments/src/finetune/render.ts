@@ -193,7 +193,10 @@ function settingDetails(data: FinetuneRunData): string {
     seeds ? `Fewer seeds (the first n): ${seeds}.` : '',
     credit.length ? `σ per method: ${credit.map(sigma).join('; ')}.` : '',
     present.has('rredcot') || present.has('rredcot-literal') || present.has('verigate') ? `rredcot estimator: ${variant(c.rredcot)}.` : '',
-    present.has('verigate') ? `verigate: step scores ${c.verigate.stepScores} (segment credits; the answer step scores 0).` : '',
+    present.has('verigate') ? 'verigate: step scores = the rredcot segment credits (the answer step scores 0).' : '',
+    present.has('verigate-oracle')
+      ? 'verigate-oracle: step scores = the step oracle (1 before the first uncorrected wrong line, else 0).'
+      : '',
     present.has('mc')
       ? `mc: n = ${c.mc.samplesPerExitPoint} continuations per exit point, M = ${c.mc.maxNewTokens} (${c.mc.horizon === 'completion' ? 'whole completion' : 'per continuation'}).`
       : '',

@@ -7,7 +7,7 @@ import { segmentationConfig } from '@rred/segmentation';
 import { grailSigma } from '@rred/training';
 import { grailRedistribution } from './grail-hook';
 import { oracleRedistribution } from './oracle-hook';
-import { creditStepScores } from './step-scores';
+import { creditStepScores, oracleStepScores } from './step-scores';
 
 // the estimators' toy LM: ids a=0, b=1, '\n'=2, </think>=3, <eos>=4
 const tokens = toyTokens;
@@ -80,5 +80,18 @@ describe('creditStepScores', () => {
     expect(out[0]!.scores[3]).toBe(0);
     out[0]!.scores.forEach((x) => expect(Number.isFinite(x)).toBe(true));
     expect(scores.lastCall()).toEqual({ estimated: 1, fallback: 0 });
+  });
+});
+
+describe('oracleStepScores', () => {
+  it('scores the steps before the first error 1, from it on 0, the answer step 0; no error: every segment 1', async () => {
+    const ts = [trace([0, 1, 2, 1, 0, 2, 0, 0, 1], 0), trace([0, 1, 2, 1, 1, 2, 0, 1, 2], 0), trace([1, 1, 2, 0, 0, 2, 1, 0, 1], 0)];
+    const errors = new Map([[ts[0], 4]]); // in segment [3, 6)
+    const scores = oracleStepScores({ segmentation, tokenText, firstError: (t) => errors.get(t) ?? null });
+    const out = await scores(ts, { step: 0, rng: new Rng(1), gated: [true, true, false] });
+    expect(out[0]).toEqual({ ends: [3, 6, 9, 12], scores: [1, 0, 0, 0] });
+    expect(out[1]).toEqual({ ends: [3, 6, 9, 12], scores: [1, 1, 1, 0] });
+    expect(out[2]).toBeNull();
+    expect(scores.lastCall()).toEqual({ estimated: 2, fallback: 0 });
   });
 });

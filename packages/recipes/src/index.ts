@@ -5,5 +5,5 @@ export { returnEquivalent, sigmaConfigSchema } from './sigma';
 export type { SigmaConfig } from './sigma';
 export { oracleRedistribution } from './oracle-hook';
 export { grailRedistribution } from './grail-hook';
-export { creditStepScores } from './step-scores';
+export { creditStepScores, oracleStepScores } from './step-scores';
 export type { StepScoreSource } from './step-scores';
