@@ -39,6 +39,6 @@ describe('the issue-14 comparison config (experiments/configs/finetune/compariso
     expect(rredcot.evaluation.problems).toBe(500);
     expect(rredcot.sigma?.signHandling).toBe('aligned');
     expect(plans.find((p) => p.config.method === 'rredcot-literal')!.config.sigma?.signHandling).toBe('literal');
-    expect(rredcot.estimator).toMatchObject({ exit: 'forced', valueSuffix: 'remaining', terms: 'both', space: 'log' });
+    expect(rredcot.estimator).toMatchObject({ exit: 'forced', valueSuffix: 'remaining', terms: 'value', space: 'prob' });
   });
 });

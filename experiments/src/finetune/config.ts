@@ -150,10 +150,11 @@ export const finetuneConfigSchema = z
       'Exit points of each rollout for RREDCoT (Sec. 3.1). Default hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
     ),
     rredcot: rredcotConfigSchema
-      .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'forced', valueSuffix: 'remaining', space: 'log', maxReferences: 4 })
+      .default({ ...rredcotPresets.dataset, terms: 'value', exit: 'forced', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
       .describe(
         "Estimator of methods 'rredcot', 'rredcot-literal' and of verigate's step scores: the variant the gold-value benchmark (issue 13) " +
-          'picks. Default dataset references, v̂ = I+V, exit forced, value suffix remaining, log space, at most 4 of the up to 9 listed solution ' +
+          'picked (results/gold: rredcot.any.remaining.value.prob). Default dataset references, v̂ = V (exit unused), value suffix remaining, ' +
+          'prob space, at most 4 of the up to 9 listed solution ' +
           'orders (N of Eq. 9). Its `normalization` is not used for training (σ comes from `sigma`).',
       ),
     rredcotOwn: rredcotConfigSchema
