@@ -57,6 +57,7 @@ export const QUICK_OVERRIDES: Record<string, unknown> = {
   'engine.backends': ['wasm+native', 'wasm'],
   'engine.warmup': { 'wasm+native': 1, wasm: 0, cpu: 0 },
   'engine.reps': { 'wasm+native': 3, wasm: 1, cpu: 1 },
+  'engine.transposeB.reps': 3,
   'lm.samplingPrompts': 4,
   'lm.scoringTraces': 2,
   'lm.scoringReps': 1,

@@ -2,6 +2,8 @@ import { parseConfig, ProgressBar, Rng, textTable, seedSchema } from '@rred/core
 import { engineInfo, initEngine, setNativeKernelsEnabled, sgemmGflops, tf } from '@rred/engine';
 import { createTransformer, parseModelConfig, tokenLogprobs, type ModelConfig } from '@rred/lm';
 import { z } from 'zod';
+import { benchTransposeB, TransposeBConfigSchema } from './matmul-bench';
+import { profileStep, type StepProfile } from './step-profile';
 import { round, timeRuns, type Timing } from './timing';
 
 const BENCH_BACKENDS = ['wasm+native', 'wasm', 'cpu'] as const;
@@ -34,6 +36,15 @@ export const EngineBenchConfigSchema = z
     reps: repsSchema({ 'wasm+native': 7, wasm: 2, cpu: 1 }, 'Timed runs (median reported)'),
     sgemmN: z.number().int().min(16).default(1024).describe('Size n of the n×n×n OpenBLAS sgemm that defines peak FLOP/s. Default 1024.'),
     seed: seedSchema.default(0).describe('Seed for weights and tokens. Default 0.'),
+    transposeB: TransposeBConfigSchema.default({}).describe(
+      'BatchMatMul a·bᵀ vs a·b at the attention shapes, wasm+native only (matmul-bench.ts): `transposeBSlowdown` (bar ≤ 1.3).',
+    ),
+    profileTop: z
+      .number()
+      .int()
+      .min(0)
+      .default(12)
+      .describe('Rows kept of the per-kernel profile of one wasm+native train step (tf.profile; 0 = no profile). Default 12.'),
   })
   .strict();
 
@@ -57,15 +68,17 @@ interface BackendResult {
   trainStep: Timing;
   forward: Timing;
   tensorsLeakedPerStep: number;
+  /** One profiled train step by kernel (wasm+native, profileTop > 0). */
+  profile?: StepProfile;
 }
 
 /** Train and forward steps of the benchmark model on one backend (fresh weights and batch from the seed), and the tensors a step leaks. */
-function benchBackend(
+async function benchBackend(
   backend: BenchBackend,
   config: EngineBenchConfig,
   modelConfig: ModelConfig,
   tick: () => void,
-): { result: BackendResult; paramCount: number } {
+): Promise<{ result: BackendResult; paramCount: number }> {
   const rng = new Rng(config.seed);
   const model = createTransformer(modelConfig, rng.fork('init'));
   const { inputs, targets } = randomBatch(rng.fork('data'), config.batch, config.seqLen, config.vocabSize);
@@ -88,7 +101,8 @@ function benchBackend(
   // Adam creates its moment variables on the first step only.
   const leaked = trainRuns > 1 ? (tf.memory().numTensors - before - 2 * model.variables().length) / trainRuns : 0;
   const fwd = timeRuns(forward, config.warmup[backend], config.reps[backend], tick);
-  const result = { trainStep, forward: fwd, tensorsLeakedPerStep: round(Math.max(0, leaked), 2) };
+  const profile = backend === 'wasm+native' && config.profileTop > 0 ? await profileStep(train, config.profileTop) : undefined;
+  const result = { trainStep, forward: fwd, tensorsLeakedPerStep: round(Math.max(0, leaked), 2), ...(profile ? { profile } : {}) };
   const paramCount = model.paramCount;
   optimizer.dispose();
   model.dispose();
@@ -168,22 +182,39 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
     { vocabSize: config.vocabSize, contextLength: config.seqLen, nLayers: config.nLayers },
     'engine bench model',
   );
-  const totalRuns = backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0);
+  const totalRuns =
+    backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0) + (nativeAvailable ? config.transposeB.shapes.length * config.transposeB.reps : 0);
   const bar = new ProgressBar('bench engine', totalRuns, 5000);
   const results: Partial<Record<BenchBackend, BackendResult>> = {};
   let paramCount = 0;
+  let transposeB: ReturnType<typeof benchTransposeB> | null = null;
   try {
     for (const backend of backends) {
       await selectBackend(backend);
-      const measured = benchBackend(backend, config, modelConfig, () => bar.tick(1, backend));
+      const measured = await benchBackend(backend, config, modelConfig, () => bar.tick(1, backend));
       results[backend] = measured.result;
       paramCount = measured.paramCount;
+    }
+    if (nativeAvailable) {
+      await selectBackend('wasm+native');
+      transposeB = benchTransposeB(config.transposeB, () => bar.tick(1, 'transposeB'));
     }
   } finally {
     await selectBackend(nativeAvailable ? 'wasm+native' : info.backend === 'cpu' ? 'cpu' : 'wasm'); // leave the engine as initialised for later sections
   }
-  const out = engineDocument(results, sgemm, modelConfig, paramCount, config, info);
+  const out = { ...engineDocument(results, sgemm, modelConfig, paramCount, config, info), transposeBSlowdown: transposeB?.transposeBSlowdown ?? null, transposeB };
   printEngineBench(out, results, config, info);
+  if (transposeB) {
+    const rows = transposeB.shapes.map((r) => [r.name, `${r.batch}×${r.m}×${r.k}×${r.n}`, r.plainMs.toFixed(3), r.transposeBMs.toFixed(3), r.slowdown.toFixed(2)]);
+    process.stdout.write(`${textTable({ columns: ['product', 'batch×M×K×N', 'a·b ms', 'a·bᵀ ms', 'slowdown'], rows }, 'numbers')}\n`);
+  }
+  const profile = results['wasm+native']?.profile;
+  if (profile) {
+    const rows = profile.byKernel.map((k) => [k.kernel, k.ms.toFixed(1), String(k.calls), k.share.toFixed(3)]);
+    process.stdout.write(
+      `one train step profiled: ${profile.profiledStepMs} ms, ${profile.kernelMs} ms in kernels\n${textTable({ columns: ['kernel', 'ms', 'calls', 'share'], rows }, 'numbers')}\n`,
+    );
+  }
   return { ...out, config, measuredAt: new Date().toISOString() };
 }
 

@@ -22,15 +22,50 @@ typedef struct {
   int64_t M, N, K;
   int lda, ldb;
   enum CBLAS_TRANSPOSE ta, tb;
+  int packB; /* transB products: transpose each right matrix into a [K, N] scratch, then multiply NN */
 } BatchJob;
+
+/*
+ * A[M,K]·B[N,K]ᵀ through OpenBLAS's NT path costs 1.5-2x its NN path at the attention shapes
+ * (K = dh = 32, M = query rows ≥ 16, N = key rows up to a few hundred) on one thread: its packing of a
+ * transposed right operand is slower than a plain copy. Transposing B once (N·K floats, ~1 % of the
+ * 2·M·N·K flops when M ≥ 16) and calling NN is as fast as the plain layout. Below 16 query rows (the
+ * sampler's decode step, M = 1) the product is a matrix-vector one and NT is already fast.
+ */
+#define PACK_MIN_ROWS 16
 
 static void batch_chunk(void *ctx, int64_t begin, int64_t end) {
   const BatchJob *j = ctx;
-  for (int64_t i = begin; i < end; i++) {
-    cblas_sgemm(CblasRowMajor, j->ta, j->tb, (int)j->M, (int)j->N, (int)j->K, 1.0f, j->A + (size_t)j->aIdx[i] * j->M * j->K,
-                j->lda, j->B + (size_t)j->bIdx[i] * j->K * j->N, j->ldb, 0.0f, j->C + i * (size_t)(j->M * j->N), (int)j->N);
+  float *scratch = NULL;
+  if (j->packB) {
+    scratch = malloc((size_t)(j->K * j->N) * sizeof(float));
+    if (!scratch) abort(); /* K·N floats of one right matrix; the heap the tensors live on is larger */
   }
+  for (int64_t i = begin; i < end; i++) {
+    const float *Ai = j->A + (size_t)j->aIdx[i] * j->M * j->K;
+    const float *Bi = j->B + (size_t)j->bIdx[i] * j->K * j->N;
+    float *Ci = j->C + i * (size_t)(j->M * j->N);
+    if (j->M == 1) {
+      /* one query row (the sampler's decode step): a matrix-vector product, either layout of B
+         (a's K values are contiguous whether or not transA) */
+      if (j->tb == CblasTrans)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)j->N, (int)j->K, 1.0f, Bi, j->ldb, Ai, 1, 0.0f, Ci, 1);
+      else
+        cblas_sgemv(CblasRowMajor, CblasTrans, (int)j->K, (int)j->N, 1.0f, Bi, j->ldb, Ai, 1, 0.0f, Ci, 1);
+    } else if (scratch) {
+      /* B_i [N, K] → scratch [K, N] (OpenBLAS's out-of-place transpose, vectorised) */
+      cblas_somatcopy(CblasRowMajor, CblasTrans, (int)j->N, (int)j->K, 1.0f, Bi, (int)j->K, scratch, (int)j->N);
+      cblas_sgemm(CblasRowMajor, j->ta, CblasNoTrans, (int)j->M, (int)j->N, (int)j->K, 1.0f, Ai, j->lda, scratch, (int)j->N, 0.0f, Ci,
+                  (int)j->N);
+    } else {
+      cblas_sgemm(CblasRowMajor, j->ta, j->tb, (int)j->M, (int)j->N, (int)j->K, 1.0f, Ai, j->lda, Bi, j->ldb, 0.0f, Ci, (int)j->N);
+    }
+  }
+  free(scratch);
 }
+
+/* Products at least this large (multiply-adds) use OpenBLAS's own threads, one product at a time. */
+#define BLAS_THREADED_MNK (1 << 22)
 
 /*
  * batchMatMul(heap, aOff, bOff, outOff, M, N, K, transA, transB, aIdx, bIdx, aBatches, bBatches)
@@ -75,11 +110,25 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
                 (int)N);
     return js_undefined(env);
   }
-  BatchJob job = {A, B, C, aIdx, bIdx, M, N, K, lda, ldb, ta, tb};
-  /* Small products run single-threaded inside OpenBLAS (below its 4·65536 multiply-add threshold), so
-     the batch itself is split across the pool; larger ones use OpenBLAS's own threads, one at a time. */
-  const int small = M * N * K < 4 * 65536;
-  rred_parallel_for((int64_t)nBatch, small ? 1 + 65536 / (M * N * K) : (int64_t)nBatch, batch_chunk, &job);
+  const int packB = transB && M >= PACK_MIN_ROWS;
+  BatchJob job = {A, B, C, aIdx, bIdx, M, N, K, lda, ldb, ta, tb, packB};
+  /*
+   * Thread policy. Many medium products (attention: [B·H] × S×dh×(P+S)) are split across the engine's
+   * pool with OpenBLAS on one thread: OpenBLAS threads each product on its own above 4·65536
+   * multiply-adds, and at these sizes its fork/join per product costs more than the product (measured
+   * 2-3x slower than one thread, worse for transB). Only products of ≥ 2^22 multiply-adds, where its
+   * threading pays, run one at a time on OpenBLAS's threads. Small batches get ≥ 65536 multiply-adds
+   * per pool chunk.
+   */
+  const int64_t mnk = M * N * K;
+  if (mnk >= BLAS_THREADED_MNK || rred_pool_threads() <= 1) {
+    batch_chunk(&job, 0, (int64_t)nBatch);
+    return js_undefined(env);
+  }
+  const int blasThreads = openblas_get_num_threads();
+  if (blasThreads > 1) openblas_set_num_threads(1);
+  rred_parallel_for((int64_t)nBatch, 1 + 65536 / mnk, batch_chunk, &job);
+  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
   return js_undefined(env);
 }
 

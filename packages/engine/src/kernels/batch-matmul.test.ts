@@ -96,6 +96,61 @@ describeNative('native BatchMatMul', () => {
     }
   });
 
+  it('matches stock and float64 at the attention shapes of the GRPO step (packed transB, one-row decode, the OpenBLAS-threaded size)', () => {
+    // [batch, heads] × M×K×N with K = dh = 32: scoring q·kᵀ (M query rows ≥ 16: B is transposed into a
+    // scratch and multiplied NN), the sampler's decode step (M = 1: a matrix-vector product), the
+    // attention backward (transA), and one product large enough for OpenBLAS's own threads.
+    const both: [boolean, boolean][] = [
+      [false, true],
+      [false, false],
+    ];
+    const cases: [number[], number, number, number, [boolean, boolean][]][] = [
+      [[29, 4], 64, 32, 150, [[false, true]]],
+      [[8, 4], 64, 32, 150, both],
+      [
+        [29, 4],
+        150,
+        32,
+        64,
+        [
+          [false, true],
+          [true, false],
+        ],
+      ],
+      [[7, 4], 1, 32, 150, both],
+      [[7, 4], 17, 150, 32, [...both, [true, false], [true, true]]],
+      [
+        [2],
+        256,
+        128,
+        160,
+        [
+          [false, true],
+          [true, true],
+        ],
+      ],
+    ];
+    for (const [outer, m, k, n, combos] of cases) {
+      for (const [ta, tb] of combos) {
+        const s = shapes(outer, outer, m, k, n, ta, tb);
+        const a = randomNormal(rng, s.a);
+        const b = randomNormal(rng, s.b);
+        const { native, stock } = runBoth(set, () => tf.matMul(a, b, ta, tb));
+        expect(native[0].shape).toEqual([...outer, m, n]);
+        expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
+        if (outer[0] <= 7) expect(normwiseError(native[0].values, referenceMatMul(a, b, ta, tb).values)).toBeLessThan(1e-5);
+        tf.dispose([a, b]);
+      }
+    }
+    // a shared key matrix broadcast over the query batch (cache prefix of batch 1): index maps with transB
+    const q = randomNormal(rng, [6, 4, 20, 32]);
+    const kShared = randomNormal(rng, [1, 4, 90, 32]);
+    const { native, stock } = runBoth(set, () => tf.matMul(q, kShared, false, true));
+    expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
+    expect(normwiseError(native[0].values, referenceMatMul(q, kShared, false, true).values)).toBeLessThan(1e-5);
+    tf.dispose([q, kShared]);
+  });
+
   it('broadcasts batch dims in general (size-1 dims, different ranks) like numpy', () => {
     const cases: [number[], number[]][] = [
       [[1], [4]],
