@@ -8,13 +8,16 @@ import type { Store } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { checkpointHashOf, engineBackend } from '../common/model';
 import { fromCommittedConfig } from '../common/out-dir';
+import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
+import { scalingMarkdown, scalingPlotSpec } from './scaling-render';
 import { benchConfigSchema, type BenchConfig, type BenchSection } from './config';
 import { readDocument, recordDocument } from './document';
 import { runEngineBench } from './engine-bench';
 import { runEstimatorsBench } from './estimators-bench';
 import { runLmBench } from './lm-bench';
 import { runRemoteBench } from './remote-bench';
+import { runScalingBench } from './scaling-bench';
 import { runTrainingBench } from './training-bench';
 
 /** Each section measures and returns its document (the run facts `config` and `measuredAt` are added when rendering). */
@@ -24,16 +27,17 @@ const SECTIONS: Record<BenchSection, (config: BenchConfig) => Promise<Record<str
   estimators: (c) => runEstimatorsBench(c.estimators),
   training: (c) => runTrainingBench(c.training),
   remote: (c) => runRemoteBench(c.remote),
+  scaling: (c) => runScalingBench(c.scaling),
 };
 
 /** Fields of a section document that the store run holds itself: the section config and the time. */
 const RUN_FACTS = ['config', 'measuredAt'];
 
-/** results/bench/<section>.json of every section of one run, from the store alone. */
+/** results/bench/<section>.json of every section of one run (and scaling.md for the scaling section), from the store alone. */
 export function renderBench(store: Store, runId: string, outDir: string): string[] {
   const run = store.getRun(runId);
   const config = benchConfigSchema.parse(run.config);
-  return config.sections.map((section) => {
+  return config.sections.flatMap((section) => {
     const document = {
       ...readDocument(run, section),
       config: config[section],
@@ -41,8 +45,19 @@ export function renderBench(store: Store, runId: string, outDir: string): string
     };
     const file = path.join(outDir, `${section}.json`);
     writeText(file, `${JSON.stringify(document, null, 2)}\n`);
-    return file;
+    if (section !== 'scaling') return [file];
+    const table = path.join(outDir, 'scaling.md');
+    writeText(table, scalingMarkdown(document as unknown as Parameters<typeof scalingMarkdown>[0]));
+    return [file, table];
   });
+}
+
+/** results/bench/scaling.{vl.json,svg,png} of a run holding the scaling section (none otherwise). */
+export async function renderBenchPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
+  const run = store.getRun(runId);
+  if (!benchConfigSchema.parse(run.config).sections.includes('scaling')) return [];
+  const doc = readDocument(run, 'scaling') as unknown as Parameters<typeof scalingPlotSpec>[0];
+  return writePlot(outDir, 'scaling', scalingPlotSpec(doc));
 }
 
 /**
@@ -61,10 +76,10 @@ export function benchRunsToRender(store: Store): string[] {
   return runs.map((r) => r.summary.id).filter((id) => [...newest.values()].includes(id));
 }
 
-/** Identity (weights + config + tokenizer) of the checkpoint the chosen sections load (per section if they differ; the engine section builds a random model). */
+/** Identity (weights + config + tokenizer) of the checkpoint the chosen sections load (per section if they differ; the engine and scaling sections build random models). */
 function checkpointTags(config: BenchConfig): Record<string, string> {
   const bySection = config.sections
-    .filter((s) => s !== 'engine')
+    .filter((s) => s !== 'engine' && s !== 'scaling')
     .map((s) => [s, checkpointHashOf((config[s] as { checkpoint: string }).checkpoint)] as const);
   const distinct = [...new Set(bySection.map(([, h]) => h))];
   if (distinct.length <= 1) return distinct.length ? { checkpointHash: distinct[0] } : {};
@@ -92,6 +107,6 @@ export const benchExperiment: ExperimentDefinition<typeof benchConfigSchema> = {
     }
   },
   tags: checkpointTags,
-  render: { tables: renderBench, plots: async () => [] },
+  render: { tables: renderBench, plots: renderBenchPlots },
   runsToRender: benchRunsToRender,
 };

@@ -183,7 +183,8 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
     'engine bench model',
   );
   const totalRuns =
-    backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0) + (nativeAvailable ? config.transposeB.shapes.length * config.transposeB.reps : 0);
+    backends.reduce((n, b) => n + 2 * (config.warmup[b] + config.reps[b]), 0) +
+    (nativeAvailable ? config.transposeB.shapes.length * config.transposeB.reps : 0);
   const bar = new ProgressBar('bench engine', totalRuns, 5000);
   const results: Partial<Record<BenchBackend, BackendResult>> = {};
   let paramCount = 0;
@@ -202,10 +203,20 @@ export async function runEngineBench(rawConfig: unknown = {}): Promise<Record<st
   } finally {
     await selectBackend(nativeAvailable ? 'wasm+native' : info.backend === 'cpu' ? 'cpu' : 'wasm'); // leave the engine as initialised for later sections
   }
-  const out = { ...engineDocument(results, sgemm, modelConfig, paramCount, config, info), transposeBSlowdown: transposeB?.transposeBSlowdown ?? null, transposeB };
+  const out = {
+    ...engineDocument(results, sgemm, modelConfig, paramCount, config, info),
+    transposeBSlowdown: transposeB?.transposeBSlowdown ?? null,
+    transposeB,
+  };
   printEngineBench(out, results, config, info);
   if (transposeB) {
-    const rows = transposeB.shapes.map((r) => [r.name, `${r.batch}×${r.m}×${r.k}×${r.n}`, r.plainMs.toFixed(3), r.transposeBMs.toFixed(3), r.slowdown.toFixed(2)]);
+    const rows = transposeB.shapes.map((r) => [
+      r.name,
+      `${r.batch}×${r.m}×${r.k}×${r.n}`,
+      r.plainMs.toFixed(3),
+      r.transposeBMs.toFixed(3),
+      r.slowdown.toFixed(2),
+    ]);
     process.stdout.write(`${textTable({ columns: ['product', 'batch×M×K×N', 'a·b ms', 'a·bᵀ ms', 'slowdown'], rows }, 'numbers')}\n`);
   }
   const profile = results['wasm+native']?.profile;

@@ -29,7 +29,12 @@ export const TransposeBConfigSchema = z
         'Attention products of the GRPO step, [batch = rows·heads] × M×K×N with K = dh = 32: scoring (29 rows × 4 heads, 64 suffix queries against 150 keys; the issue-18 shape, the headline), training (32 × 4, T = 64) and the sampler decode step (one query). The first is `transposeBSlowdown`.',
       ),
     calls: z.number().int().min(1).default(20).describe('Products per timed block (one block is one sample). Default 20.'),
-    reps: z.number().int().min(1).default(9).describe('Interleaved (plain, transposeB) block pairs per shape; the median ratio is reported. Default 9.'),
+    reps: z
+      .number()
+      .int()
+      .min(1)
+      .default(9)
+      .describe('Interleaved (plain, transposeB) block pairs per shape; the median ratio is reported. Default 9.'),
     seed: seedSchema.default(0).describe('Seed of the operands. Default 0.'),
   })
   .strict();
@@ -43,7 +48,11 @@ type TransposeBConfig = z.infer<typeof TransposeBConfigSchema>;
 export function benchTransposeB(config: TransposeBConfig, tick: () => void) {
   const rng = new Rng(config.seed);
   const rows = config.shapes.map((s) => {
-    const rand = (shape: number[]) => tf.tensor(Float32Array.from({ length: shape.reduce((x, y) => x * y, 1) }, () => rng.normal()), shape);
+    const rand = (shape: number[]) =>
+      tf.tensor(
+        Float32Array.from({ length: shape.reduce((x, y) => x * y, 1) }, () => rng.normal()),
+        shape,
+      );
     const a = rand([s.batch, s.m, s.k]); // [batch, M, K]
     const bPlain = rand([s.batch, s.k, s.n]); // [batch, K, N]
     const bT = rand([s.batch, s.n, s.k]); // [batch, N, K]
@@ -77,4 +86,3 @@ export function benchTransposeB(config: TransposeBConfig, tick: () => void) {
   });
   return { transposeBSlowdown: rows[0].slowdown, shapes: rows };
 }
-

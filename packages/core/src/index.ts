@@ -33,6 +33,7 @@ export {
   withinTraceSpearman,
   localizationTop1,
   localizationAuc,
+  powerLawExponent,
   type MeanCi,
   type Interval,
   type LocalizedTrace,

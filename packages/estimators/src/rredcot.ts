@@ -9,7 +9,7 @@
  * r_k = v̂(s_k) − v̂(s_{k−1}) in log or probability space; σ = normalize(r) (Eq. 11).
  */
 import { UserError } from '@rred/core';
-import type { ComputeCost, LanguageModel, ScoreJob, SuffixRequest, Trace } from '@rred/lm';
+import type { ComputeCost, LanguageModel, ScoreJob, SequenceCache, SuffixRequest, Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 import { CostMeter } from './cost';
 import { exitPoints } from './exit-points';
@@ -42,6 +42,8 @@ interface RredcotItem {
   trace: Trace;
   segments: Segment[];
   inputs: EstimatorInputs;
+  /** The sampler's cache of the trace (`SampleResult.cache`): with sharedPrefix scoring, only the suffixes are forwarded. */
+  cache?: SequenceCache;
 }
 
 /** RREDCoT credits for one trace: all exit points × all suffixes in one `scoreAfterPrefixes` call. */
@@ -90,11 +92,12 @@ interface ScoringPlan {
   /** suffixesAt[k]: what is scored at exit point k, the immediate suffixes (Eq. 7) first, then the value suffixes (Eq. 9). [K+1][S_k][len] */
   suffixesAt: number[][][];
   immediateCount: number;
+  cache?: SequenceCache;
 }
 type Plan = ScoringPlan | { kind: 'fallback'; result: EstimatorResult<RredcotExtra> };
 
 /** Exit points, reference set and suffixes of one trace, or its uniform fallback result. */
-function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotItem, cfg: RredcotConfig): Plan {
+function planTrace(model: LanguageModel, { trace, segments, inputs, cache }: RredcotItem, cfg: RredcotConfig): Plan {
   const { tokens } = inputs;
   const ep = exitPoints(trace, segments, tokens);
   const refs = buildReferenceSet(inputs.references ?? {}, cfg.referenceSource, tokens, cfg.maxReferences);
@@ -158,6 +161,7 @@ function planTrace(model: LanguageModel, { trace, segments, inputs }: RredcotIte
     answerCount: answers.length,
     suffixesAt,
     immediateCount: immediateSuffixes.length,
+    ...(cache ? { cache } : {}),
   };
 }
 
@@ -247,11 +251,16 @@ async function scoreAllExitPoints(
   };
   if (scoring === 'sharedPrefix') {
     // Tokens after the last exit point (the answer) are never a prefix, so they are not forwarded.
-    const jobs: ScoreJob[] = plans.map(({ ep, suffixesAt }) => ({
+    // With the sampler's cache (ScoreJob.cache) a model that can use it forwards only the suffixes.
+    const jobs: ScoreJob[] = plans.map(({ ep, suffixesAt, cache }) => ({
       sequence: ep.sequence.slice(0, ep.exitAt[ep.exitAt.length - 1]),
       requests: ep.exitAt.flatMap((at, k) => suffixesAt[k].map((suffix) => ({ exitAt: at, suffix }))),
+      ...(cache ? { cache } : {}),
     }));
-    const results = jobs.length === 1 ? [await model.scoreAfterPrefixes(jobs[0].sequence, jobs[0].requests)] : await model.scoreBatch(jobs);
+    const results =
+      jobs.length === 1 && !jobs[0].cache
+        ? [await model.scoreAfterPrefixes(jobs[0].sequence, jobs[0].requests)]
+        : await model.scoreBatch(jobs);
     if (results.length !== jobs.length) throw new Error(`rredcot: model returned ${results.length} results for ${jobs.length} traces`);
     return plans.map((plan, p) => {
       checkShape(results[p].logprobs, jobs[p].requests);

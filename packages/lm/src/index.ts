@@ -1,4 +1,14 @@
-export type { Trace, SuffixRequest, ScoreJob, ComputeCost, ScoreResult, SampleOptions, SampleResult, LanguageModel } from './types';
+export type {
+  Trace,
+  SuffixRequest,
+  ScoreJob,
+  ComputeCost,
+  ScoreResult,
+  SampleOptions,
+  SampleResult,
+  LanguageModel,
+  SequenceCache,
+} from './types';
 export { Tokenizer } from './tokenizer';
 export { parseModelConfig } from './config';
 export type { ModelConfig } from './config';

@@ -2,6 +2,7 @@ import { UserError, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { drawToken, validateSampleOptions } from './draw';
 import { MASKED } from './layers';
+import { TransformerSequenceCache } from './sequence-cache';
 import type { LayerKV, Transformer } from './transformer';
 import type { ComputeCost, SampleOptions, SampleResult } from './types';
 
@@ -13,7 +14,8 @@ import type { ComputeCost, SampleOptions, SampleResult } from './types';
  * them (n samples from one exit point cost one prefix, not n). Rows that finish are dropped from the
  * batch (and from the KV cache). Random draws happen on the JS side with the Rng, one per active row
  * per step in row order, so a run is a pure function of the seed — the same with or without shared
- * prompts, and the same as `sampleNoCache`.
+ * prompts, and the same as `sampleNoCache`. With `keepCache`, a finished row's cache (its K/V and the
+ * logits it drew from) is sliced out before the row is dropped and returned with its result.
  */
 export interface SampleOutput {
   results: SampleResult[];
@@ -29,6 +31,9 @@ interface Row {
   budget: number;
   done: boolean;
   truncated: boolean;
+  /** keepCache: the logits [V] each token was drawn from, then the row's cache once it finished. */
+  logits?: Float32Array[];
+  cache?: TransformerSequenceCache;
 }
 
 /**
@@ -57,6 +62,7 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
       const data = (await logits.data()) as Float32Array;
       logits.dispose();
       drawForRows(rows, live, data, model.config.vocabSize, options, rng);
+      if (options.keepCache) keepFinished(model, rows, live, kv, keyValid);
       const keep = live.flatMap((id, b) => (rows[id].done ? [] : [b]));
       if (keep.length === 0) break;
       if (keep.length < live.length) {
@@ -89,7 +95,13 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
  * every row on its own (identical prompts are not shared). Same draws as `sampleWithCache` for the
  * same seed — the reference it is tested against; kept for tests and for the cost bench.
  */
-export async function sampleNoCache(model: Transformer, prompts: number[][], options: SampleOptions, rng: Rng): Promise<SampleOutput> {
+export async function sampleNoCache(
+  model: Transformer,
+  prompts: number[][],
+  sampleOptions: SampleOptions,
+  rng: Rng,
+): Promise<SampleOutput> {
+  const options = { ...sampleOptions, keepCache: false }; // it has no cache to keep
   const rows = startRows(model, prompts, options);
   const cost: ComputeCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
   for (;;) {
@@ -128,6 +140,7 @@ function drawForRows(rows: Row[], live: number[], logits: Float32Array, V: numbe
   live.forEach((id, b) => {
     const row = rows[id];
     const d = drawToken(logits.subarray(b * V, (b + 1) * V), options, rng);
+    if (options.keepCache) (row.logits ??= []).push(logits.slice(b * V, (b + 1) * V));
     row.tokens.push(d.token);
     row.logprobs.push(d.logprob);
     row.entropies.push(d.entropy);
@@ -136,6 +149,26 @@ function drawForRows(rows: Row[], live: number[], logits: Float32Array, V: numbe
       row.done = true;
       row.truncated = true;
     }
+  });
+}
+
+/**
+ * keepCache: for every row that finished at this draw, its cache row b sliced out of the batch cache
+ * (K/V [B, H, keys, dh] → [1, H, length, dh], without the left padding) with the logits it drew from.
+ */
+function keepFinished(model: Transformer, rows: Row[], live: number[], kv: LayerKV[], keyValid: boolean[][]): void {
+  live.forEach((id, b) => {
+    const row = rows[id];
+    if (!row.done) return;
+    const pad = keyValid[b].indexOf(true);
+    const length = keyValid[b].length - pad; // prompt + generated − 1
+    const [, H, , dh] = kv[0].k.shape;
+    const own = tf.tidy(() =>
+      kv.map(({ k, v }) => ({ k: tf.slice(k, [b, 0, pad, 0], [1, H, length, dh]), v: tf.slice(v, [b, 0, pad, 0], [1, H, length, dh]) })),
+    );
+    const tokens = [...row.prompt, ...row.tokens.slice(0, -1)];
+    row.cache = new TransformerSequenceCache(model, tokens, row.prompt.length, own, row.logits ?? []);
+    row.logits = undefined;
   });
 }
 
@@ -224,5 +257,6 @@ function disposeKV(kv: LayerKV[]): void {
 }
 
 function toResult(row: Row): SampleResult {
-  return { tokens: row.tokens, logprobs: row.logprobs, entropies: row.entropies, truncated: row.truncated };
+  const result: SampleResult = { tokens: row.tokens, logprobs: row.logprobs, entropies: row.entropies, truncated: row.truncated };
+  return row.cache ? { ...result, cache: row.cache } : result;
 }

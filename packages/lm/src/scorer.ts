@@ -1,8 +1,9 @@
 import { UserError } from '@rred/core';
 import { tf } from '@rred/engine';
 import { oneHotFloat } from './layers';
+import { TransformerSequenceCache } from './sequence-cache';
 import { packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors, type SequenceSlot } from './suffix-rows';
-import type { Transformer } from './transformer';
+import type { LayerKV, Transformer } from './transformer';
 import type { ScoreJob, ScoreResult, SuffixRequest } from './types';
 
 export interface ScoreOptions {
@@ -70,34 +71,56 @@ export async function scoreBatch(
   const { vocabSize: V, contextLength, dModel: C, nHeads: H, dFF: F } = model.config;
   const activeRequests = active.map((j) => jobs[j].requests);
 
-  // --- pass 1: every sequence once, packed into rows (block-diagonal causal mask) ---
-  const longest = Math.max(...active.map((j) => jobs[j].sequence.length));
-  const sequenceRows = packRows(
-    active.map((j, job) => ({ job, request: -1, length: jobs[j].sequence.length })),
-    Math.max(longest, options.sequenceRowTokens ?? longest),
-  );
-  const slots: SequenceSlot[] = new Array(active.length);
-  sequenceRows.forEach((row, r) => row.placed.forEach((p) => (slots[p.job] = { row: r, offset: p.offset })));
-  const R1 = sequenceRows.length;
-  const T = sequenceRows[0].length; // cached slots per row
-  const first = sequenceRowTensors(
-    sequenceRows,
-    active.map((j) => jobs[j].sequence),
-    T,
-    contextLength,
-  );
-  const shared = tf.tidy(() => {
-    const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T], 'int32'), tf.tensor2d(first.positions, [R1, T], 'int32')); // [R1·T, C]
-    const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T, mask: tf.tensor4d(first.mask, [R1, 1, T, T]) }); // kv: [R1, H, T, dh]
-    return { logp: tf.logSoftmax(model.head(hidden)), kv }; // logp: [R1·T, V]
+  // A job with a usable sampler cache (ScoreJob.cache) skips pass 1: its K/V and first-token logits are the cache's.
+  const caches = active.map((j) => {
+    const c = jobs[j].cache;
+    return c instanceof TransformerSequenceCache && c.serves(model, jobs[j].sequence, jobs[j].requests) ? c : null;
   });
-  let passes = 1;
+  const uncached = active.flatMap((_, job) => (caches[job] ? [] : [job])); // indices into `active`
+
+  // --- pass 1: every uncached sequence once, packed into rows (block-diagonal causal mask) ---
+  const slots: SequenceSlot[] = new Array(active.length);
+  let R1 = 0;
+  let T1 = 0; // cached slots per pass-1 row
+  let firstPass: { logp: tf.Tensor2D; kv: LayerKV[] } | null = null;
+  if (uncached.length > 0) {
+    const longest = Math.max(...uncached.map((job) => jobs[active[job]].sequence.length));
+    const sequenceRows = packRows(
+      uncached.map((job) => ({ job, request: -1, length: jobs[active[job]].sequence.length })),
+      Math.max(longest, options.sequenceRowTokens ?? longest),
+    );
+    sequenceRows.forEach((row, r) => row.placed.forEach((p) => (slots[p.job] = { row: r, offset: p.offset })));
+    R1 = sequenceRows.length;
+    T1 = sequenceRows[0].length;
+    const sequences = active.map((j) => jobs[j].sequence); // indexed like `active`; rows hold the uncached ones
+    const first = sequenceRowTensors(sequenceRows, sequences, T1, contextLength);
+    firstPass = tf.tidy(() => {
+      const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T1], 'int32'), tf.tensor2d(first.positions, [R1, T1], 'int32')); // [R1·T1, C]
+      const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T1, mask: tf.tensor4d(first.mask, [R1, 1, T1, T1]) }); // kv: [R1, H, T1, dh]
+      return { logp: tf.logSoftmax(model.head(hidden)) as tf.Tensor2D, kv }; // logp: [R1·T1, V]
+    });
+  }
+  // Cached jobs follow as rows R1.. of their own (offset 0), each its sequence's positions of the cache.
+  let rowCount = R1;
+  active.forEach((_, job) => {
+    if (caches[job]) slots[job] = { row: rowCount++, offset: 0 };
+  });
+  const T = Math.max(T1, ...active.map((j, job) => (caches[job] ? jobs[j].sequence.length : 0))); // cached slots per row
+  const shared = { kv: stackCachedRows(firstPass?.kv ?? null, active, caches, jobs, T) }; // per layer [rowCount, H, T, dh]
+  let passes = uncached.length > 0 ? 1 : 0;
   try {
-    const sharedLogp = (await shared.logp.data()) as Float32Array;
-    activeRequests.forEach((requests, job) => {
-      const at = slots[job].row * T + slots[job].offset;
-      requests.forEach(({ exitAt, suffix }, i) => {
-        if (suffix.length > 0) logprobs[active[job]][i][0] = sharedLogp[(at + exitAt - 1) * V + suffix[0]];
+    if (firstPass) {
+      const sharedLogp = (await firstPass.logp.data()) as Float32Array;
+      for (const job of uncached) {
+        const at = slots[job].row * T1 + slots[job].offset;
+        activeRequests[job].forEach(({ exitAt, suffix }, i) => {
+          if (suffix.length > 0) logprobs[active[job]][i][0] = sharedLogp[(at + exitAt - 1) * V + suffix[0]];
+        });
+      }
+    }
+    caches.forEach((cache, job) => {
+      activeRequests[job].forEach(({ exitAt, suffix }, i) => {
+        if (cache && suffix.length > 0) logprobs[active[job]][i][0] = cache.logprob(exitAt, suffix[0]);
       });
     });
 
@@ -119,7 +142,7 @@ export async function scoreBatch(
           'int32',
         );
         const past =
-          R1 === 1
+          rowCount === 1
             ? shared.kv
             : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
         const x = model.embedAt(tf.tensor2d(input.tokens, [R, S], 'int32'), tf.tensor2d(input.positions, [R, S], 'int32')); // [R·S, C]
@@ -137,8 +160,8 @@ export async function scoreBatch(
       });
     }
   } finally {
-    shared.logp.dispose();
-    for (const { k, v } of shared.kv) tf.dispose([k, v]);
+    firstPass?.logp.dispose();
+    for (const { k, v } of [...shared.kv, ...(firstPass?.kv ?? [])]) tf.dispose([k, v]);
   }
   return jobs.map((job, j) => {
     job.requests.forEach((_, i) => {
@@ -150,10 +173,54 @@ export async function scoreBatch(
     });
     const suffixTokens = job.requests.reduce((n, r) => n + r.suffix.length, 0);
     if (suffixTokens === 0) return { logprobs: logprobs[j], cost: { ...zeroCost } };
+    const fromCache = caches[active.indexOf(j)] !== null;
     return {
       logprobs: logprobs[j],
-      cost: { tokensForwarded: job.sequence.length + suffixTokens, tokensGenerated: 0, forwardPasses: passes },
+      cost: { tokensForwarded: (fromCache ? 0 : job.sequence.length) + suffixTokens, tokensGenerated: 0, forwardPasses: passes },
     };
+  });
+}
+
+/**
+ * The K/V every pass-2 row may attend to, per layer [rows, H, T, dh]: the pass-1 rows (padded from T1
+ * to T slots) and then each cached job's cache positions 0..|sequence|−1 (padded to T). Padding slots
+ * are never visible (the pass-2 mask shows a job only its own slots < exitAt). With no cached job this
+ * is the pass-1 K/V itself.
+ */
+function stackCachedRows(
+  firstKV: LayerKV[] | null,
+  active: number[],
+  caches: (TransformerSequenceCache | null)[],
+  jobs: ScoreJob[],
+  T: number,
+): LayerKV[] {
+  if (firstKV && caches.every((c) => c === null)) return firstKV;
+  return tf.tidy(() => {
+    const cachedKV = caches.flatMap((c, job) => (c ? [{ kv: c.kv(), length: jobs[active[job]].sequence.length }] : []));
+    const layers = (firstKV ?? cachedKV[0].kv).length;
+    const pad = (t: tf.Tensor4D, from: number) =>
+      from === T
+        ? t
+        : (tf.pad(t, [
+            [0, 0],
+            [0, 0],
+            [0, T - from],
+            [0, 0],
+          ]) as tf.Tensor4D);
+    return Array.from({ length: layers }, (_, l) => {
+      const part = (pick: (kv: LayerKV) => tf.Tensor4D): tf.Tensor4D => {
+        const pieces: tf.Tensor4D[] = [];
+        if (firstKV) pieces.push(pad(pick(firstKV[l]), pick(firstKV[l]).shape[2]));
+        for (const { kv, length } of cachedKV) {
+          const t = pick(kv[l]);
+          pieces.push(
+            pad(length === t.shape[2] ? t : (tf.slice(t, [0, 0, 0, 0], [1, t.shape[1], length, t.shape[3]]) as tf.Tensor4D), length),
+          );
+        }
+        return pieces.length === 1 ? (tf.clone(pieces[0]) as tf.Tensor4D) : (tf.concat(pieces, 0) as tf.Tensor4D); // a clone: the cache keeps its own
+      };
+      return { k: part((kv) => kv.k), v: part((kv) => kv.v) };
+    });
   });
 }
 

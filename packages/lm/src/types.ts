@@ -41,10 +41,31 @@ export interface SuffixRequest {
   suffix: number[];
 }
 
+/**
+ * The cache handoff (optional on both sides): what a model kept of one sampled row when asked with
+ * `SampleOptions.keepCache` — for the transformer, every layer's K/V of the row's fed positions and
+ * the next-token logits it sampled from. Opaque: only the model that made it reads it, in `scoreBatch`
+ * (`ScoreJob.cache`), which then forwards only the suffixes (cost Σ |suffix|) instead of the sequence
+ * again. A model that cannot keep a cache (e.g. a remote one) returns none, and one that cannot use a
+ * cache ignores it: results are the same either way (to float32 rounding), only the cost differs.
+ */
+export interface SequenceCache {
+  /** Tokens it covers from position 0: the prompt and every generated token but the last (never fed back). */
+  readonly length: number;
+  /** Frees its memory; idempotent. Whoever asked for the cache releases it (scoring does not); a released cache is ignored. */
+  release(): void;
+}
+
 /** Suffixes to score after prefixes of one sequence: one unit of `LanguageModel.scoreBatch`. */
 export interface ScoreJob {
   sequence: number[];
   requests: SuffixRequest[];
+  /**
+   * The sampler's cache of `sequence` (optional). Used when it is this model's, unreleased, its tokens
+   * are `sequence`'s first tokens and it covers every request's prefix (sampled positions: exitAt ≥ the
+   * prompt length, ≤ cache length); otherwise the job is scored as without it.
+   */
+  cache?: SequenceCache;
 }
 
 /** What a model call cost: the units the bench and the estimator cost records report. */
@@ -75,6 +96,11 @@ export interface SampleOptions {
   maxNewTokens: number;
   /** Generation stops after this token id (normally `<eos>`). */
   stopToken: number;
+  /**
+   * Keep each finished row's cache for the caller (`SampleResult.cache`, to hand to `scoreBatch`); the
+   * caller must `release()` it. Default false. A model that cannot keep caches ignores it. Never changes the draws.
+   */
+  keepCache?: boolean;
 }
 
 export interface SampleResult {
@@ -86,6 +112,8 @@ export interface SampleResult {
   entropies: number[];
   /** True when generation ended at maxNewTokens without the stop token. */
   truncated: boolean;
+  /** The row's cache when sampled with `keepCache` by a model that keeps caches (release it). */
+  cache?: SequenceCache;
 }
 
 /** The interface every estimator uses. The transformer implements it; tests implement toy versions. */
@@ -102,7 +130,8 @@ export interface LanguageModel {
   /**
    * `scoreAfterPrefixes` for several sequences in one batched call (e.g. all traces of a GRPO batch),
    * so the fixed per-call cost is paid once. Results are in job order; each job's cost counts its own
-   * tokens, and `forwardPasses` the batched passes it took part in.
+   * tokens, and `forwardPasses` the batched passes it took part in. A job whose `cache` the model uses
+   * costs Σ |suffix| (its sequence is not forwarded again).
    */
   scoreBatch(jobs: ScoreJob[]): Promise<ScoreResult[]>;
   /**

@@ -102,7 +102,10 @@ describe('estimatorRedistribution', () => {
     const fits = ts.map((t) => t.prompt.length + t.thinkEnd + solution.length + 3 <= 40);
     const expectedFallback = ts.filter((_, i) => advantages[i] !== 0 && !fits[i]).length;
     expect(expectedFallback).toBeGreaterThan(0);
-    expect(hook.lastCall()).toEqual({ estimated: advantages.filter((a, i) => a !== 0 && fits[i]).length, fallback: expectedFallback });
+    expect(hook.lastCall()).toMatchObject({
+      estimated: advantages.filter((a, i) => a !== 0 && fits[i]).length,
+      fallback: expectedFallback,
+    });
     ts.forEach((t, i) => {
       if (advantages[i] === 0 || !fits[i]) expect(sigma[i]).toEqual(t.completion.map(() => 1 / t.completion.length));
     });

@@ -1,5 +1,5 @@
 import { parseConfig, type Rng } from '@rred/core';
-import type { LanguageModel, Trace } from '@rred/lm';
+import type { LanguageModel, SequenceCache, Trace } from '@rred/lm';
 import { segment, type Segment, type SegmentationConfig } from '@rred/segmentation';
 import {
   getEstimator,
@@ -46,6 +46,12 @@ export interface EstimatorHookOptions {
    * the σ the estimator reports to analyses. Default: aligned, softmax over standardized credits, τ = 1, length prior.
    */
   sigma?: SigmaConfigInput;
+  /**
+   * rredcot only: score from the sampler's caches (the cache handoff, `RedistributionHook.usesSamplerCache`):
+   * the trainer keeps each row's K/V until this hook returns and RREDCoT forwards only its suffixes
+   * (Σ |suffix| per trace instead of T + Σ |suffix|; same credits to float32 rounding). Default true.
+   */
+  samplerCache?: boolean;
 }
 
 /** What the last call of an estimator hook did with the traces that have a non-zero advantage. */
@@ -54,25 +60,29 @@ export interface RedistributionCallStats {
   estimated: number;
   /** Traces that kept uniform σ (Eq. 12) because the estimator fell back (rredcot: no references, or a suffix overflowing the context). */
   fallback: number;
+  /** Token positions the estimator forwarded for the estimated traces (rredcot with the sampler's caches: Σ |suffix|); hooks that do not count leave it out. */
+  tokensForwarded?: number;
 }
 
 export type EstimatorHook = RedistributionHook & { lastCall(): RedistributionCallStats };
 
 /** Segments and credits r_1..r_K of one trace, or null when the estimator could not score it (uniform σ). */
-export type TraceCredits = { segments: Segment[]; credits: number[] } | null;
+export type TraceCredits = { segments: Segment[]; credits: number[]; /** the estimator's cost */ tokensForwarded?: number } | null;
 
 /**
  * Segment credits of the traces `chosen` (indices into `traces`): segment each, then estimate. Own
  * references are the correct, finished traces of the same problem in the batch. RREDCoT scores every
  * chosen trace in one batched model call (`rredcotBatch`), so its fixed per-call cost is paid once per
  * GRPO step; the other estimators run trace by trace. A trace RREDCoT cannot score (no references, or a
- * suffix over the context with `overlong` 'uniform') is null.
+ * suffix over the context with `overlong` 'uniform') is null. `caches[i]`: trace i's sampler cache
+ * (the cache handoff), passed to RREDCoT's scoring.
  */
 export async function estimateCredits(
   o: EstimatorHookOptions,
   traces: Trace[],
   chosen: number[],
   rng: Rng,
+  caches?: (SequenceCache | undefined)[],
 ): Promise<Map<number, TraceCredits>> {
   const byProblem = new Map<string, Trace[]>();
   for (const t of traces) byProblem.set(t.problemId, [...(byProblem.get(t.problemId) ?? []), t]);
@@ -86,7 +96,10 @@ export async function estimateCredits(
   let results: EstimatorResult<unknown>[];
   if (o.method === 'rredcot') {
     const config: RredcotConfigInput = { ...(o.estimatorConfig as RredcotConfigInput | undefined), overlong: o.overlong ?? 'uniform' };
-    const items = chosen.map((i) => ({ trace: traces[i], segments: segments.get(i)!, inputs: inputsOf(traces[i]) }));
+    const items = chosen.map((i) => {
+      const cache = caches?.[i];
+      return { trace: traces[i], segments: segments.get(i)!, inputs: inputsOf(traces[i]), ...(cache ? { cache } : {}) };
+    });
     results = await rredcotBatch(o.model, items, config);
   } else {
     const estimate = getEstimator(o.method);
@@ -99,7 +112,7 @@ export async function estimateCredits(
     chosen.map((i, n) => {
       const extra = results[n].extra as { noReferences?: boolean; overlong?: boolean };
       const failed = extra.noReferences === true || extra.overlong === true;
-      return [i, failed ? null : { segments: segments.get(i)!, credits: results[n].credits }];
+      return [i, failed ? null : { segments: segments.get(i)!, credits: results[n].credits, tokensForwarded: results[n].cost.tokensForwarded }];
     }),
   );
 }
@@ -117,6 +130,7 @@ export function sigmaRows(
 ): { rows: number[][]; stats: RedistributionCallStats } {
   const rows = traces.map((trace) => trace.completion.map(() => 1 / Math.max(1, trace.completion.length)));
   let fallback = 0;
+  let tokensForwarded = 0;
   for (const [i, c] of credits) {
     if (!c) {
       fallback++; // keeps the exact 1/|o| row (tokenWeights of uniform σ_k equals it up to rounding)
@@ -129,8 +143,9 @@ export function sigmaRows(
       sigma,
     );
     rows[i] = tokenWeights(traces[i], c.segments, sigmaK);
+    tokensForwarded += c.tokensForwarded ?? 0;
   }
-  return { rows, stats: { estimated: credits.size - fallback, fallback } };
+  return { rows, stats: { estimated: credits.size - fallback, fallback, tokensForwarded } };
 }
 
 /** The traces whose σ matters: A ≠ 0 and a non-empty completion (A = 0 gets no gradient whatever σ is). */
@@ -145,12 +160,12 @@ export function tracesWithSignal(traces: Trace[], advantages: number[]): number[
  */
 export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook {
   const sigmaConfig = parseConfig(sigmaConfigSchema, o.sigma ?? {}, 'redistribution sigma config');
-  let last: RedistributionCallStats = { estimated: 0, fallback: 0 };
-  const hook = async (traces: Trace[], context: { rng: Rng; advantages: number[] }): Promise<number[][]> => {
-    const credits = await estimateCredits(o, traces, tracesWithSignal(traces, context.advantages), context.rng);
+  let last: RedistributionCallStats = { estimated: 0, fallback: 0, tokensForwarded: 0 };
+  const hook = async (traces: Trace[], context: { rng: Rng; advantages: number[]; caches?: (SequenceCache | undefined)[] }): Promise<number[][]> => {
+    const credits = await estimateCredits(o, traces, tracesWithSignal(traces, context.advantages), context.rng, context.caches);
     const { rows, stats } = sigmaRows(traces, credits, context.advantages, sigmaConfig);
     last = stats;
     return rows;
   };
-  return Object.assign(hook, { lastCall: () => last });
+  return Object.assign(hook, { lastCall: () => last, usesSamplerCache: o.method === 'rredcot' && o.samplerCache !== false });
 }

@@ -25,7 +25,7 @@ export interface RunContext {
   lockfileSha256: string | null;
   backend: string;
   openblasThreads: number | null;
-  /** OPENBLAS_NUM_THREADS / OMP_NUM_THREADS as set in the environment. */
+  /** RRED_BLAS_THREADS / OPENBLAS_NUM_THREADS / OMP_NUM_THREADS as set in the environment (the engine's count is `openblasThreads`). */
   threadEnv: Record<string, string | null>;
 }
 
@@ -102,6 +102,7 @@ export function captureRunContext(opts: CaptureOptions): RunContext {
     backend: opts.backend.backend,
     openblasThreads: opts.backend.openblasThreads,
     threadEnv: {
+      RRED_BLAS_THREADS: process.env.RRED_BLAS_THREADS ?? null,
       OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? null,
       OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? null,
     },

@@ -1,6 +1,6 @@
 import { tf } from '@rred/engine';
 import { mean, Rng, UserError } from '@rred/core';
-import { buildTrace, type LanguageModel, type SampleResult, type Trace, type TraceTokenizer } from '@rred/lm';
+import { buildTrace, type LanguageModel, type SampleResult, type SequenceCache, type Trace, type TraceTokenizer } from '@rred/lm';
 import type { TrainablePolicy } from './policy';
 import type { GrpoConfig } from './configs/grpo';
 import { AdamW, clipGradNorm } from './optimizer';
@@ -33,15 +33,27 @@ export type RewardFn = (prompt: GrpoPrompt, completion: number[], stopped: boole
  * traces[i].completion.length. The estimators package provides these (rredcot, mc, loo, gradient);
  * returning 1/|o_i| everywhere reproduces plain GRPO.
  */
-export type RedistributionHook = (
+export type RedistributionHook = ((
   traces: Trace[],
   context: {
     step: number;
     rng: Rng;
     /** Group-relative advantage of each trace; a trace with A = 0 gets no gradient whatever σ is. */
     advantages: number[];
+    /**
+     * With `usesSamplerCache`: each trace's sampler cache (`SampleResult.cache`; undefined where the
+     * sampler kept none), to hand to `ScoreJob.cache`. The trainer releases them all when the hook returns.
+     */
+    caches?: (SequenceCache | undefined)[];
   },
-) => Promise<number[][]>;
+) => Promise<number[][]>) & {
+  /**
+   * The cache handoff: when true, the trainer samples with `keepCache` and passes the caches in
+   * `context.caches`, so a scoring hook forwards only its suffixes. Memory: one K/V cache per trace
+   * from sampling until the hook returns. Absent = false.
+   */
+  readonly usesSamplerCache?: boolean;
+};
 
 /**
  * Process scores for VeriGate (`processAdvantage: 'verigate'`): for every trace with `gated[i]` (its
@@ -158,9 +170,16 @@ export class GrpoTrainer {
     if (maxNewTokens < 1)
       throw new UserError(`GRPO: a prompt of ${longestPrompt} tokens leaves no room in contextLength ${setup.contextLength}`);
     const t0 = Date.now();
+    const handoff = config.redistribution !== 'none' && setup.redistribute?.usesSamplerCache === true;
     const { results } = await setup.sampler.sample(
       rows.map((r) => r.tokens),
-      { temperature: config.temperature, topP: config.topP, maxNewTokens, stopToken: setup.tokenizer.eos },
+      {
+        temperature: config.temperature,
+        topP: config.topP,
+        maxNewTokens,
+        stopToken: setup.tokenizer.eos,
+        ...(handoff ? { keepCache: true } : {}),
+      },
       this.rng.fork(`sample-${this.stepIndex}`),
     );
     const sampleMs = Date.now() - t0;
@@ -172,7 +191,16 @@ export class GrpoTrainer {
     if (config.redistribution === 'none') {
       sigma = traces.map((t) => t.completion.map(() => 1 / Math.max(1, t.completion.length)));
     } else {
-      sigma = await setup.redistribute!(traces, { step: this.stepIndex, rng: this.rng.fork(`redistribute-${this.stepIndex}`), advantages });
+      try {
+        sigma = await setup.redistribute!(traces, {
+          step: this.stepIndex,
+          rng: this.rng.fork(`redistribute-${this.stepIndex}`),
+          advantages,
+          ...(handoff ? { caches: results.map((r) => r.cache) } : {}),
+        });
+      } finally {
+        for (const r of results) r.cache?.release();
+      }
       checkSigma(sigma, traces);
     }
     const coefficients = traces.map((t, i) =>

@@ -21,3 +21,4 @@ export { clusterBootstrap, percentileInterval, bootstrapMeanInterval, bootstrapS
 export { reliabilityCeiling, spearmanBrown, splitHalfReliability } from './reliability';
 export { withinTraceSpearman } from './within-trace';
 export { localizationAuc, localizationTop1, type LocalizedTrace } from './localization';
+export { powerLawExponent } from './power-law';
