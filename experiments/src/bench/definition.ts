@@ -53,7 +53,7 @@ export function renderBench(store: Store, runId: string, outDir: string): string
 }
 
 /** results/bench/scaling.{vl.json,svg,png} of a run holding the scaling section (none otherwise). */
-export async function renderBenchPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
+async function renderBenchPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
   const run = store.getRun(runId);
   if (!benchConfigSchema.parse(run.config).sections.includes('scaling')) return [];
   const doc = readDocument(run, 'scaling') as unknown as Parameters<typeof scalingPlotSpec>[0];

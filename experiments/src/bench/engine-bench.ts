@@ -4,6 +4,7 @@ import { createTransformer, parseModelConfig, tokenLogprobs, type ModelConfig } 
 import { z } from 'zod';
 import { benchTransposeB, TransposeBConfigSchema } from './matmul-bench';
 import { profileStep, type StepProfile } from './step-profile';
+import { randomBatch } from './random-batch';
 import { round, timeRuns, type Timing } from './timing';
 
 const BENCH_BACKENDS = ['wasm+native', 'wasm', 'cpu'] as const;
@@ -233,20 +234,4 @@ async function selectBackend(backend: BenchBackend): Promise<void> {
   const name = backend === 'cpu' ? 'cpu' : 'wasm';
   if (tf.getBackend() !== name && !(await tf.setBackend(name))) throw new Error(`bench: backend ${name} did not initialise`);
   if (name === 'wasm') setNativeKernelsEnabled(backend === 'wasm+native');
-}
-
-function randomBatch(rng: Rng, batch: number, seqLen: number, vocab: number): { inputs: tf.Tensor2D; targets: tf.Tensor2D } {
-  const rows = Array.from({ length: batch }, () => Array.from({ length: seqLen + 1 }, () => rng.int(0, vocab - 1)));
-  return {
-    inputs: tf.tensor2d(
-      rows.map((r) => r.slice(0, seqLen)),
-      undefined,
-      'int32',
-    ),
-    targets: tf.tensor2d(
-      rows.map((r) => r.slice(1)),
-      undefined,
-      'int32',
-    ),
-  };
 }

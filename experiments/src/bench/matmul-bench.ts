@@ -13,7 +13,6 @@ const shapeSchema = z
     n: z.number().int().min(1),
   })
   .strict();
-export type ProductShape = z.infer<typeof shapeSchema>;
 
 export const TransposeBConfigSchema = z
   .object({

@@ -2,6 +2,7 @@ import { median, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, te
 import { tf } from '@rred/engine';
 import { createTransformer, TransformerLM, Tokenizer, tokenLogprobs, type SampleResult, type ScoreJob } from '@rred/lm';
 import { z } from 'zod';
+import { randomBatch } from './random-batch';
 import { round } from './timing';
 
 export const ScalingBenchConfigSchema = z
@@ -80,7 +81,7 @@ function scalingModel(config: ScalingBenchConfig, rng: Rng): TransformerLM {
   return new TransformerLM(transformer, tokenizer);
 }
 
-interface Point {
+export interface ScalingPoint {
   T: number;
   K: number;
   /** RREDCoT scoring of K + 1 exit points × one suffix: from the sampler's cache (Σ |suffix| tokens) and from scratch (T + Σ |suffix|). */
@@ -127,21 +128,11 @@ async function measurePoint(
   config: ScalingBenchConfig,
   rng: Rng,
   tick: () => void,
-): Promise<Point> {
+): Promise<ScalingPoint> {
   const { row, job } = await traceAndJob(lm, T, K, config, rng.fork(`trace-${T}-${K}`));
   const V = config.model.vocabSize;
   const optimizer = tf.train.adam(1e-3);
-  const rows = Array.from({ length: config.trainRows }, () => Array.from({ length: T + 1 }, () => rng.int(1, V - 1)));
-  const inputs = tf.tensor2d(
-    rows.map((r) => r.slice(0, T)),
-    undefined,
-    'int32',
-  );
-  const targets = tf.tensor2d(
-    rows.map((r) => r.slice(1)),
-    undefined,
-    'int32',
-  );
+  const { inputs, targets } = randomBatch(rng.fork('train'), config.trainRows, T, V);
   const mcPrompts = job.requests.flatMap((r) => Array.from({ length: config.mcSamples }, () => job.sequence.slice(0, r.exitAt)));
   const ms: Record<'cached' | 'scratch' | 'mc' | 'train', number[]> = { cached: [], scratch: [], mc: [], train: [] };
   const tokens = { cached: 0, scratch: 0, mc: 0 };
@@ -209,8 +200,8 @@ async function measurePoint(
 }
 
 /** Fitted exponents b of wall ≈ a·x^b (least squares on log-log) for each measure against its natural variable. */
-function exponents(vsT: Point[], vsK: Point[], config: ScalingBenchConfig) {
-  const fit = (points: Point[], x: (p: Point) => number, y: (p: Point) => number) =>
+function exponents(vsT: ScalingPoint[], vsK: ScalingPoint[], config: ScalingBenchConfig) {
+  const fit = (points: ScalingPoint[], x: (p: ScalingPoint) => number, y: (p: ScalingPoint) => number) =>
     round(powerLawExponent(points.map(x), points.map(y)), 3);
   const s = config.suffixTokens;
   const n = config.mcSamples;
@@ -286,8 +277,8 @@ export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<s
   const rng = new Rng(config.seed);
   const lm = scalingModel(config, rng.fork('init'));
   const bar = new ProgressBar('bench scaling', (config.lengths.length + config.segments.length) * (config.reps + 1), 5000);
-  const vsT: Point[] = [];
-  const vsK: Point[] = [];
+  const vsT: ScalingPoint[] = [];
+  const vsK: ScalingPoint[] = [];
   try {
     for (const T of config.lengths)
       vsT.push(await measurePoint(lm, T, config.fixedK, config, rng.fork(`T${T}`), () => bar.tick(1, `T=${T}`)));

@@ -1,18 +1,7 @@
 import { toMarkdown } from '@rred/core';
+import type { ScalingPoint } from './scaling-bench';
 
 /** What rendering reads of a scaling document (scaling-bench.ts). */
-interface ScalingPoint {
-  T: number;
-  K: number;
-  rredcotCachedMs: number;
-  rredcotCachedTokens: number;
-  rredcotScratchMs: number;
-  rredcotScratchTokens: number;
-  mcMs: number;
-  mcTokens: number;
-  trainMs: number;
-  trainTokens: number;
-}
 interface ScalingDocument {
   exponents: Record<string, number>;
   vsT: ScalingPoint[];

@@ -301,7 +301,7 @@ function trainers(lm: TrainingBenchModel, config: TrainingBenchConfig, counts: H
     );
 }
 
-/** One step of `variant` (generate + update) in this process: what the peak-RSS child runs (rss-child.ts). */
+/** One step of `variant` (generate + update) in this process: what the peak-RSS child runs (child.ts). */
 export async function runOneStep(rawConfig: unknown, variant: string): Promise<void> {
   const config = parseConfig(TrainingBenchConfigSchema, rawConfig, 'training bench config');
   if (!(VARIANTS as readonly string[]).includes(variant))
@@ -314,11 +314,11 @@ export async function runOneStep(rawConfig: unknown, variant: string): Promise<v
 
 /**
  * Peak RSS of one GRPO step vs one RREDCoT-GRPO step (both terms): each in a fresh child process that
- * loads the model and runs the step (rss-child.ts), pairs interleaved; maxRSS of the child (KiB → MB).
+ * loads the model and runs the step (child.ts), pairs interleaved; maxRSS of the child (KiB → MB).
  */
 function measurePeakRss(config: TrainingBenchConfig): { peakRssRatio: number | null; peakRssMb: Record<string, number[]> } {
   if (config.rssPairs === 0) return { peakRssRatio: null, peakRssMb: {} };
-  const child = path.join(__dirname, 'rss-child.ts');
+  const child = path.join(__dirname, 'child.ts');
   const run = (variant: Variant): number => {
     const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', child, variant, JSON.stringify(config)], { cwd: repoRoot(), encoding: 'utf8' });
     const m = /maxRssKb=(\d+)/.exec(r.stdout ?? '');

@@ -66,6 +66,8 @@ static void batch_chunk(void *ctx, int64_t begin, int64_t end) {
 
 /* Products at least this large (multiply-adds) use OpenBLAS's own threads, one product at a time. */
 #define BLAS_THREADED_MNK (1 << 22)
+/* OpenBLAS threads an sgemm above GEMM_MULTITHREAD_THRESHOLD (4) · 65536 multiply-adds. */
+#define OPENBLAS_THREADED_MNK (4 * 65536)
 
 /*
  * batchMatMul(heap, aOff, bOff, outOff, M, N, K, transA, transB, aIdx, bIdx, aBatches, bBatches)
@@ -125,7 +127,8 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
     batch_chunk(&job, 0, (int64_t)nBatch);
     return js_undefined(env);
   }
-  const int blasThreads = openblas_get_num_threads();
+  /* Below OpenBLAS's own threshold every call is single-threaded already: no switch (it costs ~µs). */
+  const int blasThreads = mnk >= OPENBLAS_THREADED_MNK ? openblas_get_num_threads() : 1;
   if (blasThreads > 1) openblas_set_num_threads(1);
   rred_parallel_for((int64_t)nBatch, 1 + 65536 / mnk, batch_chunk, &job);
   if (blasThreads > 1) openblas_set_num_threads(blasThreads);
