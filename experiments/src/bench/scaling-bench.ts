@@ -303,6 +303,12 @@ export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<s
   );
   return {
     exponents: fitted,
+    // Where the cost model predicts linear growth (issue 18: within 0.2 of 1): cached RREDCoT in (K+1)·|suffix|,
+    // from-scratch RREDCoT in T (T + const tokens), MC in n·(K+1) at fixed T and M (decode dominates), the
+    // training step in T (dense work ∝ T; attention ∝ T² is small at d = 64 up to T ≈ d·12).
+    linearWithin02: Object.fromEntries(
+      (['rredcotCachedVsKSuffix', 'rredcotScratchVsT', 'mcVsK', 'trainVsT'] as const).map((k) => [k, Math.abs(fitted[k] - 1) <= 0.2]),
+    ),
     exponentDefinition:
       'b of wall ≈ a·x^b, least squares on log-log over the points of one sweep; x: (K+1)·|suffix| (KSuffix), T, or n·(K+1)·T (NKT, both sweeps)',
     costModel: {
