@@ -162,7 +162,7 @@ function hookFor(
     const stats = inner.lastCall();
     counts.estimated[variant] = stats.estimated;
     counts.skipped[variant] = stats.fallback;
-    counts.tokensForwarded[variant] = stats.tokensForwarded;
+    counts.tokensForwarded[variant] = stats.tokensForwarded ?? 0;
     return sigma;
   };
   return Object.assign(hook, { usesSamplerCache: inner.usesSamplerCache });

@@ -112,7 +112,10 @@ export async function estimateCredits(
     chosen.map((i, n) => {
       const extra = results[n].extra as { noReferences?: boolean; overlong?: boolean };
       const failed = extra.noReferences === true || extra.overlong === true;
-      return [i, failed ? null : { segments: segments.get(i)!, credits: results[n].credits, tokensForwarded: results[n].cost.tokensForwarded }];
+      return [
+        i,
+        failed ? null : { segments: segments.get(i)!, credits: results[n].credits, tokensForwarded: results[n].cost.tokensForwarded },
+      ];
     }),
   );
 }
@@ -161,7 +164,10 @@ export function tracesWithSignal(traces: Trace[], advantages: number[]): number[
 export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook {
   const sigmaConfig = parseConfig(sigmaConfigSchema, o.sigma ?? {}, 'redistribution sigma config');
   let last: RedistributionCallStats = { estimated: 0, fallback: 0, tokensForwarded: 0 };
-  const hook = async (traces: Trace[], context: { rng: Rng; advantages: number[]; caches?: (SequenceCache | undefined)[] }): Promise<number[][]> => {
+  const hook = async (
+    traces: Trace[],
+    context: { rng: Rng; advantages: number[]; caches?: (SequenceCache | undefined)[] },
+  ): Promise<number[][]> => {
     const credits = await estimateCredits(o, traces, tracesWithSignal(traces, context.advantages), context.rng, context.caches);
     const { rows, stats } = sigmaRows(traces, credits, context.advantages, sigmaConfig);
     last = stats;
