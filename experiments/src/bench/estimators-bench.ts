@@ -99,6 +99,13 @@ interface Item {
   sampleMs: number;
 }
 
+/**
+ * The RREDCoT reading this section has always measured (the defaults before the gold benchmark): I+V
+ * with the full reference path, log space. Its bill is the formula below; the gold default (V only,
+ * remaining suffix) scores shorter suffixes, so it would cost less, not more.
+ */
+const RREDCOT_CONFIG = { terms: 'both', valueSuffix: 'full', space: 'log' } as const;
+
 /** RREDCoT's token bill for one trace: T (sequence up to the last exit point) + (K+1) · Σ |suffix|. */
 function expectedRredcotTokens(
   item: Item,
@@ -172,8 +179,8 @@ type Runner = (method: Method, item: Item, index: number) => Promise<EstimatorRe
 
 /** Untimed warm-up of every method (first calls grow the wasm heap and set up kernels). */
 async function warmUp(lm: TransformerLM, w: Item, mcConfig: McConfig, rng: Rng): Promise<void> {
-  await rredcot(lm, w.trace, w.segments, w.inputs);
-  await rredcot(lm, w.trace, w.segments, w.inputs, { scoring: 'perExitPoint' });
+  await rredcot(lm, w.trace, w.segments, w.inputs, RREDCOT_CONFIG);
+  await rredcot(lm, w.trace, w.segments, w.inputs, { ...RREDCOT_CONFIG, scoring: 'perExitPoint' });
   await leaveOneOut(lm, w.trace, w.segments, w.inputs);
   await gradientAttribution(lm, w.trace, w.segments, w.inputs);
   await truncatedMc(lm, w.trace, w.segments, w.inputs, { ...mcConfig, samplesPerExitPoint: 2 }, rng.fork('warm-up'));
@@ -184,9 +191,9 @@ function methodRunner(lm: TransformerLM, mcConfig: McConfig, rng: Rng): Runner {
   return (method, item, index) => {
     switch (method) {
       case 'rredcot':
-        return rredcot(lm, item.trace, item.segments, item.inputs);
+        return rredcot(lm, item.trace, item.segments, item.inputs, RREDCOT_CONFIG);
       case 'rredcotPerExitPoint':
-        return rredcot(lm, item.trace, item.segments, item.inputs, { scoring: 'perExitPoint' });
+        return rredcot(lm, item.trace, item.segments, item.inputs, { ...RREDCOT_CONFIG, scoring: 'perExitPoint' });
       case 'mc':
         return truncatedMc(lm, item.trace, item.segments, item.inputs, mcConfig, rng.fork(`mc-${index}`));
       case 'loo':
