@@ -6,20 +6,12 @@ import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
 import { getEstimator, ownReferences, rredcotPresets, toStoreRows, tokenWeights } from '@rred/estimators';
 import { segment, segmentationConfig } from '@rred/segmentation';
-import { EnumerableLM, exactAnswerReward, exactValue } from '@rred/estimators/testing';
+import { exactAnswerReward, exactValue, toyModel } from '@rred/estimators/testing';
 
 const tokens = { endThink: 3, eos: 4 };
 const accepted = [[1], [0, 1]];
 const reward = exactAnswerReward(accepted, tokens);
-const model = new EnumerableLM({
-  vocabSize: 5,
-  tokens,
-  seed: 11,
-  scale: 3,
-  bias: [0, 0.6, 0, 0.3, -1.5],
-  eosBiasAfterThink: 2,
-  maxLength: 40,
-});
+const model = toyModel(11, 40);
 const prompt = [0, 2];
 const tokenText = ['a', 'b', '\n', '</think>', '<eos>'];
 const datasetRefs = [

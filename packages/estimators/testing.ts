@@ -4,4 +4,4 @@
  */
 export { EnumerableLM } from './src/testing/enumerable-lm';
 export { exactAnswerReward, exactValue } from './src/testing/enumerate';
-export { toyModel, toyTokens } from './src/testing/toy-setup';
+export { toyModel, toyReward, toyTokens } from './src/testing/toy-setup';

@@ -1,19 +1,11 @@
 import { rredcot, rredcotConfigSchema } from '@rred/estimators';
-import { EnumerableLM } from '@rred/estimators/testing';
+import { toyModel } from '@rred/estimators/testing';
 import type { Trace } from '@rred/lm';
 import { drawLayout, rredcotVariants } from './methods';
 
 // vocabulary: 0, 1, 2 ordinary tokens; 3 = </think>; 4 = <eos>
 const tokens = { endThink: 3, eos: 4 };
-const model = new EnumerableLM({
-  vocabSize: 5,
-  tokens,
-  seed: 5,
-  scale: 3,
-  bias: [0, 0.6, 0, 0.3, -1.5],
-  eosBiasAfterThink: 2,
-  maxLength: 32,
-});
+const model = toyModel(5);
 const trace: Trace = {
   problemId: 't',
   prompt: [0, 2],

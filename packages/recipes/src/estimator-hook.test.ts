@@ -1,22 +1,14 @@
 import { Rng } from '@rred/core';
 import type { Trace } from '@rred/lm';
 import { parseRredcotConfig, rredcot, rredcotPresets } from '@rred/estimators';
-import { EnumerableLM, exactAnswerReward } from '@rred/estimators/testing';
+import { toyModel, toyReward, toyTokens } from '@rred/estimators/testing';
 import { segment, segmentationConfig } from '@rred/segmentation';
 import { estimatorRedistribution } from './estimator-hook';
 
 // The estimators' enumerable toy LM: ids a=0, b=1, '\n'=2, </think>=3, <eos>=4.
-const tokens = { endThink: 3, eos: 4 };
-const reward = exactAnswerReward([[1], [0, 1]], tokens);
-const model = new EnumerableLM({
-  vocabSize: 5,
-  tokens,
-  seed: 11,
-  scale: 3,
-  bias: [0, 0.6, 0, 0.3, -1.5],
-  eosBiasAfterThink: 2,
-  maxLength: 40,
-});
+const tokens = toyTokens;
+const reward = toyReward;
+const model = toyModel(11, 40);
 const tokenText = (id: number) => ['a', 'b', '\n', '</think>', '<eos>'][id];
 
 async function traces(n: number): Promise<Trace[]> {
@@ -70,15 +62,7 @@ describe('estimatorRedistribution', () => {
 
   it('scores every estimated trace of the batch in one batched model call and counts traces that fall back', async () => {
     const ts = (await traces(16)).filter((t) => t.completion.length > 0 && t.thinkEnd > 1);
-    const counting = new EnumerableLM({
-      vocabSize: 5,
-      tokens,
-      seed: 11,
-      scale: 3,
-      bias: [0, 0.6, 0, 0.3, -1.5],
-      eosBiasAfterThink: 2,
-      maxLength: 40,
-    });
+    const counting = toyModel(11, 40);
     const advantages = ts.map((_, i) => (i % 4 === 0 ? 0 : 1));
     // a dataset reference whose value suffix (u* </think> y* <eos>) fits after the shorter half of the thinking only
     const exitLengths = ts

@@ -10,7 +10,8 @@ export const toyTokens = { endThink: 3, eos: 4 };
 const toyAccepted = [[1], [0, 1]];
 export const toyReward = exactAnswerReward(toyAccepted, toyTokens);
 
-export function toyModel(seed = 11): EnumerableLM {
+/** The toy LM; `maxLength` bounds prompt + completion (tests that sample longer rollouts raise it). */
+export function toyModel(seed = 11, maxLength = 32): EnumerableLM {
   return new EnumerableLM({
     vocabSize: 5,
     tokens: toyTokens,
@@ -18,7 +19,7 @@ export function toyModel(seed = 11): EnumerableLM {
     scale: 3,
     bias: [0, 0.6, 0, 0.3, -1.5],
     eosBiasAfterThink: 2,
-    maxLength: 32,
+    maxLength,
   });
 }
 
