@@ -67,6 +67,29 @@ describe('trainChild', () => {
     },
   );
 
+  it("reuses the parent's start evaluation when the best checkpoint is step 0, and evaluates otherwise", async () => {
+    const config = finetuneConfigSchema.parse({
+      methods: ['grpo'],
+      seeds: [4],
+      steps: 2,
+      grpo: { promptsPerStep: 2, groupSize: 2, maxNewTokens: 12 },
+      validation: { every: 2, problems: 2, samplesPerProblem: 1 },
+      evaluation: { splits: ['eval-easy'], problems: 2, samplesPerProblem: 1, batchSize: 8 },
+    });
+    const child = planChildren(config, 'hash')[0].config;
+    const bestOf = async (start?: Map<number, { 'eval-easy': { avg: number; pass: number } }>) => {
+      const metrics: Record<string, number> = {};
+      const sink = { logMetrics: (values: Record<string, number>) => Object.assign(metrics, values) };
+      await trainChild(sink, child, { ...tinyChildData(), start }, 'test');
+      return [metrics[KEYS.bestStep], metrics[KEYS.evalAvg('best', 'eval-easy')], metrics[KEYS.evalPass('best', 'eval-easy')]];
+    };
+    // a random model: best step 0, evaluated numbers 0; a start result (here a marker) is taken as is
+    expect(await bestOf()).toEqual([0, 0, 0]);
+    expect(await bestOf(new Map([[4, { 'eval-easy': { avg: 0.25, pass: 0.5 } }]]))).toEqual([0, 0.25, 0.5]);
+    // another seed's start result is not used
+    expect(await bestOf(new Map([[5, { 'eval-easy': { avg: 0.25, pass: 0.5 } }]]))).toEqual([0, 0, 0]);
+  });
+
   it("refuses GSPO 'sequence' ratios for a redistribution method before anything runs (σ would be a no-op)", () => {
     const config = finetuneConfigSchema.parse({ methods: ['grpo', 'rredcot'], grpo: { importanceSampling: 'sequence' } });
     expect(() => planChildren(config, 'hash')).toThrow(

@@ -23,6 +23,7 @@ import {
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import { continuationReward } from '../common/rollouts';
 import { KEYS } from './keys';
+import { evaluateSplits, type EvalSettings, type SplitResults } from './evaluate';
 import { firstErrorToken } from './oracle-errors';
 import { trainerConfig, type ChildConfig } from './plan';
 
@@ -32,6 +33,13 @@ export interface ChildData {
   train: readonly TaskRecord[];
   validation: readonly TaskRecord[];
   evalSplits: Record<string, readonly TaskRecord[]>;
+  /** The starting model's evalSplits results by seed, when the parent computed them (reused when the best checkpoint is step 0). */
+  start?: ReadonlyMap<number, SplitResults>;
+}
+
+/** The eval settings of a child (the same for every child of a parent: the parent's start evaluation uses the first child's). */
+export function evalSettings(config: ChildConfig): EvalSettings {
+  return { ...config.evaluation, maxNewTokens: config.grpo.maxNewTokens };
 }
 
 /** The part of a results-store Run a child writes to (per-step metrics; summary metrics at step 0). */
@@ -69,6 +77,9 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
       return {};
     case 'rredcot':
     case 'rredcot-literal':
+    case 'rredcot-l1':
+    case 'rredcot-both':
+    case 'rredcot-both-l1':
     case 'rredcot-own':
       return { redistribute: estimatorRedistribution({ ...rredcotOptions(), sigma }) };
     case 'verigate':
@@ -144,15 +155,8 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
     run.logMetrics({ [KEYS.trainSeconds]: trainSeconds }, 0);
     const chosen = best as { step: number; avg: number; weights: TrainerState['weights'] } | null;
     if (!chosen) throw new Error('finetune: no validation ran');
-    const evalAt = async () => {
-      const out: Record<string, { avg: number; pass: number }> = {};
-      for (const split of config.evaluation.splits) {
-        const report = await evaluate(data.evalSplits[split], config.evaluation.samplesPerProblem, rng.fork(`eval-${split}`));
-        out[split] = { avg: report.metrics.avgAtK.value, pass: report.metrics.passAtK.value };
-      }
-      return out;
-    };
-    const log = (which: 'final' | 'best', results: Record<string, { avg: number; pass: number }>) => {
+    const evalAt = () => evaluateSplits(model, data.evalSplits, evalSettings(config), config.seed);
+    const log = (which: 'final' | 'best', results: SplitResults) => {
       for (const [split, r] of Object.entries(results))
         run.logMetrics({ [KEYS.evalAvg(which, split)]: r.avg, [KEYS.evalPass(which, split)]: r.pass }, 0);
     };
@@ -160,6 +164,8 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
     log('final', final);
     if (chosen.step === config.steps) {
       log('best', final); // the best checkpoint is the final one: same weights, same draws, same numbers
+    } else if (chosen.step === 0 && data.start?.has(config.seed)) {
+      log('best', data.start.get(config.seed)!); // the best is the start: the parent evaluated those weights with these draws
     } else {
       restoreWeights(setup.policy.variables, chosen.weights, 'best checkpoint');
       log('best', await evalAt());

@@ -3,15 +3,15 @@
  * child run per (method, seed) — trained here or reused when an identical child already FINISHED.
  */
 import * as path from 'path';
-import { repoRoot, Rng } from '@rred/core';
-import { completerFromModel, evaluateSplit } from '@rred/evaluation';
+import { repoRoot } from '@rred/core';
 import { TransformerLM } from '@rred/lm';
 import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { buildDatasets, type TaskRecord } from '@rred/tasks';
 import { codeStateTags } from '../common/code-state';
 import { CHECKPOINT_HASH_COVERS } from '../common/model';
 import { loadSplit } from '../common/rollouts';
-import { trainChild, type ChildData } from './child';
+import { evalSettings, trainChild, type ChildData } from './child';
+import { evaluateSplits, type SplitResults } from './evaluate';
 import { runChildren, type ChildrenOutcome, type ChildTrainer } from './children';
 import type { FinetuneConfig, Method } from './config';
 import { baseKey, summaryKey } from './keys';
@@ -32,34 +32,22 @@ function loadChildData(config: FinetuneConfig, checkpointFile: string): ChildDat
   };
 }
 
-/** avg@k of the starting model of a test bed on each eval split, with the same draws a child's eval uses for that seed. */
-async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData, testBed: string | null): Promise<void> {
-  const plan = planChildren(config, '', '')[0].config;
+/** avg@k of the starting model of a test bed on each eval split, by seed, with the same draws a child's eval uses for that seed. */
+async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData, testBed: string | null): Promise<Map<number, SplitResults>> {
+  const settings = evalSettings(planChildren(config, '', '')[0].config);
   const model = data.loadModel();
+  const out = new Map<number, SplitResults>();
   try {
-    const complete = completerFromModel(model, model.tokenizer.eos);
     for (const [i, seed] of config.seeds.entries()) {
-      const rng = new Rng(seed);
-      for (const split of plan.evaluation.splits) {
-        const report = await evaluateSplit(
-          complete,
-          model.tokenizer,
-          data.evalSplits[split],
-          {
-            samplesPerProblem: plan.evaluation.samplesPerProblem,
-            temperature: 1,
-            maxNewTokens: plan.grpo.maxNewTokens,
-            batchSize: plan.evaluation.batchSize,
-          },
-          rng.fork(`eval-${split}`),
-        );
-        run.logMetrics({ [baseKey(split, testBed)]: report.metrics.avgAtK.value }, i);
-      }
+      const results = await evaluateSplits(model, data.evalSplits, settings, seed);
+      for (const [split, r] of Object.entries(results)) run.logMetrics({ [baseKey(split, testBed)]: r.avg }, i);
+      out.set(seed, results);
       process.stderr.write(`finetune: base model${testBed === null ? '' : ` of ${testBed}`} evaluated for seed ${seed}\n`);
     }
   } finally {
     model.dispose();
   }
+  return out;
 }
 
 interface FinetuneComputeOptions {
@@ -81,8 +69,8 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
     const byCheckpoint = new Map<string, ChildData>();
     for (const bed of testBeds(o.config)) {
       const data = o.data ?? loadChildData(o.config, path.resolve(repoRoot(), bed.checkpoint));
-      byCheckpoint.set(bed.checkpoint, data);
-      await evaluateBase(o.run, o.config, data, bed.primary ? null : bed.name);
+      const start = await evaluateBase(o.run, o.config, data, bed.primary ? null : bed.name);
+      byCheckpoint.set(bed.checkpoint, { ...data, start });
     }
     train = (run, config, label) => trainChild(run, config, byCheckpoint.get(config.checkpoint)!, label);
   }

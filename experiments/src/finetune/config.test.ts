@@ -33,12 +33,25 @@ describe('the issue-14 comparison config (experiments/configs/finetune/compariso
     for (const m of METHODS)
       expect(count('assumptionsMet', m)).toBeGreaterThanOrEqual(['grpo', 'rredcot', 'rredcot-literal'].includes(m) ? 5 : 3);
     expect(['grpo', 'rredcot', 'rredcot-literal'].map((m) => count('embedded', m))).toEqual([5, 5, 5]);
-    expect(plans).toHaveLength(48);
+    expect(plans).toHaveLength(57);
     const rredcot = plans.find((p) => p.config.method === 'rredcot')!.config;
     expect(rredcot.steps).toBeGreaterThanOrEqual(200);
     expect(rredcot.evaluation.problems).toBe(500);
     expect(rredcot.sigma?.signHandling).toBe('aligned');
     expect(plans.find((p) => p.config.method === 'rredcot-literal')!.config.sigma?.signHandling).toBe('literal');
     expect(rredcot.estimator).toMatchObject({ exit: 'forced', valueSuffix: 'remaining', terms: 'value', space: 'prob' });
+    // the terms × normalization 2×2 on the same (dataset) references: V / I + V × softmax / signed L1
+    const arm = (m: string) => plans.find((p) => p.config.method === m)!.config;
+    expect(arm('rredcot-l1').estimator).toEqual(rredcot.estimator);
+    expect(arm('rredcot-both').estimator).toEqual(arm('rredcot-both-l1').estimator);
+    expect(arm('rredcot-both').estimator).toMatchObject({
+      terms: 'both',
+      exit: 'joint',
+      valueSuffix: 'remaining',
+      referenceSource: 'dataset',
+    });
+    expect(arm('rredcot-both').sigma).toEqual(rredcot.sigma);
+    expect(arm('rredcot-l1').sigma).toEqual(arm('rredcot-both-l1').sigma);
+    expect(arm('rredcot-l1').sigma).toMatchObject({ signHandling: 'aligned', normalization: 'L1' });
   });
 });

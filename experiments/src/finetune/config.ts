@@ -15,6 +15,9 @@ export const METHODS = [
   'grpo',
   'rredcot',
   'rredcot-literal',
+  'rredcot-l1',
+  'rredcot-both',
+  'rredcot-both-l1',
   'rredcot-own',
   'grail',
   'verigate',
@@ -24,19 +27,30 @@ export const METHODS = [
 ] as const;
 export type Method = (typeof METHODS)[number];
 /** Methods whose σ comes from segment credits through a `sigma` config (recipes' `segmentSigma`). */
-export const CREDIT_METHODS = ['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const;
+export const CREDIT_METHODS = [
+  'rredcot',
+  'rredcot-literal',
+  'rredcot-l1',
+  'rredcot-both',
+  'rredcot-both-l1',
+  'rredcot-own',
+  'oracle',
+  'mc',
+] as const;
 export type CreditMethod = (typeof CREDIT_METHODS)[number];
 
 const lr = (dflt: number, what: string) =>
   z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Default ${dflt}; (0, 1].`);
 
-/** σ of a credit method: the recipes' sigma config, default aligned (`literal` for rredcot-literal). */
-const sigmaOf = (what: string, signHandling: 'aligned' | 'literal') =>
+/** σ of a credit method: the recipes' sigma config, default aligned (`literal` for rredcot-literal), softmax or signed L1. */
+const sigmaOf = (what: string, signHandling: 'aligned' | 'literal', normalization: 'softmax' | 'L1' = 'softmax') =>
   sigmaConfigSchema
-    .default({ signHandling })
+    .default(normalization === 'softmax' ? { signHandling } : { signHandling, normalization, credits: 'raw' })
     .describe(
       `How ${what}'s segment credits and the advantage become σ_k (see sigmaConfigSchema in @rred/recipes). Default: ${signHandling}, ` +
-        'softmax over per-trace standardized credits, τ = 1, length prior (equal credits ⇒ plain GRPO).',
+        (normalization === 'softmax'
+          ? 'softmax over per-trace standardized credits, τ = 1, length prior (equal credits ⇒ plain GRPO).'
+          : 'signed L1 over raw credits, σ_k = c_k/Σ|c_j| (Σσ ∈ [−1, 1]: breaks return equivalence, logged per step).'),
     );
 
 /** Further starting checkpoints, each with the methods that run on it. */
@@ -74,7 +88,9 @@ export const finetuneConfigSchema = z
       .default(['grpo', 'rredcot', 'rredcot-own'])
       .describe(
         "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, σ by `sigma.rredcot`, aligned); " +
-          "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: Eq. 11 as written); 'rredcot-own' (estimator `rredcotOwn`); " +
+          "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: Eq. 11 as written); the terms × normalization 2×2 with dataset " +
+          "references: 'rredcot' (v̂ = V, softmax), 'rredcot-l1' (v̂ = V, signed L1), 'rredcot-both' (estimator `rredcotBoth`, v̂ = I + V, softmax), " +
+          "'rredcot-both-l1' (v̂ = I + V, signed L1), each σ by `sigma.<method>`, aligned; 'rredcot-own' (estimator `rredcotOwn`); " +
           "'grail' (σ_t ∝ gradient saliency of each thinking token for the answer, training README); 'verigate' (GRPO where the verifier " +
           "separates the group, else group-normalized future-cumulated step scores: the `rredcot` estimator's segment credits, an intrinsic PRM); " +
           "'verigate-oracle' (the same with the task's step oracle as the PRM: a segment scores 1 before the first uncorrected wrong line, 0 from it on); 'oracle' (the task's step " +
@@ -157,6 +173,13 @@ export const finetuneConfigSchema = z
           'prob space, at most 4 of the up to 9 listed solution ' +
           'orders (N of Eq. 9). Its `normalization` is not used for training (σ comes from `sigma`).',
       ),
+    rredcotBoth: rredcotConfigSchema
+      .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'joint', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
+      .describe(
+        "Estimator of methods 'rredcot-both' and 'rredcot-both-l1' (the I + V row of the terms × normalization 2×2): the best I + V variant of " +
+          'the gold-value benchmark (results/gold: rredcot.joint.remaining.both.prob). Default `rredcot` with v̂ = I + V (Eq. 7 + Eq. 9) and ' +
+          'exit joint. Its `normalization` is not used for training.',
+      ),
     rredcotOwn: rredcotConfigSchema
       .default({ ...rredcotPresets.own })
       .describe(
@@ -168,6 +191,9 @@ export const finetuneConfigSchema = z
       .object({
         rredcot: sigmaOf('rredcot', 'aligned'),
         'rredcot-literal': sigmaOf('rredcot-literal', 'literal'),
+        'rredcot-l1': sigmaOf('rredcot-l1', 'aligned', 'L1'),
+        'rredcot-both': sigmaOf('rredcot-both', 'aligned'),
+        'rredcot-both-l1': sigmaOf('rredcot-both-l1', 'aligned', 'L1'),
         'rredcot-own': sigmaOf('rredcot-own', 'aligned'),
         oracle: sigmaOf('oracle', 'aligned'),
         mc: sigmaOf('mc', 'aligned'),

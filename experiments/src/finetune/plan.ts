@@ -9,7 +9,7 @@ import type { SigmaConfig } from '@rred/recipes';
 import { configHash } from '@rred/results-store';
 import { parseGrpoConfig, type GrpoConfig } from '@rred/training';
 import { finetuneCodeHash } from './code-identity';
-import { checkpointName, type FinetuneConfig, type Method } from './config';
+import { checkpointName, CREDIT_METHODS, type CreditMethod, type FinetuneConfig, type Method } from './config';
 
 export interface ChildConfig {
   method: Method;
@@ -27,9 +27,9 @@ export interface ChildConfig {
   optimizer: FinetuneConfig['optimizer'];
   data: FinetuneConfig['data'];
   segmentation: FinetuneConfig['segmentation'];
-  /** The RREDCoT estimator config of the method (rredcot, rredcot-literal, rredcot-own, verigate; null otherwise). */
+  /** The RREDCoT estimator config of the method (the rredcot-* arms and verigate; null otherwise). */
   estimator: RredcotConfig | null;
-  /** σ of a credit method (rredcot, rredcot-literal, rredcot-own, oracle, mc; null otherwise). */
+  /** σ of a credit method (CREDIT_METHODS; null otherwise). */
   sigma: SigmaConfig | null;
   /** Truncated-MC config of method mc (null otherwise). */
   mc: McConfig | null;
@@ -60,14 +60,26 @@ export function seedsOf(config: FinetuneConfig, method: Method): number[] {
 }
 
 function estimatorOf(config: FinetuneConfig, method: Method): RredcotConfig | null {
-  if (method === 'rredcot' || method === 'rredcot-literal' || method === 'verigate') return config.rredcot;
-  return method === 'rredcot-own' ? config.rredcotOwn : null;
+  switch (method) {
+    case 'rredcot':
+    case 'rredcot-literal':
+    case 'rredcot-l1':
+    case 'verigate':
+      return config.rredcot;
+    case 'rredcot-both':
+    case 'rredcot-both-l1':
+      return config.rredcotBoth;
+    case 'rredcot-own':
+      return config.rredcotOwn;
+    default:
+      return null;
+  }
 }
 
+const isCreditMethod = (m: Method): m is CreditMethod => (CREDIT_METHODS as readonly Method[]).includes(m);
+
 function sigmaOf(config: FinetuneConfig, method: Method): SigmaConfig | null {
-  return method === 'rredcot' || method === 'rredcot-literal' || method === 'rredcot-own' || method === 'oracle' || method === 'mc'
-    ? config.sigma[method]
-    : null;
+  return isCreditMethod(method) ? config.sigma[method] : null;
 }
 
 /**
@@ -127,6 +139,9 @@ const REDISTRIBUTION: Record<Method, GrpoConfig['redistribution']> = {
   'verigate-oracle': 'none',
   rredcot: 'rredcot',
   'rredcot-literal': 'rredcot',
+  'rredcot-l1': 'rredcot',
+  'rredcot-both': 'rredcot',
+  'rredcot-both-l1': 'rredcot',
   'rredcot-own': 'rredcot',
   grail: 'grail',
   oracle: 'oracle',

@@ -5,7 +5,7 @@ import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
-import type { CreditMethod } from './config';
+import { CREDIT_METHODS, type CreditMethod, type Method } from './config';
 import { loadFinetuneRun, type FinetuneRunData } from './load';
 import { summarize, type FinetuneSummary } from './summary';
 import { summaryJson } from './summary-json';
@@ -174,9 +174,7 @@ function settingDetails(data: FinetuneRunData): string {
     .map(([m, n]) => `${m} ${n}`)
     .join(', ');
   const present = new Set(data.beds.flatMap((b) => b.methods));
-  const credit = (['rredcot', 'rredcot-literal', 'rredcot-own', 'oracle', 'mc'] as const satisfies readonly CreditMethod[]).filter((m) =>
-    present.has(m),
-  );
+  const credit = CREDIT_METHODS.filter((m) => present.has(m));
   const variant = (e: typeof c.rredcot) =>
     `v̂ = ${e.terms}, exit ${e.exit}, value suffix ${e.valueSuffix}, combine ${e.combine}, ${e.space} space`;
   const sigma = (m: CreditMethod) => {
@@ -192,7 +190,10 @@ function settingDetails(data: FinetuneRunData): string {
     data.beds.length > 1 ? `Test beds: ${beds}.` : '',
     seeds ? `Fewer seeds (the first n): ${seeds}.` : '',
     credit.length ? `σ per method: ${credit.map(sigma).join('; ')}.` : '',
-    present.has('rredcot') || present.has('rredcot-literal') || present.has('verigate') ? `rredcot estimator: ${variant(c.rredcot)}.` : '',
+    ['rredcot', 'rredcot-literal', 'rredcot-l1', 'verigate'].some((m) => present.has(m as Method))
+      ? `rredcot estimator: ${variant(c.rredcot)}.`
+      : '',
+    present.has('rredcot-both') || present.has('rredcot-both-l1') ? `rredcotBoth estimator: ${variant(c.rredcotBoth)}.` : '',
     present.has('verigate') ? 'verigate: step scores = the rredcot segment credits (the answer step scores 0).' : '',
     present.has('verigate-oracle')
       ? 'verigate-oracle: step scores = the step oracle (1 before the first uncorrected wrong line, else 0).'
