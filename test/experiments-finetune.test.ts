@@ -36,6 +36,12 @@ function fakeTrainer(calls: string[], failOn: string | null = null): ChildTraine
     for (let step = 0; step <= c.steps; step++) {
       if (step > 0) {
         run.logMetrics({ 'grpo.stepMs': 1000 * (1 + 0.5 * METHOD_INDEX[c.method]) }, step);
+        // diagnostics: Σσ_t 1 for grpo, 0.5 ± 0.1·step for the others (NaN at step 1: every A = 0 there)
+        const sum = c.method === 'grpo' ? 1 : step === 1 ? NaN : 0.5;
+        run.logMetrics(
+          { 'grpo.sigmaSumMean': sum, 'grpo.sigmaSumMin': sum - 0.1 * step, 'grpo.sigmaSumMax': sum + 0.1 * step, 'grpo.gradNorm': c.seed },
+          step,
+        );
         if (c.method !== 'grpo') run.logMetrics({ [KEYS.fallback]: 1, [KEYS.estimated]: 3 }, step);
       }
       if (step % c.validation.every === 0 || step === c.steps) {
@@ -96,10 +102,14 @@ describe('experiments:finetune with a fake trainer', () => {
         'eval.csv',
         'summary.json',
         'table.md',
-        ...['curves_by_step', 'curves_by_time'].flatMap((n) => [`${n}.png`, `${n}.svg`, `${n}.vl.json`]),
+        ...['curves_by_step', 'curves_by_time', 'paired_vs_grpo'].flatMap((n) => [`${n}.png`, `${n}.svg`, `${n}.vl.json`]),
       ].sort(),
     );
     const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
+    // diagnostics over steps 1..4 and seeds 1..3: grpo Σσ 1 everywhere; rredcot's NaN step is left out (steps 2..4:
+    // min 0.5 − 0.4, max 0.5 + 0.4); grad norm = seed, so the seed mean is 2; reward, entropy, clipping not logged (NaN)
+    expect(md).toMatch(/\| grpo \| 3 \| NaN \| 1\.000 \| [0-9.]+ \| [0-9.]+ \| NaN \| 2\.000 \| NaN \|/);
+    expect(md).toContain('| rredcot | 3 | NaN | 0.500 | 0.100 | 0.900 | NaN | 2.000 | NaN |');
     // grpo final on eval-easy: seeds give 0.22, 0.24, 0.26 → mean 0.24, half-width t_{0.975,2} · 0.02 / √3
     const half = (4.302653 * 0.02) / Math.sqrt(3);
     expect(md).toContain(

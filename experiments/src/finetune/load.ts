@@ -26,6 +26,48 @@ export interface ChildResult {
   stepMs: number;
   /** Share of traces with A ≠ 0 that kept uniform σ because the references did not fit the context (NaN for grpo). */
   fallbackFraction: number;
+  /** The trainer's per-step diagnostics over the run (NaN when a run did not log one). */
+  diagnostics: Diagnostics;
+}
+
+/**
+ * Per-step trainer metrics (`grpo.<name>`) summarized over a run's steps: the mean of each, except
+ * sigmaSumMin / sigmaSumMax, the extremes over all steps. Σσ_t is over the completions with A ≠ 0
+ * (1 for every completion under return equivalence), σ entropy the mean entropy of |σ|/Σ|σ| (log|o| for uniform σ).
+ */
+export interface Diagnostics {
+  rewardMean: number;
+  sigmaSumMean: number;
+  sigmaSumMin: number;
+  sigmaSumMax: number;
+  sigmaEntropy: number;
+  gradNorm: number;
+  clippedFraction: number;
+}
+
+const finite = (xs: number[]) => xs.filter((x) => Number.isFinite(x));
+
+function diagnosticsOf(store: Store, runId: string): Diagnostics {
+  const steps = (name: string) => [...history(store, runId, `grpo.${name}`).values()];
+  const meanOf = (name: string) => {
+    const xs = steps(name);
+    return xs.length ? mean(xs) : NaN; // a NaN step makes the summary NaN
+  };
+  // Σσ is NaN at a step where every A_i = 0 (no completion to sum over): those steps are left out, and only those
+  const sigmaSteps = (name: string) => finite(steps(name));
+  const sigmaSum = (name: string, pick: (xs: number[]) => number) => {
+    const xs = sigmaSteps(name);
+    return xs.length ? pick(xs) : NaN;
+  };
+  return {
+    rewardMean: meanOf('rewardMean'),
+    sigmaSumMean: sigmaSum('sigmaSumMean', mean),
+    sigmaSumMin: sigmaSum('sigmaSumMin', (xs) => Math.min(...xs)),
+    sigmaSumMax: sigmaSum('sigmaSumMax', (xs) => Math.max(...xs)),
+    sigmaEntropy: meanOf('sigmaEntropy'),
+    gradNorm: meanOf('gradNorm'),
+    clippedFraction: meanOf('clippedFraction'),
+  };
 }
 
 export interface TestBedData {
@@ -133,5 +175,6 @@ function loadChild(store: Store, parent: RunDetail, testBed: string, key: string
     trainSeconds: lastMetric(run, KEYS.trainSeconds),
     stepMs: mean(stepMs),
     fallbackFraction: fallback + estimated > 0 ? fallback / (fallback + estimated) : NaN,
+    diagnostics: diagnosticsOf(store, id),
   };
 }

@@ -1,12 +1,12 @@
 /** results/finetune/: table.md, eval.csv, curves.csv and the learning-curve plots, from the store alone. */
 import * as path from 'path';
-import { fmt, type MeanCi, type Table, toCsv, toMarkdown } from '@rred/core';
+import { fmt, mean, type MeanCi, type Table, toCsv, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownHeader } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { CREDIT_METHODS, type CreditMethod, type Method } from './config';
-import { loadFinetuneRun, type FinetuneRunData } from './load';
+import { loadFinetuneRun, type Diagnostics, type FinetuneRunData } from './load';
 import { summarize, type FinetuneSummary } from './summary';
 import { summaryJson } from './summary-json';
 
@@ -105,6 +105,47 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
         e.method === 'grpo' ? '—' : fmt(c.fallbackFraction),
       ];
     }),
+  };
+}
+
+/** Seed means of the trainer's per-step diagnostics, method by method on every test bed (issue 14: Σσ, σ entropy, grad norm, clipping). */
+function diagnosticsTable(data: FinetuneRunData, summaries: readonly FinetuneSummary[]): Table {
+  const seedMean = (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
+    mean(children.map((c) => pick(c.diagnostics)));
+  const seedMin = (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
+    Math.min(...children.map((c) => pick(c.diagnostics)));
+  const seedMax = (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
+    Math.max(...children.map((c) => pick(c.diagnostics)));
+  return {
+    columns: [
+      'method',
+      'seeds',
+      'train reward',
+      'Σσ_t mean',
+      'Σσ_t min',
+      'Σσ_t max',
+      'σ entropy (nats)',
+      'grad norm (before clipping)',
+      'clipped fraction',
+    ],
+    rows: summaries.flatMap((s) =>
+      data.beds
+        .find((b) => b.name === s.testBed)!
+        .methods.map((m) => {
+          const cs = data.children.filter((c) => c.testBed === s.testBed && c.method === m);
+          return [
+            label(s, m),
+            String(cs.length),
+            fmt(seedMean(cs, (d) => d.rewardMean)),
+            fmt(seedMean(cs, (d) => d.sigmaSumMean)),
+            fmt(seedMin(cs, (d) => d.sigmaSumMin)),
+            fmt(seedMax(cs, (d) => d.sigmaSumMax)),
+            fmt(seedMean(cs, (d) => d.sigmaEntropy)),
+            fmt(seedMean(cs, (d) => d.gradNorm)),
+            fmt(seedMean(cs, (d) => d.clippedFraction)),
+          ];
+        }),
+    ),
   };
 }
 
@@ -268,6 +309,13 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
       `${Math.round(data.config.confidence * 100)} % Student-t interval over the seeds both ran. Also in summary.json.`,
     '',
     summaries.some((s) => s.paired.length) ? toMarkdown(pairedTable(summaries)) : 'GRPO is not among the methods: no paired difference.\n',
+    '## Training diagnostics (per-step trainer metrics, mean over steps, then over seeds)',
+    '',
+    "Σσ_t: the sum of a completion's token weights over the completions with A ≠ 0 (1 under return equivalence, Sec. 3.3; steps where " +
+      'every A = 0 are left out), its min and max over every step and seed. σ entropy: of |σ|/Σ|σ| (log |o| for uniform σ). ' +
+      'grad norm: the gradient norm before clipping at `optimizer.gradClip`. Clipped fraction: tokens whose clipped PPO term was selected (0 when μ = 1).',
+    '',
+    toMarkdown(diagnosticsTable(data, summaries)),
     '## Runs',
     '',
     toMarkdown(runsTable(data)),
@@ -322,6 +370,36 @@ function curveSpec(
   };
 }
 
+/** Paired differences against GRPO with their intervals, one row per method, one colour per test bed. */
+function pairedSpec(summaries: readonly FinetuneSummary[], subtitle: string, level: number) {
+  const values = summaries.flatMap((s) =>
+    s.paired.map((p) => ({ bed: s.testBed, method: p.method, diff: p.diff.mean, lo: p.diff.lo, hi: p.diff.hi, seeds: p.seeds.length })),
+  );
+  const y = { field: 'method', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.method))] };
+  const color = { field: 'bed', type: 'nominal', title: 'test bed' };
+  const yOffset = { field: 'bed', type: 'nominal' };
+  return {
+    title: { text: 'Final avg@k minus GRPO, paired by seed (mean over splits)', subtitle },
+    width: 420,
+    height: { step: 14 },
+    data: { values },
+    layer: [
+      { mark: { type: 'rule', strokeDash: [4, 3], color: 'gray' }, encoding: { x: { datum: 0 } } },
+      {
+        mark: { type: 'rule', strokeWidth: 1.5 },
+        encoding: {
+          y,
+          yOffset,
+          color,
+          x: { field: 'lo', type: 'quantitative', title: `Δ vs GRPO, ${Math.round(level * 100)} % t interval over seeds` },
+          x2: { field: 'hi' },
+        },
+      },
+      { mark: { type: 'point', filled: true, size: 45 }, encoding: { y, yOffset, color, x: { field: 'diff', type: 'quantitative' } } },
+    ],
+  };
+}
+
 export async function renderFinetunePlots(store: Store, runId: string, outDir: string): Promise<string[]> {
   const data = loadFinetuneRun(store, runId);
   const s = summarize(data);
@@ -333,6 +411,7 @@ export async function renderFinetunePlots(store: Store, runId: string, outDir: s
       'curves_by_step',
       curveSpec(s, 'step', 'Validation accuracy vs GRPO step', 'optimizer step', kv, subtitle),
     )),
+    ...(s.some((x) => x.paired.length) ? await writePlot(outDir, 'paired_vs_grpo', pairedSpec(s, subtitle, data.config.confidence)) : []),
     ...(await writePlot(
       outDir,
       'curves_by_time',
