@@ -11,32 +11,12 @@ import { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from '@rred/lm';
  * The compared fine-tuning methods (arms): paper Sec. 4 (Tab. 1 and Tab. 2) and the neighbours of
  * issue 14. What each one does is in the `methods` description below and in experiments/src/README.md.
  */
-export const METHODS = [
-  'grpo',
-  'rredcot',
-  'rredcot-literal',
-  'rredcot-l1',
-  'rredcot-both',
-  'rredcot-both-l1',
-  'rredcot-own',
-  'grail',
-  'verigate',
-  'verigate-oracle',
-  'oracle',
-  'mc',
-] as const;
+/** The RREDCoT arms: σ from the estimator's segment credits (configs `rredcot`, `rredcotBoth`, `rredcotOwn`). */
+const RREDCOT_ARMS = ['rredcot', 'rredcot-literal', 'rredcot-l1', 'rredcot-both', 'rredcot-both-l1', 'rredcot-own'] as const;
+export const METHODS = ['grpo', ...RREDCOT_ARMS, 'grail', 'verigate', 'verigate-oracle', 'oracle', 'mc'] as const;
 export type Method = (typeof METHODS)[number];
 /** Methods whose σ comes from segment credits through a `sigma` config (recipes' `segmentSigma`). */
-export const CREDIT_METHODS = [
-  'rredcot',
-  'rredcot-literal',
-  'rredcot-l1',
-  'rredcot-both',
-  'rredcot-both-l1',
-  'rredcot-own',
-  'oracle',
-  'mc',
-] as const;
+export const CREDIT_METHODS = [...RREDCOT_ARMS, 'oracle', 'mc'] as const;
 export type CreditMethod = (typeof CREDIT_METHODS)[number];
 
 const lr = (dflt: number, what: string) =>
