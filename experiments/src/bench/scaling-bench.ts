@@ -1,8 +1,9 @@
-import { median, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, textTable } from '@rred/core';
+import { median, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, textTable, UserError } from '@rred/core';
 import { tf } from '@rred/engine';
 import { createTransformer, TransformerLM, Tokenizer, tokenLogprobs, type SampleResult, type ScoreJob } from '@rred/lm';
 import { z } from 'zod';
 import { randomBatch } from './random-batch';
+import { pointFlops, pointTokens, predictedExponent, type PointFlops, type PointWork } from './scaling-cost-model';
 import { round } from './timing';
 
 export const ScalingBenchConfigSchema = z
@@ -10,7 +11,7 @@ export const ScalingBenchConfigSchema = z
     model: z
       .object({
         vocabSize: z.number().int().min(8).default(64),
-        contextLength: z.number().int().min(64).default(1200),
+        contextLength: z.number().int().min(64).default(2064),
         dModel: z.number().int().min(8).default(64),
         nLayers: z.number().int().min(1).default(2),
         nHeads: z.number().int().min(1).default(2),
@@ -18,7 +19,10 @@ export const ScalingBenchConfigSchema = z
       })
       .strict()
       .default({})
-      .describe('The tiny random model (lm transformer): V 64, context 1200 (≥ 1024 + suffixes), d 64, 2 layers, 2 heads, F 128.'),
+      .describe(
+        'The tiny random model (lm transformer): V 64, context 2064 (an MC continuation from the last exit point of a 1024-token trace ' +
+          'runs another 1020 tokens), d 64, 2 layers, 2 heads, F 128.',
+      ),
     lengths: z
       .array(z.number().int().min(8))
       .min(2)
@@ -44,11 +48,13 @@ export const ScalingBenchConfigSchema = z
       .default(4)
       .describe('MC: n continuations per exit point, all from one shared prefill (MC at its best). Default 4.'),
     mcHorizon: z
-      .number()
-      .int()
-      .min(1)
-      .default(16)
-      .describe('MC: M tokens per continuation (the stop token is never drawn, so all run M). Default 16.'),
+      .union([z.literal('trace'), z.number().int().min(1)])
+      .default('trace')
+      .describe(
+        "MC: tokens per continuation. 'trace' (default): the experiments' completion horizon, M = the trace's own thinking length T − 4, " +
+          'so a continuation from s_k may end where the trace did; as `truncatedMc` does, one sample call runs every continuation to the ' +
+          'largest limit (the stop token is never drawn), so MC decodes n·(K+1)·(T − 4) tokens. A number M: every continuation runs M tokens.',
+      ),
     trainRows: z.number().int().min(1).default(4).describe('Training step: rows of T tokens (one group of G = 4). Default 4.'),
     reps: z.number().int().min(1).default(3).describe('Timed repetitions per point, interleaved over the measures (median). Default 3.'),
     seed: seedSchema.default(0).describe('Seed of the weights, the traces and the draws. Default 0.'),
@@ -95,7 +101,12 @@ export interface ScalingPoint {
   /** One training step (forward + backward + Adam) on trainRows × T tokens. */
   trainMs: number;
   trainTokens: number;
+  /** What the cost model (scaling-cost-model.ts) predicts each measure costs at this point, in FLOPs. */
+  flops: PointFlops;
 }
+
+/** Decoded tokens per MC continuation at trace length T (see `mcHorizon`). */
+const mcHorizonAt = (config: ScalingBenchConfig, T: number) => (config.mcHorizon === 'trace' ? T - PROMPT : config.mcHorizon);
 
 /** Samples one trace of exactly T tokens (prompt PROMPT + thinking) with its cache, and the scoring job of K + 1 evenly spaced exit points. */
 async function traceAndJob(
@@ -155,7 +166,7 @@ async function measurePoint(
       const mc = await time(async () => {
         const out = await lm.sample(
           mcPrompts,
-          { temperature: 1, topP: 1, maxNewTokens: config.mcHorizon, stopToken: STOP },
+          { temperature: 1, topP: 1, maxNewTokens: mcHorizonAt(config, T), stopToken: STOP },
           rng.fork(`mc-${rep}`),
         );
         tokens.mc = out.cost.tokensForwarded;
@@ -182,9 +193,23 @@ async function measurePoint(
     optimizer.dispose();
     tf.dispose([inputs, targets]);
   }
-  const suffix = job.requests.reduce((n, r) => n + r.suffix.length, 0);
-  if (tokens.cached !== suffix)
-    throw new Error(`bench scaling: scoring from the cache forwarded ${tokens.cached} tokens, expected Σ|suffix| = ${suffix}`);
+  const work: PointWork = {
+    exitAt: job.requests.map((r) => r.exitAt),
+    T,
+    suffix: config.suffixTokens,
+    mcSamples: config.mcSamples,
+    // a row's budget is the horizon, or less when the context fills first (the sampler's rule); it forwards budget − 1 tokens after its prefill
+    mcDecode: (k) => Math.min(mcHorizonAt(config, T), config.model.contextLength - job.requests[k].exitAt) - 1,
+    trainRows: config.trainRows,
+  };
+  // the cost model's token accounting must be what the calls forwarded, exactly
+  const expected = pointTokens(work);
+  const measured = { rredcotCached: tokens.cached, rredcotScratch: tokens.scratch, mc: tokens.mc };
+  for (const [m, n] of Object.entries(measured))
+    if (n !== expected[m as keyof typeof measured])
+      throw new Error(
+        `bench scaling: ${m} forwarded ${n} tokens at T = ${T}, K = ${K}; the cost model counts ${expected[m as keyof typeof measured]}`,
+      );
   return {
     T,
     K,
@@ -196,71 +221,73 @@ async function measurePoint(
     mcTokens: tokens.mc,
     trainMs: round(median(ms.train), 2),
     trainTokens: config.trainRows * T,
+    flops: pointFlops(config.model, work),
   };
 }
 
-/** Fitted exponents b of wall ≈ a·x^b (least squares on log-log) for each measure against its natural variable. */
-function exponents(vsT: ScalingPoint[], vsK: ScalingPoint[], config: ScalingBenchConfig) {
-  const fit = (points: ScalingPoint[], x: (p: ScalingPoint) => number, y: (p: ScalingPoint) => number) =>
-    round(powerLawExponent(points.map(x), points.map(y)), 3);
-  const s = config.suffixTokens;
-  const n = config.mcSamples;
+type Measure = keyof PointFlops;
+
+/** The cost model "predicts linear growth" for a fit when its own exponent is within this of 1. */
+const PREDICTS_LINEAR = 0.1;
+
+/** Each fitted exponent: which sweep's points, against which x, of which measure. */
+function fits(config: ScalingBenchConfig) {
+  const KSuffix = (p: ScalingPoint) => (p.K + 1) * config.suffixTokens;
+  const T = (p: ScalingPoint) => p.T;
+  const NKT = (p: ScalingPoint) => config.mcSamples * (p.K + 1) * p.T;
+  const K1 = (p: ScalingPoint) => p.K + 1;
+  const fit = (sweep: 'T' | 'K' | 'both', x: (p: ScalingPoint) => number, measure: Measure) => ({ sweep, x, measure });
   return {
-    // the cost model: cached RREDCoT forwards (K+1)·|suffix| tokens, each attending to ≤ T cached keys
-    rredcotCachedVsKSuffix: fit(
-      vsK,
-      (p) => (p.K + 1) * s,
-      (p) => p.rredcotCachedMs,
+    rredcotCachedVsKSuffix: fit('K', KSuffix, 'rredcotCached'),
+    rredcotCachedVsT: fit('T', T, 'rredcotCached'),
+    rredcotScratchVsT: fit('T', T, 'rredcotScratch'),
+    rredcotScratchVsKSuffix: fit('K', KSuffix, 'rredcotScratch'),
+    mcVsNKT: fit('both', NKT, 'mc'),
+    mcVsT: fit('T', T, 'mc'),
+    mcVsK: fit('K', K1, 'mc'),
+    trainVsT: fit('T', T, 'train'),
+  };
+}
+
+/**
+ * Fitted exponents b of wall ≈ a·x^b (least squares on log-log) for each measure against its natural
+ * variable; the exponents the cost model predicts for the same fits; and the token-count exponents.
+ */
+function exponents(vsT: ScalingPoint[], vsK: ScalingPoint[], config: ScalingBenchConfig) {
+  const pointsOf = (sweep: 'T' | 'K' | 'both') => (sweep === 'T' ? vsT : sweep === 'K' ? vsK : [...vsT, ...vsK]);
+  const wall: Record<string, number> = {};
+  const predicted: Record<string, number> = {};
+  for (const [key, f] of Object.entries(fits(config))) {
+    const points = pointsOf(f.sweep);
+    wall[key] = round(
+      powerLawExponent(
+        points.map(f.x),
+        points.map((p) => p[`${f.measure}Ms`]),
+      ),
+      3,
+    );
+    predicted[key] = round(
+      predictedExponent(points, f.x, (p) => p.flops[f.measure]),
+      3,
+    );
+  }
+  const tokens = {
+    rredcotCachedTokensVsKSuffix: round(
+      powerLawExponent(
+        vsK.map((p) => (p.K + 1) * config.suffixTokens),
+        vsK.map((p) => p.rredcotCachedTokens),
+      ),
+      3,
     ),
-    rredcotCachedVsT: fit(
-      vsT,
-      (p) => p.T,
-      (p) => p.rredcotCachedMs,
-    ),
-    // from scratch: T + (K+1)·|suffix| tokens
-    rredcotScratchVsT: fit(
-      vsT,
-      (p) => p.T,
-      (p) => p.rredcotScratchMs,
-    ),
-    rredcotScratchVsKSuffix: fit(
-      vsK,
-      (p) => (p.K + 1) * s,
-      (p) => p.rredcotScratchMs,
-    ),
-    // MC at its best: the K+1 prefixes once (≈ (K+1)·T/2 tokens) + n·(K+1)·M decode tokens
-    mcVsNKT: fit(
-      [...vsT, ...vsK],
-      (p) => n * (p.K + 1) * p.T,
-      (p) => p.mcMs,
-    ),
-    mcVsT: fit(
-      vsT,
-      (p) => p.T,
-      (p) => p.mcMs,
-    ),
-    mcVsK: fit(
-      vsK,
-      (p) => p.K + 1,
-      (p) => p.mcMs,
-    ),
-    trainVsT: fit(
-      vsT,
-      (p) => p.T,
-      (p) => p.trainMs,
-    ),
-    // tokens: how the forwarded-token counts themselves grow (the cost model, exact)
-    rredcotCachedTokensVsKSuffix: fit(
-      vsK,
-      (p) => (p.K + 1) * s,
-      (p) => p.rredcotCachedTokens,
-    ),
-    mcTokensVsNKT: fit(
-      [...vsT, ...vsK],
-      (p) => n * (p.K + 1) * p.T,
-      (p) => p.mcTokens,
+    mcTokensVsNKT: round(
+      powerLawExponent(
+        [...vsT, ...vsK].map((p) => config.mcSamples * (p.K + 1) * p.T),
+        [...vsT, ...vsK].map((p) => p.mcTokens),
+      ),
+      3,
     ),
   };
+  return { wall, predicted, tokens };
 }
 
 /**
@@ -271,8 +298,12 @@ function exponents(vsT: ScalingPoint[], vsK: ScalingPoint[], config: ScalingBenc
 export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<string, unknown>> {
   const config = parseConfig(ScalingBenchConfigSchema, rawConfig, 'scaling bench config');
   const longest = Math.max(...config.lengths, config.fixedT);
-  if (longest + config.suffixTokens > config.model.contextLength || longest + config.mcHorizon > config.model.contextLength) {
-    throw new Error(`bench scaling: T = ${longest} + suffix/horizon exceeds the model's contextLength ${config.model.contextLength}`);
+  const mcLongest = longest + mcHorizonAt(config, longest); // a continuation from the last exit point (at T)
+  if (longest + config.suffixTokens > config.model.contextLength || mcLongest > config.model.contextLength) {
+    throw new UserError(
+      `bench scaling: model.contextLength ${config.model.contextLength} is too short: T = ${longest} needs ${Math.max(longest + config.suffixTokens, mcLongest)} ` +
+        `(T + |suffix| ${config.suffixTokens}, T + MC horizon ${mcHorizonAt(config, longest)})`,
+    );
   }
   const rng = new Rng(config.seed);
   const lm = scalingModel(config, rng.fork('init'));
@@ -299,22 +330,24 @@ export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<s
   ]);
   process.stdout.write(
     `\n${textTable({ columns: ['sweep', 'T', 'K', 'rredcot cached ms (tokens)', 'rredcot scratch ms (tokens)', 'MC ms (tokens)', 'train step ms (tokens)'], rows }, 'numbers')}\n` +
-      `fitted exponents: ${JSON.stringify(fitted)}\n`,
+      `fitted exponents: ${JSON.stringify(fitted.wall)}\npredicted by the cost model: ${JSON.stringify(fitted.predicted)}\n`,
   );
+  const keys = Object.keys(fitted.wall);
+  const linear = keys.filter((k) => Math.abs(fitted.predicted[k] - 1) <= PREDICTS_LINEAR);
   return {
-    exponents: fitted,
-    // Where the cost model predicts linear growth (issue 18: within 0.2 of 1): cached RREDCoT in (K+1)·|suffix|,
-    // from-scratch RREDCoT in T (T + const tokens), MC in n·(K+1) at fixed T and M (decode dominates), the
-    // training step in T (dense work ∝ T; attention ∝ T² is small at d = 64 up to T ≈ d·12).
-    linearWithin02: Object.fromEntries(
-      (['rredcotCachedVsKSuffix', 'rredcotScratchVsT', 'mcVsK', 'trainVsT'] as const).map((k) => [k, Math.abs(fitted[k] - 1) <= 0.2]),
-    ),
+    exponents: { ...fitted.wall, ...fitted.tokens },
+    predictedExponents: fitted.predicted,
+    // issue 18: within 0.2 of 1 where the cost model predicts linear growth (its own exponent within 0.1 of 1)
+    linearWithin02: Object.fromEntries(linear.map((k) => [k, Math.abs(fitted.wall[k] - 1) <= 0.2])),
+    withinPrediction02: Object.fromEntries(keys.map((k) => [k, Math.abs(fitted.wall[k] - fitted.predicted[k]) <= 0.2])),
     exponentDefinition:
-      'b of wall ≈ a·x^b, least squares on log-log over the points of one sweep; x: (K+1)·|suffix| (KSuffix), T, or n·(K+1)·T (NKT, both sweeps)',
+      'b of wall ≈ a·x^b, least squares on log-log over the points of one sweep; x: (K+1)·|suffix| (KSuffix), T, or n·(K+1)·T (NKT, both sweeps); ' +
+      `predictedExponents: the same fit of the cost model's FLOPs (scaling-cost-model.ts); "predicts linear" = predicted within ${PREDICTS_LINEAR} of 1`,
     costModel: {
-      rredcotCached: '(K+1)·|suffix| tokens forwarded; attention per token over ≤ T cached keys',
+      token: 'f(t) = L·(2·(4C² + 2CF) + 4·t·C) + 2CV FLOPs for one forward token attending to t keys; a training token 3·f',
+      rredcotCached: '(K+1)·|suffix| tokens forwarded, each attending to its exit prefix',
       rredcotScratch: 'T + (K+1)·|suffix| tokens forwarded',
-      mc: 'Σ of the K+1 distinct prefixes (≈ (K+1)·T/2) + n·(K+1)·(M−1) decode tokens, one sample call',
+      mc: `the K+1 distinct prefixes once (≈ (K+1)·T/2 tokens) + n·(K+1)·M decode tokens, one sample call; M = ${config.mcHorizon === 'trace' ? 'T − 4 (the trace horizon)' : config.mcHorizon}`,
       train: 'trainRows·T tokens forward + backward',
     },
     vsT,

@@ -4,6 +4,9 @@ import type { ScalingPoint } from './scaling-bench';
 /** What rendering reads of a scaling document (scaling-bench.ts). */
 interface ScalingDocument {
   exponents: Record<string, number>;
+  /** Absent in documents from before the cost model. */
+  predictedExponents?: Record<string, number>;
+  linearWithin02?: Record<string, boolean>;
   vsT: ScalingPoint[];
   vsK: ScalingPoint[];
 }
@@ -27,11 +30,21 @@ export function scalingMarkdown(doc: ScalingDocument): string {
     columns: ['sweep', 'T', 'K', ...MEASURES.flatMap(([, label]) => [`${label} ms`, 'tokens'])],
     rows,
   });
+  const predicted = doc.predictedExponents ?? {};
+  const linear = doc.linearWithin02 ?? {};
   const fits = toMarkdown({
-    columns: ['exponent', 'value'],
-    rows: Object.entries(doc.exponents).map(([k, v]) => [k, v.toFixed(3)]),
+    columns: ['exponent', 'measured', 'cost model', 'linear by the cost model: measured within 0.2 of 1'],
+    rows: Object.entries(doc.exponents).map(([k, v]) => [
+      k,
+      v.toFixed(3),
+      k in predicted ? predicted[k].toFixed(3) : '—',
+      k in linear ? (linear[k] ? 'yes' : 'no') : '—',
+    ]),
   });
-  return `# How cost grows (bench section scaling)\n\n${table}\nFitted exponents b of wall ≈ a·x^b (least squares on log-log; \`exponentDefinition\` in scaling.json):\n\n${fits}`;
+  return (
+    `# How cost grows (bench section scaling)\n\n${table}\nFitted exponents b of wall ≈ a·x^b (least squares on log-log; \`exponentDefinition\` in scaling.json), ` +
+    `beside the same fit of the cost model's FLOPs (\`costModel\`; token rows: forwarded tokens):\n\n${fits}`
+  );
 }
 
 /** results/bench/scaling.vl.json: wall ms against T (fixed K) and against K (fixed T), log-log, one line per measure. */
