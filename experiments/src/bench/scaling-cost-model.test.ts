@@ -20,7 +20,19 @@ describe('the scaling cost model', () => {
 
   it('predicts exponent 1 for work proportional to x and 2 for work proportional to x²', () => {
     const xs = [1, 2, 4, 8];
-    expect(predictedExponent(xs, (x) => x, (x) => 7 * x)).toBeCloseTo(1, 12);
-    expect(predictedExponent(xs, (x) => x, (x) => 3 * x * x)).toBeCloseTo(2, 12);
+    expect(
+      predictedExponent(
+        xs,
+        (x) => x,
+        (x) => 7 * x,
+      ),
+    ).toBeCloseTo(1, 12);
+    expect(
+      predictedExponent(
+        xs,
+        (x) => x,
+        (x) => 3 * x * x,
+      ),
+    ).toBeCloseTo(2, 12);
   });
 });

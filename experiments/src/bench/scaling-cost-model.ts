@@ -10,7 +10,7 @@
  */
 import { powerLawExponent } from '@rred/core';
 
-export interface CostModelShape {
+interface CostModelShape {
   nLayers: number;
   dModel: number;
   dFF: number;
