@@ -6,7 +6,8 @@ import { CORRECTION_MARKER, LINE_SEPARATOR } from './solution';
  * complete line computing it (`b=7-2=5`, or a `wait b=7-2=5` correction), right or wrong. What is left
  * of a reference solution is its lines for the variables not reached yet, in the reference's order and
  * with the reference's (correct) values — so after a wrong line those values disagree with the trace
- * and their probability drops.
+ * and their probability drops. A reference line that computes no variable (a sampled own reference
+ * may hold one, e.g. `w=3`) is no subgoal: it is left out of what remains.
  */
 const LINE_RE = new RegExp(`^(?:${CORRECTION_MARKER} )?([a-z])=\\d+[+\\-*]\\d+=\\d+$`);
 
@@ -31,8 +32,7 @@ export function remainingSolution(thinking: string, reference: string): string {
   const reached = reachedSubgoals(thinking);
   const rest = reference.split(LINE_SEPARATOR).filter((line) => {
     const m = LINE_RE.exec(line);
-    if (!m) throw new Error(`remainingSolution: reference line ${JSON.stringify(line)} is not a solution line`);
-    return !reached.has(m[1]);
+    return m !== null && !reached.has(m[1]);
   });
   if (rest.length === 0) return '';
   const separator = thinking.length > 0 && !thinking.endsWith(LINE_SEPARATOR) ? LINE_SEPARATOR : '';
