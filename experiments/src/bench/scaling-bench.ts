@@ -132,6 +132,27 @@ async function traceAndJob(
   return { row, job: { sequence, requests, cache: row.cache } };
 }
 
+/** What a point's calls do, for the cost model (scaling-cost-model.ts). */
+function pointWork(job: ScoreJob, T: number, config: ScalingBenchConfig): PointWork {
+  return {
+    exitAt: job.requests.map((r) => r.exitAt),
+    T,
+    suffix: config.suffixTokens,
+    mcSamples: config.mcSamples,
+    // a row's budget is the horizon, or less when the context fills first (the sampler's rule); it forwards budget − 1 tokens after its prefill
+    mcDecode: (k) => Math.min(mcHorizonAt(config, T), config.model.contextLength - job.requests[k].exitAt) - 1,
+    trainRows: config.trainRows,
+  };
+}
+
+/** The cost model's token accounting must be what the calls forwarded, exactly. */
+function checkTokens(work: PointWork, measured: Record<'rredcotCached' | 'rredcotScratch' | 'mc', number>, T: number, K: number): void {
+  const expected = pointTokens(work);
+  for (const [m, n] of Object.entries(measured) as [keyof typeof measured, number][])
+    if (n !== expected[m])
+      throw new Error(`bench scaling: ${m} forwarded ${n} tokens at T = ${T}, K = ${K}; the cost model counts ${expected[m]}`);
+}
+
 async function measurePoint(
   lm: TransformerLM,
   T: number,
@@ -193,23 +214,8 @@ async function measurePoint(
     optimizer.dispose();
     tf.dispose([inputs, targets]);
   }
-  const work: PointWork = {
-    exitAt: job.requests.map((r) => r.exitAt),
-    T,
-    suffix: config.suffixTokens,
-    mcSamples: config.mcSamples,
-    // a row's budget is the horizon, or less when the context fills first (the sampler's rule); it forwards budget − 1 tokens after its prefill
-    mcDecode: (k) => Math.min(mcHorizonAt(config, T), config.model.contextLength - job.requests[k].exitAt) - 1,
-    trainRows: config.trainRows,
-  };
-  // the cost model's token accounting must be what the calls forwarded, exactly
-  const expected = pointTokens(work);
-  const measured = { rredcotCached: tokens.cached, rredcotScratch: tokens.scratch, mc: tokens.mc };
-  for (const [m, n] of Object.entries(measured))
-    if (n !== expected[m as keyof typeof measured])
-      throw new Error(
-        `bench scaling: ${m} forwarded ${n} tokens at T = ${T}, K = ${K}; the cost model counts ${expected[m as keyof typeof measured]}`,
-      );
+  const work = pointWork(job, T, config);
+  checkTokens(work, { rredcotCached: tokens.cached, rredcotScratch: tokens.scratch, mc: tokens.mc }, T, K);
   return {
     T,
     K,
