@@ -5,7 +5,6 @@
  * avg@k on every eval split at the final and at the best weights. Everything goes into the child run.
  */
 import { Rng } from '@rred/core';
-import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import type { TransformerLM } from '@rred/lm';
 import type { MetricSink } from '@rred/training';
 import { captureWeights, GrpoTrainer, restoreWeights, runGrpo, type TrainerState } from '@rred/training';
@@ -23,7 +22,7 @@ import {
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import { continuationReward } from '../common/rollouts';
 import { KEYS } from './keys';
-import { evaluateSplits, type EvalSettings, type SplitResults } from './evaluate';
+import { evaluateRecords, evaluateSplits, type EvalSettings, type SplitResults } from './evaluate';
 import { firstErrorToken } from './oracle-errors';
 import { trainerConfig, type ChildConfig } from './plan';
 
@@ -115,26 +114,18 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
   const setup = { ...taskGrpoSetup({ model, records: data.train, redistribute: hooks.redistribute }), stepScores: hooks.stepScores };
   const trainer = new GrpoTrainer(setup, trainerConfig(config));
   try {
-    const complete = completerFromModel(model, model.tokenizer.eos);
-    const evaluate = (records: readonly TaskRecord[], k: number, rng: Rng): Promise<AccuracyReport> =>
-      evaluateSplit(
-        complete,
-        model.tokenizer,
-        records,
-        { samplesPerProblem: k, temperature: 1, maxNewTokens: config.grpo.maxNewTokens, batchSize: config.evaluation.batchSize },
-        rng,
-      );
     // evaluation draws depend on the seed only, not the method: methods are compared on paired samples
     const rng = new Rng(config.seed);
     let trainSeconds = 0;
     let best: { step: number; avg: number; weights: TrainerState['weights'] } | null = null;
     const validate = async (step: number) => {
-      const report = await evaluate(data.validation, config.validation.samplesPerProblem, rng.fork(`validation-${step}`));
-      const avg = report.metrics.avgAtK.value;
-      run.logMetrics(
-        { [KEYS.validationAvg]: avg, [KEYS.validationPass]: report.metrics.passAtK.value, [KEYS.validationSeconds]: trainSeconds },
-        step,
-      );
+      const settings = {
+        samplesPerProblem: config.validation.samplesPerProblem,
+        maxNewTokens: config.grpo.maxNewTokens,
+        batchSize: config.evaluation.batchSize,
+      };
+      const { avg, pass } = await evaluateRecords(model, data.validation, settings, rng.fork(`validation-${step}`));
+      run.logMetrics({ [KEYS.validationAvg]: avg, [KEYS.validationPass]: pass, [KEYS.validationSeconds]: trainSeconds }, step);
       if (!best || avg > best.avg) best = { step, avg, weights: captureWeights(setup.policy.variables) };
       process.stderr.write(`${label} validation @${step}: avg@${config.validation.samplesPerProblem} ${(avg * 100).toFixed(1)}%\n`);
     };

@@ -18,24 +18,34 @@ export interface EvalSettings {
 /** Per split: avg@k and pass@k (fractions). */
 export type SplitResults = Record<string, { avg: number; pass: number }>;
 
+/** What one evaluation of a record set draws: k samples per problem at T = 1, up to maxNewTokens each. */
+export type RecordEvalSettings = Omit<EvalSettings, 'splits'>;
+
+/** avg@k and pass@k (fractions) of `model` on `records`, sampling at temperature 1 with `rng`. */
+export async function evaluateRecords(
+  model: TransformerLM,
+  records: readonly TaskRecord[],
+  s: RecordEvalSettings,
+  rng: Rng,
+): Promise<{ avg: number; pass: number }> {
+  const report = await evaluateSplit(
+    completerFromModel(model, model.tokenizer.eos),
+    model.tokenizer,
+    records,
+    { samplesPerProblem: s.samplesPerProblem, temperature: 1, maxNewTokens: s.maxNewTokens, batchSize: s.batchSize },
+    rng,
+  );
+  return { avg: report.metrics.avgAtK.value, pass: report.metrics.passAtK.value };
+}
+
 export async function evaluateSplits(
   model: TransformerLM,
   evalSplits: Record<string, readonly TaskRecord[]>,
   s: EvalSettings,
   seed: number,
 ): Promise<SplitResults> {
-  const complete = completerFromModel(model, model.tokenizer.eos);
   const rng = new Rng(seed);
   const out: SplitResults = {};
-  for (const split of s.splits) {
-    const report = await evaluateSplit(
-      complete,
-      model.tokenizer,
-      evalSplits[split],
-      { samplesPerProblem: s.samplesPerProblem, temperature: 1, maxNewTokens: s.maxNewTokens, batchSize: s.batchSize },
-      rng.fork(`eval-${split}`),
-    );
-    out[split] = { avg: report.metrics.avgAtK.value, pass: report.metrics.passAtK.value };
-  }
+  for (const split of s.splits) out[split] = await evaluateRecords(model, evalSplits[split], s, rng.fork(`eval-${split}`));
   return out;
 }

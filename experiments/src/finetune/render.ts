@@ -110,12 +110,12 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
 
 /** Seed means of the trainer's per-step diagnostics, method by method on every test bed (issue 14: Σσ, σ entropy, grad norm, clipping). */
 function diagnosticsTable(data: FinetuneRunData, summaries: readonly FinetuneSummary[]): Table {
-  const seedMean = (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
-    mean(children.map((c) => pick(c.diagnostics)));
-  const seedMin = (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
-    Math.min(...children.map((c) => pick(c.diagnostics)));
-  const seedMax = (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
-    Math.max(...children.map((c) => pick(c.diagnostics)));
+  // one diagnostic over the seeds of a method, reduced by `over` (mean, or min/max for Σσ_t's extremes)
+  const acrossSeeds = (over: (xs: number[]) => number) => (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
+    fmt(over(children.map((c) => pick(c.diagnostics))));
+  const seedMean = acrossSeeds(mean);
+  const seedMin = acrossSeeds((xs) => Math.min(...xs));
+  const seedMax = acrossSeeds((xs) => Math.max(...xs));
   return {
     columns: [
       'method',
@@ -136,13 +136,13 @@ function diagnosticsTable(data: FinetuneRunData, summaries: readonly FinetuneSum
           return [
             label(s, m),
             String(cs.length),
-            fmt(seedMean(cs, (d) => d.rewardMean)),
-            fmt(seedMean(cs, (d) => d.sigmaSumMean)),
-            fmt(seedMin(cs, (d) => d.sigmaSumMin)),
-            fmt(seedMax(cs, (d) => d.sigmaSumMax)),
-            fmt(seedMean(cs, (d) => d.sigmaEntropy)),
-            fmt(seedMean(cs, (d) => d.gradNorm)),
-            fmt(seedMean(cs, (d) => d.clippedFraction)),
+            seedMean(cs, (d) => d.rewardMean),
+            seedMean(cs, (d) => d.sigmaSumMean),
+            seedMin(cs, (d) => d.sigmaSumMin),
+            seedMax(cs, (d) => d.sigmaSumMax),
+            seedMean(cs, (d) => d.sigmaEntropy),
+            seedMean(cs, (d) => d.gradNorm),
+            seedMean(cs, (d) => d.clippedFraction),
           ];
         }),
     ),
