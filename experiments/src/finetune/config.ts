@@ -73,7 +73,7 @@ export const finetuneConfigSchema = z
           "'rredcot-both-l1' (v̂ = I + V, signed L1), each σ by `sigma.<method>`, aligned; 'rredcot-own' (estimator `rredcotOwn`); " +
           "'grail' (σ_t ∝ gradient saliency of each thinking token for the answer, training README); 'verigate' (GRPO where the verifier " +
           "separates the group, else group-normalized future-cumulated step scores: the `rredcot` estimator's segment credits, an intrinsic PRM); " +
-          "'verigate-oracle' (the same with the task's step oracle as the PRM: a segment scores 1 before the first uncorrected wrong line, 0 from it on); 'oracle' (the task's step " +
+          "'verigate-oracle' (the same with the task's step oracle as the PRM: a segment scores 1 before the first uncorrected wrong line, 0 from it on, the answer step by its verifier reward); 'oracle' (the task's step " +
           "oracle: a failed trace's credit −1 on the segment holding its first uncorrected wrong line, 0 elsewhere, σ by `sigma.oracle`); " +
           "'mc' (ΔV_MC credits from `mc`, σ by `sigma.mc`). Default grpo, rredcot, rredcot-own; the paired differences need grpo.",
       ),

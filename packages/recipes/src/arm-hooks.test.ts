@@ -73,7 +73,7 @@ describe('creditStepScores', () => {
       tokens,
       datasetReferences: references,
     });
-    const out = await scores(ts, { step: 0, rng: new Rng(1), gated: [true, false] });
+    const out = await scores(ts, { step: 0, rng: new Rng(1), gated: [true, false], rewards: [1, 1] });
     expect(out[1]).toBeNull();
     expect(out[0]!.ends).toEqual([3, 6, 9, 12]);
     expect(out[0]!.scores).toHaveLength(4);
@@ -84,13 +84,15 @@ describe('creditStepScores', () => {
 });
 
 describe('oracleStepScores', () => {
-  it('scores the steps before the first error 1, from it on 0, the answer step 0; no error: every segment 1', async () => {
+  it('scores the steps before the first error 1, from it on 0, the answer step by its reward; no error: every segment 1', async () => {
     const ts = [trace([0, 1, 2, 1, 0, 2, 0, 0, 1], 0), trace([0, 1, 2, 1, 1, 2, 0, 1, 2], 0), trace([1, 1, 2, 0, 0, 2, 1, 0, 1], 0)];
     const errors = new Map([[ts[0], 4]]); // in segment [3, 6)
     const scores = oracleStepScores({ segmentation, tokenText, firstError: (t) => errors.get(t) ?? null });
-    const out = await scores(ts, { step: 0, rng: new Rng(1), gated: [true, true, false] });
+    // the answer step takes the verifier's reward: 0 for the wrong trace 0, 1 for trace 1 (a 0 there would make the
+    // answer the worst step of an all-correct group)
+    const out = await scores(ts, { step: 0, rng: new Rng(1), gated: [true, true, false], rewards: [0, 1, 0] });
     expect(out[0]).toEqual({ ends: [3, 6, 9, 12], scores: [1, 0, 0, 0] });
-    expect(out[1]).toEqual({ ends: [3, 6, 9, 12], scores: [1, 1, 1, 0] });
+    expect(out[1]).toEqual({ ends: [3, 6, 9, 12], scores: [1, 1, 1, 1] });
     expect(out[2]).toBeNull();
     expect(scores.lastCall()).toEqual({ estimated: 2, fallback: 0 });
   });

@@ -18,7 +18,7 @@ export function creditStepScores(o: EstimatorHookOptions): StepScoreSource {
   let last: RedistributionCallStats = { estimated: 0, fallback: 0 };
   const hook: StepScoreHook = async (traces: Trace[], context) => {
     const chosen = traces.flatMap((t, i) => (context.gated[i] && t.completion.length > 0 ? [i] : []));
-    const { out, stats } = stepRows(traces, await estimateCredits(o, traces, chosen, context.rng));
+    const { out, stats } = stepRows(traces, await estimateCredits(o, traces, chosen, context.rng), () => 0);
     last = stats;
     return out;
   };
@@ -28,8 +28,10 @@ export function creditStepScores(o: EstimatorHookOptions): StepScoreSource {
 /**
  * `oracleStepScores`, the task's step oracle as the PRM: a segment scores 1 when it ends before the
  * first token of the trace's first uncorrected wrong line (a correct step), 0 from the segment holding
- * it on; a trace without a located error scores 1 on every segment. The answer step scores 0, as above.
- * F_{i,k} is then the number of correct steps still to come from step k.
+ * it on; a trace without a located error scores 1 on every segment. The answer step is scored by the
+ * verifier, the oracle of that step: its reward (1 correct, 0 wrong). (Scoring it 0, as the intrinsic
+ * form does, made it the worst step of every all-correct group: the issue-14 comparison's
+ * verigate-oracle arm learnt to stop answering.)
  */
 export function oracleStepScores(o: {
   segmentation: SegmentationConfig;
@@ -45,15 +47,19 @@ export function oracleStepScores(o: {
       const at = o.firstError(t);
       scored.set(i, { segments, credits: segments.map((s) => (at === null || s.end <= at ? 1 : 0)) });
     });
-    const { out, stats } = stepRows(traces, scored);
+    const { out, stats } = stepRows(traces, scored, (i) => context.rewards[i]);
     last = stats;
     return out;
   };
   return Object.assign(hook, { lastCall: () => last });
 }
 
-/** Step rows from per-segment scores: the segments, then the answer tokens as a last step scored 0; null without segments. */
-function stepRows(traces: Trace[], scored: Map<number, TraceCredits>): { out: (StepScores | null)[]; stats: RedistributionCallStats } {
+/** Step rows from per-segment scores: the segments, then the answer tokens as a last step scored `answerScore(i)`; null without segments. */
+function stepRows(
+  traces: Trace[],
+  scored: Map<number, TraceCredits>,
+  answerScore: (trace: number) => number,
+): { out: (StepScores | null)[]; stats: RedistributionCallStats } {
   const out: (StepScores | null)[] = traces.map(() => null);
   let fallback = 0;
   for (const [i, c] of scored) {
@@ -66,7 +72,7 @@ function stepRows(traces: Trace[], scored: Map<number, TraceCredits>): { out: (S
     const scores = [...c.credits];
     if (t.thinkEnd < t.completion.length) {
       ends.push(t.completion.length);
-      scores.push(0);
+      scores.push(answerScore(i));
     }
     out[i] = { ends, scores };
   }

@@ -162,8 +162,10 @@ describe('GrpoTrainer', () => {
     const policy = new BigramPolicy(V, 4, new Rng(5));
     // one step per token, scored by the token id: deterministic and different across traces
     const calls: boolean[][] = [];
-    const stepScores: GrpoSetup['stepScores'] = async (traces, { gated }) => {
+    const seenRewards: (readonly number[])[] = [];
+    const stepScores: GrpoSetup['stepScores'] = async (traces, { gated, rewards }) => {
       calls.push(gated);
+      seenRewards.push(rewards);
       return traces.map((t, i) => (gated[i] ? { ends: t.completion.map((_, k) => k + 1), scores: t.completion.map((x) => x / 10) } : null));
     };
     // the first seed whose first batch holds both a degenerate and a non-degenerate group (deterministic)
@@ -171,6 +173,7 @@ describe('GrpoTrainer', () => {
     let batch: RolloutBatch | null = null;
     for (let seed = 1; seed <= 50 && !batch; seed++) {
       calls.length = 0;
+      seenRewards.length = 0;
       const trainer = new GrpoTrainer(
         setup(policy, { stepScores }),
         config({ promptsPerStep: 3, groupSize: 2, processAdvantage: 'verigate', seed }),
@@ -183,6 +186,7 @@ describe('GrpoTrainer', () => {
     expect(groups.some((x) => x.degenerate)).toBe(true);
     expect(groups.some((x) => !x.degenerate)).toBe(true);
     expect(calls[0]).toEqual(batch.rewards.map((_, i) => groups[Math.floor(i / 2)].degenerate));
+    expect(seenRewards[0]).toEqual(batch.rewards); // the hook sees the verifier rewards (the oracle PRM scores the answer step by them)
     for (const { g, degenerate } of groups) {
       for (const i of [g, g + 1]) {
         const t = batch.traces[i];
@@ -191,13 +195,19 @@ describe('GrpoTrainer', () => {
           continue;
         }
         expect(batch.advantages[i]).toBe(0);
-        // by hand: F_{i,k} = Σ_{j ≥ k} x_j / 10, pooled over the two traces, then (F − mean) / (sample SD + 1e-4)
-        const F = (j: number) =>
-          batch.traces[j].completion.map((_, k) => batch.traces[j].completion.slice(k).reduce((a, x) => a + x / 10, 0));
-        const pool = [...F(g), ...F(g + 1)];
+        // by hand (the default order, normalize then cumulate): p = x / 10 pooled over the group's two traces,
+        // p̃ = (p − mean) / (sample SD + 1e-4), and token k's advantage is Σ_{j ≥ k} p̃_j
+        const p = (j: number) => batch.traces[j].completion.map((x) => x / 10);
+        const pool = [...p(g), ...p(g + 1)];
         const m = pool.reduce((a, b) => a + b, 0) / pool.length;
         const sd = Math.sqrt(pool.reduce((a, x) => a + (x - m) ** 2, 0) / (pool.length - 1));
-        F(i).forEach((f, k) => expect(batch.coefficients[i][k]).toBeCloseTo(sd > 0 ? (f - m) / (sd + 1e-4) : 0, 10));
+        const tilde = p(i).map((x) => (sd > 0 ? (x - m) / (sd + 1e-4) : 0));
+        tilde.forEach((_, k) =>
+          expect(batch.coefficients[i][k]).toBeCloseTo(
+            tilde.slice(k).reduce((a, b) => a + b, 0),
+            10,
+          ),
+        );
       }
     }
     const gatedRows = groups.filter((x) => x.degenerate).flatMap(({ g }) => [batch.coefficients[g], batch.coefficients[g + 1]]);

@@ -61,7 +61,10 @@ export type RedistributionHook = ((
  * (it then gets advantage 0); entries of ungated traces are ignored (return null). Called every step (all
  * gated[i] false when no group is degenerate), so a hook's per-call statistics are never stale.
  */
-export type StepScoreHook = (traces: Trace[], context: { step: number; rng: Rng; gated: boolean[] }) => Promise<(StepScores | null)[]>;
+export type StepScoreHook = (
+  traces: Trace[],
+  context: { step: number; rng: Rng; gated: boolean[]; rewards: readonly number[] },
+) => Promise<(StepScores | null)[]>;
 
 export interface GrpoSetup {
   policy: TrainablePolicy;
@@ -222,6 +225,7 @@ export class GrpoTrainer {
       step: this.stepIndex,
       rng: this.rng.fork(`step-scores-${this.stepIndex}`),
       gated,
+      rewards,
     });
     if (scores.length !== traces.length) throw new Error(`step scores: ${scores.length} rows for ${traces.length} traces`);
     for (let g = 0; g < traces.length; g += G) {
@@ -230,6 +234,7 @@ export class GrpoTrainer {
       const rows = verigateGroupAdvantages(
         idx.map((i) => scores[i]),
         idx.map((i) => traces[i].completion.length),
+        this.config.verigateOrder,
       );
       idx.forEach((i, j) => (coefficients[i] = rows[j]));
     }

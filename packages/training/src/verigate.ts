@@ -4,12 +4,18 @@
  *  - Gate. A group whose verifier rewards all coincide (zero std: GRPO's advantage is 0 for every member)
  *    is "degenerate"; only such groups use process scores. Every other group keeps the verifier's
  *    group-relative advantage A_i (times σ, as any GRPO step).
- *  - Future-cumulated rewards. Trace i of a degenerate group has steps k = 1..K_i covering its completion,
- *    with process scores p_{i,k}; F_{i,k} = Σ_{j ≥ k} p_{i,j} (the score still to come from step k on).
- *  - Group-normalized token advantages. Pool the F_{i,k} of every scored trace of the group:
- *    Â_{i,t} = (F_{i,k(t)} − mean F) / (sd F + 1e-4), with k(t) the step holding token t and sd the
- *    sample SD (n − 1), as in `groupAdvantages`; a pool of fewer than 2 values or zero spread gives 0.
- *    A trace without scores (the scorer could not score it) gets 0 on every token, as in GRPO.
+ *  - Trace i of a degenerate group has steps k = 1..K_i covering its completion, with process scores p_{i,k}.
+ *  - Future-cumulated, group-normalized token advantages, in one of two orders (`VerigateOrder`):
+ *    - 'normalize-then-cumulate' (default): pool the p_{i,k} of every scored trace of the group,
+ *      p̃_{i,k} = (p_{i,k} − mean p) / (sd p + 1e-4), and Â_{i,t} = Σ_{j ≥ k(t)} p̃_{i,j}, the normalized
+ *      score still to come from the step holding token t (the process-supervision advantage of
+ *      DeepSeekMath's GRPO). A group whose steps all score alike gets 0.
+ *    - 'cumulate-then-normalize' (the abstract's word order, and what the issue-14 comparison ran):
+ *      F_{i,k} = Σ_{j ≥ k} p_{i,j}, then Â_{i,t} = (F_{i,k(t)} − mean F) / (sd F + 1e-4) over the pooled F.
+ *      F grows towards the start of every trace, so with positive scores early tokens and long traces
+ *      are pushed up and the last steps (the answer) down even when every step scored the same.
+ *    sd is the sample SD (n − 1), as in `groupAdvantages`; a pool of fewer than 2 values or zero spread
+ *    gives 0. A trace without scores (the scorer could not score it) gets 0 on every token, as in GRPO.
  */
 import { mean } from '@rred/core';
 import { sampleStd } from './advantages';
@@ -22,27 +28,51 @@ export interface StepScores {
   scores: number[];
 }
 
+export const VERIGATE_ORDERS = ['normalize-then-cumulate', 'cumulate-then-normalize'] as const;
+export type VerigateOrder = (typeof VERIGATE_ORDERS)[number];
+
 /** Token advantages of one degenerate group: row i has `lengths[i]` entries. */
-export function verigateGroupAdvantages(steps: readonly (StepScores | null)[], lengths: readonly number[]): number[][] {
+export function verigateGroupAdvantages(
+  steps: readonly (StepScores | null)[],
+  lengths: readonly number[],
+  order: VerigateOrder = 'normalize-then-cumulate',
+): number[][] {
   if (steps.length !== lengths.length) throw new RangeError(`verigate: ${steps.length} score rows for ${lengths.length} completions`);
-  const cumulated = steps.map((s, i) => (s ? futureCumulated(s, lengths[i], i) : null));
-  const pool = cumulated.flatMap((f) => f ?? []);
-  const m = mean(pool);
-  const sd = sampleStd(pool);
-  return cumulated.map((f, i) => {
+  steps.forEach((s, i) => s && checkSteps(s, lengths[i], i));
+  const perStep = order === 'cumulate-then-normalize' ? normalized(steps.map((s) => s && futureCumulated(s.scores))) : null;
+  const values = perStep ?? normalized(steps.map((s) => s?.scores ?? null)).map((p) => p && futureCumulated(p));
+  return values.map((v, i) => {
     const row = new Array<number>(lengths[i]).fill(0);
-    if (!f || !(sd > 0)) return row;
-    const { ends } = steps[i]!;
+    if (!v) return row;
     let start = 0;
-    ends.forEach((end, k) => {
-      for (let t = start; t < end; t++) row[t] = (f[k] - m) / (sd + 1e-4);
+    steps[i]!.ends.forEach((end, k) => {
+      for (let t = start; t < end; t++) row[t] = v[k];
       start = end;
     });
     return row;
   });
 }
 
-function futureCumulated(s: StepScores, length: number, row: number): number[] {
+/** (x − mean) / (sd + 1e-4) over the pooled values of every row; all zeros without spread. */
+function normalized(rows: readonly (readonly number[] | null)[]): (number[] | null)[] {
+  const pool = rows.flatMap((r) => r ?? []);
+  const m = mean(pool);
+  const sd = sampleStd(pool);
+  return rows.map((r) => r && r.map((x) => (sd > 0 ? (x - m) / (sd + 1e-4) : 0)));
+}
+
+/** F_k = Σ_{j ≥ k} x_j. */
+function futureCumulated(xs: readonly number[]): number[] {
+  const out = new Array<number>(xs.length);
+  let acc = 0;
+  for (let k = xs.length - 1; k >= 0; k--) {
+    acc += xs[k];
+    out[k] = acc;
+  }
+  return out;
+}
+
+function checkSteps(s: StepScores, length: number, row: number): void {
   const K = s.scores.length;
   if (s.ends.length !== K) throw new RangeError(`verigate: completion ${row} has ${K} scores but ${s.ends.length} step ends`);
   if (K === 0 || s.ends[K - 1] !== length)
@@ -55,11 +85,4 @@ function futureCumulated(s: StepScores, length: number, row: number): number[] {
   });
   const bad = s.scores.findIndex((x) => !Number.isFinite(x));
   if (bad >= 0) throw new RangeError(`verigate: score ${bad} of completion ${row} is ${s.scores[bad]}`);
-  const out = new Array<number>(K);
-  let acc = 0;
-  for (let k = K - 1; k >= 0; k--) {
-    acc += s.scores[k];
-    out[k] = acc;
-  }
-  return out;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseConfig, seedSchema } from '@rred/core';
 import { optimizerConfigSchema } from './optimizer';
+import { VERIGATE_ORDERS } from '../verigate';
 
 const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient', 'grail', 'oracle'] as const;
 
@@ -79,8 +80,17 @@ export const grpoConfigFields = z
       .default('none')
       .describe(
         "'verigate': in a group whose verifier rewards all coincide (GRPO advantage 0), token advantages from process scores instead — " +
-          'future-cumulated step scores, normalized over the group (verigate.ts; needs setup.stepScores). Other groups keep A_i. ' +
+          'the step scores of the group, normalized and future-cumulated in the order verigateOrder sets (verigate.ts; needs setup.stepScores). Other groups keep A_i. ' +
           "Default 'none'.",
+      ),
+    verigateOrder: z
+      .enum(VERIGATE_ORDERS)
+      .default('normalize-then-cumulate')
+      .describe(
+        "With processAdvantage 'verigate', the order of its two steps (verigate.ts): 'normalize-then-cumulate' " +
+          "Â_{i,t} = Σ_{j ≥ k(t)} (p_{i,j} − mean p)/(sd p + 1e-4) over the group's step scores p; " +
+          "'cumulate-then-normalize' Â_{i,t} = (F_{i,k(t)} − mean F)/(sd F + 1e-4) with F_{i,k} = Σ_{j ≥ k} p_{i,j}, which favours " +
+          "early tokens and long traces whenever scores are positive (the issue-14 comparison's setting). Default 'normalize-then-cumulate'.",
       ),
     checkpointEvery: z.number().int().min(0).default(20).describe('Trainer state every N steps (0 = end only). Default 20.'),
     optimizer: optimizerConfigSchema
