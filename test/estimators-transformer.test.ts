@@ -58,6 +58,27 @@ describe('estimators on TransformerLM', () => {
   });
   afterAll(() => lm.dispose());
 
+  it('sharedContinuation equals sharedPrefix and from-scratch scoring (1e-4) and forwards only the suffixes nothing continues', async () => {
+    // the reference is the trace's own thinking, and the remaining suffix what is left of it: the value suffix at
+    // exits 1–3 continues the one at exit 0, and so do the immediate and value suffixes at the last exit
+    const own = { dataset: [{ solution: trace.completion.slice(0, 8), answer: tokenizer.encode('3') }] };
+    const alignment = (done: readonly number[], solution: readonly number[]) => solution.slice(done.length);
+    const config = { terms: 'both', exit: 'joint', valueSuffix: 'remaining', space: 'log' } as const;
+    const inputs = { tokens, references: own, alignment };
+    const prefix = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedPrefix' });
+    const cont = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedContinuation' });
+    const scratch = await rredcot(naive, trace, segments, inputs, { ...config, scoring: 'perExitPoint' });
+    cont.extra.logValues.forEach((v, k) => {
+      expect(Math.abs(v - prefix.extra.logValues[k])).toBeLessThan(1e-4);
+      expect(Math.abs(v - scratch.extra.logValues[k])).toBeLessThan(1e-4);
+    });
+    // T = prompt + 8 thinking tokens; immediate </think> 3 <eos> at 4 exits; value suffixes 8, 6, 3, 0 + 3 tokens
+    const T = trace.prompt.length + 8;
+    expect(prefix.cost.tokensForwarded).toBe(T + 4 * 3 + (11 + 9 + 6 + 3));
+    // forwarded: the value suffix at exit 0 (11) and the immediate suffixes at exits 0–2 (3 each)
+    expect(cont.cost.tokensForwarded).toBe(T + 11 + 3 * 3);
+  });
+
   it('RREDCoT: one shared-prefix call = per-exit-point calls = from-scratch scoring (1e-4)', async () => {
     const config: RredcotConfigInput = { terms: 'both', valueSuffix: 'full', space: 'log', normalization: 'L1' };
     const inputs = { tokens, references };

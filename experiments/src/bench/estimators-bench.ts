@@ -104,7 +104,8 @@ interface Item {
  * with the full reference path, log space. Its bill is the formula below; the gold default (V only,
  * remaining suffix) scores shorter suffixes, so it would cost less, not more.
  */
-const RREDCOT_CONFIG = { terms: 'both', valueSuffix: 'full', space: 'log' } as const;
+// sharedPrefix: this section checks the T + Σ suffix bill exactly (sharedContinuation, the default, can only forward fewer)
+const RREDCOT_CONFIG = { terms: 'both', valueSuffix: 'full', space: 'log', scoring: 'sharedPrefix' } as const;
 
 /** RREDCoT's token bill for one trace: T (sequence up to the last exit point) + (K+1) · Σ |suffix|. */
 function expectedRredcotTokens(

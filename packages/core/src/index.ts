@@ -22,6 +22,7 @@ export {
   pearson,
   spearman,
   meanCi,
+  medianCi,
   wilsonInterval,
   clusterBootstrap,
   percentileInterval,
@@ -35,6 +36,7 @@ export {
   localizationAuc,
   powerLawExponent,
   type MeanCi,
+  type MedianCi,
   type Interval,
   type LocalizedTrace,
 } from './stats';

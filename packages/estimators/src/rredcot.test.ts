@@ -84,6 +84,32 @@ describe('rredcot', () => {
     expect(shared.cost.forwardPasses).toBe(1);
   });
 
+  it('sharedContinuation reads a request that continues another from it: same numbers, fewer tokens', async () => {
+    // one reference whose solution is the trace's own thinking, and the remaining suffix = what is left of it:
+    // the value suffix at every exit point continues the one at exit 0, and so does the immediate suffix at the last
+    const thinking = sequence.slice(2, 7);
+    const own = { tokens: toyTokens, references: { dataset: [{ solution: thinking, answer: [1] }] } };
+    const alignment = (done: readonly number[], solution: readonly number[]) => solution.slice(done.length);
+    const config = { ...LITERAL, terms: 'both', valueSuffix: 'remaining' } as const;
+    const m1 = toyModel();
+    const prefix = await rredcot(m1, trace, toySegments, { ...own, alignment }, { ...config, scoring: 'sharedPrefix' });
+    const m2 = toyModel();
+    const cont = await rredcot(m2, trace, toySegments, { ...own, alignment }, { ...config, scoring: 'sharedContinuation' });
+    cont.values!.forEach((v, k) => expect(Math.abs(v - prefix.values![k])).toBeLessThan(1e-12));
+    cont.credits.forEach((r, i) => expect(Math.abs(r - prefix.credits[i])).toBeLessThan(1e-12));
+    expect(cont.extra.requestCount).toBe(prefix.extra.requestCount);
+    // T = 7; immediate [3, 1, 4] at 4 exit points; value suffixes of 5 + 3, 3 + 3, 2 + 3, 0 + 3 tokens
+    expect(prefix.cost.tokensForwarded).toBe(7 + 4 * 3 + (8 + 6 + 5 + 3));
+    // forwarded: the value suffix at exit 0 (8) and the immediate suffixes at exits 0–2 (3 each)
+    expect(cont.cost.tokensForwarded).toBe(7 + 8 + 3 * 3);
+    // with the other tests' three dataset references: the same numbers as sharedPrefix, never more tokens
+    const [m3, m4] = [toyModel(), toyModel()];
+    const a = await literal(m3, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedContinuation' });
+    const b = await literal(m4, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedPrefix' });
+    a.values!.forEach((v, k) => expect(Math.abs(v - b.values![k])).toBeLessThan(1e-12));
+    expect(a.cost.tokensForwarded).toBeLessThanOrEqual(b.cost.tokensForwarded);
+  });
+
   it('runs both presets of Sec. 4, the own-answer one from the model’s correct samples', async () => {
     const own = referenceFromTrace(trace, toyTokens)!;
     // the presets follow the gold benchmark (results/gold): dataset = V with the remaining suffix in prob space, own = forced I

@@ -249,7 +249,7 @@ async function scoreAllExitPoints(
     let at = 0;
     return plan.suffixesAt.map((s) => rows.slice(at, (at += s.length)));
   };
-  if (scoring === 'sharedPrefix') {
+  if (scoring === 'sharedPrefix' || scoring === 'sharedContinuation') {
     // Tokens after the last exit point (the answer) are never a prefix, so they are not forwarded.
     // With the sampler's cache (ScoreJob.cache) a model that can use it forwards only the suffixes.
     const jobs: ScoreJob[] = plans.map(({ ep, suffixesAt, cache }) => ({
@@ -257,14 +257,23 @@ async function scoreAllExitPoints(
       requests: ep.exitAt.flatMap((at, k) => suffixesAt[k].map((suffix) => ({ exitAt: at, suffix }))),
       ...(cache ? { cache } : {}),
     }));
+    // sharedContinuation: a request whose tokens continue another one's is read from it, not sent
+    const reuse = jobs.map((job) =>
+      scoring === 'sharedContinuation' ? continuationSources(job.sequence, job.requests) : identitySources(job.requests.length),
+    );
+    const sent = jobs.map((job, p) => ({ ...job, requests: reuse[p].roots.map((i) => job.requests[i]) }));
     const results =
-      jobs.length === 1 && !jobs[0].cache
-        ? [await model.scoreAfterPrefixes(jobs[0].sequence, jobs[0].requests)]
-        : await model.scoreBatch(jobs);
+      sent.length === 1 && !sent[0].cache
+        ? [await model.scoreAfterPrefixes(sent[0].sequence, sent[0].requests)]
+        : await model.scoreBatch(sent);
     if (results.length !== jobs.length) throw new Error(`rredcot: model returned ${results.length} results for ${jobs.length} traces`);
     return plans.map((plan, p) => {
-      checkShape(results[p].logprobs, jobs[p].requests);
-      return { logprobs: split(plan, results[p].logprobs), cost: results[p].cost };
+      checkShape(results[p].logprobs, sent[p].requests);
+      const rows = jobs[p].requests.map((r, i) => {
+        const { root, offset } = reuse[p].source[i];
+        return results[p].logprobs[root].slice(offset, offset + r.suffix.length);
+      });
+      return { logprobs: split(plan, rows), cost: results[p].cost };
     });
   }
   const out: { logprobs: number[][][]; cost: ComputeCost }[] = [];
@@ -288,4 +297,49 @@ function checkShape(logprobs: number[][], requests: SuffixRequest[]): void {
   if (logprobs.length !== requests.length || logprobs.some((lp, i) => lp.length !== requests[i].suffix.length)) {
     throw new Error(`rredcot: model returned ${logprobs.length} score rows for ${requests.length} requests or rows of the wrong length`);
   }
+}
+
+/** Which requests are sent (`roots`, request indices) and where each request's log-probabilities are read. */
+interface ContinuationSources {
+  roots: number[];
+  /** Per request: the index into `roots` of the sent request holding it, and its token offset there. */
+  source: { root: number; offset: number }[];
+}
+
+function identitySources(n: number): ContinuationSources {
+  return { roots: Array.from({ length: n }, (_, i) => i), source: Array.from({ length: n }, (_, i) => ({ root: i, offset: 0 })) };
+}
+
+/**
+ * Requests whose tokens continue another's (scoring 'sharedContinuation'). Request i = (a_i, u_i) is
+ * read from request j = (a_j, u_j) when a_j ≤ a_i, u_j starts with sequence[a_j, a_i) and then u_i:
+ * every token of u_i then has the same context and position in both, so its log-probability is the same
+ * number (e.g. the `remaining` value suffix after a correct line that is the reference's, or the
+ * immediate suffix once nothing of the reference is left). Requests are visited by exit point, longest
+ * suffix first; each is matched against the requests sent so far, else sent. [O(requests² · |u|)]
+ */
+function continuationSources(sequence: readonly number[], requests: readonly SuffixRequest[]): ContinuationSources {
+  const order = requests
+    .map((_, i) => i)
+    .sort((a, b) => requests[a].exitAt - requests[b].exitAt || requests[b].suffix.length - requests[a].suffix.length || a - b);
+  const roots: number[] = [];
+  const source: { root: number; offset: number }[] = new Array(requests.length);
+  const continues = (j: number, i: number): boolean => {
+    const { exitAt: aj, suffix: uj } = requests[j];
+    const { exitAt: ai, suffix: ui } = requests[i];
+    const d = ai - aj;
+    if (d < 0 || d + ui.length > uj.length) return false;
+    for (let t = 0; t < d; t++) if (uj[t] !== sequence[aj + t]) return false;
+    for (let t = 0; t < ui.length; t++) if (uj[d + t] !== ui[t]) return false;
+    return true;
+  };
+  for (const i of order) {
+    const r = roots.findIndex((j) => requests[i].suffix.length > 0 && continues(j, i));
+    if (r >= 0) source[i] = { root: r, offset: requests[i].exitAt - requests[roots[r]].exitAt };
+    else {
+      source[i] = { root: roots.length, offset: 0 };
+      roots.push(i);
+    }
+  }
+  return { roots, source };
 }

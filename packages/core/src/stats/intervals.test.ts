@@ -1,4 +1,4 @@
-import { meanCi, wilsonInterval } from './intervals';
+import { meanCi, medianCi, wilsonInterval } from './intervals';
 
 describe('meanCi (Student-t interval)', () => {
   it('matches the interval computed by hand', () => {
@@ -38,5 +38,21 @@ describe('wilsonInterval', () => {
     expect(zero.upper).toBeCloseTo(3.841459 / (20 + 3.841459), 5); // z²/(n+z²) when p = 0
     expect(wilsonInterval(20, 20).upper).toBe(1);
     expect(() => wilsonInterval(3, 0)).toThrow(/trials/);
+  });
+});
+
+describe('medianCi', () => {
+  it('takes the order statistics of the binomial rule (hand-computed for n = 15 and n = 7)', () => {
+    const xs = [15, 3, 9, 1, 12, 7, 5, 14, 2, 11, 8, 4, 13, 6, 10]; // 1..15 shuffled
+    // P(Binom(15, ½) ≤ 3) = (1 + 15 + 105 + 455) / 32768 = 0.01758 ≤ 0.025 < P(≤ 4) = 0.05923: j = 4
+    const ci = medianCi(xs, 0.95);
+    expect(ci).toMatchObject({ median: 8, lo: 4, hi: 12, n: 15 });
+    expect(ci.coverage).toBeCloseTo(1 - (2 * 576) / 32768, 12);
+    // n = 7: P(≤ 0) = 1/128 ≤ 0.025 < P(≤ 1) = 8/128, so j = 1: the range
+    expect(medianCi([5, 1, 4, 2, 7, 3, 6], 0.95)).toMatchObject({ median: 4, lo: 1, hi: 7 });
+  });
+  it('is NaN when n is too small for the level, or a value is NaN', () => {
+    expect(medianCi([1, 2, 3, 4, 5], 0.95).lo).toBeNaN(); // P(≤ 0) = 1/32 > 0.025
+    expect(medianCi([1, NaN, 3, 4, 5, 6, 7], 0.95).hi).toBeNaN();
   });
 });
