@@ -49,8 +49,13 @@ describe('bench runs in the store', () => {
   it('renders the committed documents back byte for byte (measuredAt = the run end)', () => {
     expect(COMMITTED).toEqual(expect.arrayContaining(['engine', 'lm', 'estimators', 'training']));
     const id = record([...COMMITTED]);
-    const files = renderBench(store, id, path.join(dir, 'out'));
+    const all = renderBench(store, id, path.join(dir, 'out'));
+    // one JSON document per section, and the scaling section's markdown table beside its document
+    const files = all.filter((f) => f.endsWith('.json'));
     expect(files.map((f) => path.basename(f))).toEqual(COMMITTED.map((s) => `${s}.json`));
+    expect(all.filter((f) => !f.endsWith('.json')).map((f) => path.basename(f))).toEqual(
+      COMMITTED.includes('scaling') ? ['scaling.md'] : [],
+    );
     const end = new Date(store.getRun(id).endTime!).toISOString();
     const resolved = benchConfigSchema.parse(store.getRun(id).config);
     for (const [i, s] of COMMITTED.entries()) {
@@ -65,7 +70,8 @@ describe('bench runs in the store', () => {
     expect(metrics['estimators.costRatioMcOverRredcot']).toBe(
       (JSON.parse(committed('estimators')) as { costRatioMcOverRredcot: number }).costRatioMcOverRredcot,
     );
-    expect(metrics['engine.details.wasm+native.trainStep.allMs.0']).toBe(514.1);
+    const engine = JSON.parse(committed('engine')) as { details: Record<string, { trainStep: { allMs: number[] } }> };
+    expect(metrics['engine.details.wasm+native.trainStep.allMs.0']).toBe(engine.details['wasm+native'].trainStep.allMs[0]);
   });
 
   it('keeps NaN, null, booleans, text and key order apart from the numbers', () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
-import { mean, median, parseConfig, ProgressBar, repoRoot, textTable, seedSchema } from '@rred/core';
+import { mean, median, medianCi, parseConfig, ProgressBar, repoRoot, textTable, seedSchema } from '@rred/core';
 import { rredcotPresets } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINT, type Trace } from '@rred/lm';
 import { segmentationConfig } from '@rred/segmentation';
@@ -54,10 +54,10 @@ export const TrainingBenchConfigSchema = z
       .number()
       .int()
       .min(1)
-      .default(7)
+      .default(15)
       .describe(
-        "Timed steps per variant, interleaved. The ratios use each variant's fastest step (the least disturbed by other jobs on the shared " +
-          'machine); medians are reported beside them. Default 7.',
+        'Timed steps per variant, interleaved (15: enough for a 95 % order-statistic interval of the median ratio). The headline is the ' +
+          "median over reps of each variant's step / GRPO's step of the same rep; fastest and median steps are reported beside it. Default 15.",
       ),
     samplerCache: z
       .boolean()
@@ -340,7 +340,12 @@ function measurePeakRss(config: TrainingBenchConfig): { peakRssRatio: number | n
 
 /** Median over reps of the paired ratio (variant step / GRPO step of the same rep). */
 const pairedRatios = (times: StepTimes, v: Variant) => times[v].stepMs.map((ms, rep) => ms / times.grpo.stepMs[rep]);
-const headlineRatio = (times: StepTimes, v: Variant) => round(median(pairedRatios(times, v)), 2);
+const headlineRatio = (times: StepTimes, v: Variant) => round(median(pairedRatios(times, v)), 3);
+/** Distribution-free 95 % interval of that median (order statistics, `medianCi`). */
+const headlineCi = (times: StepTimes, v: Variant) => {
+  const ci = medianCi(pairedRatios(times, v), 0.95);
+  return { lo: round(ci.lo, 3), hi: round(ci.hi, 3), coverage: round(ci.coverage, 3) };
+};
 const fastestRatio = (summary: Record<Variant, VariantSummary>, v: Variant) => round(summary[v].stepMsMin / summary.grpo.stepMsMin, 2);
 
 /** The section's numbers: paired step ratios to GRPO (the headline), the bars, per-variant summaries. */
@@ -353,6 +358,7 @@ function trainingDocument(times: StepTimes, batchInfo: Record<string, number>, c
   const byTerms = <T>(f: (v: Variant) => T) => ({ immediate: f('immediate'), value: f('value'), both: f('both') });
   return {
     rredcotStepOverGrpoStep: byTerms(ratio),
+    rredcotStepOverGrpoStepCi95: byTerms((v) => headlineCi(times, v)),
     rredcotStepOverGrpoStepPerRep: byTerms((v) => pairedRatios(times, v).map((r) => round(r, 2))),
     rredcotStepOverGrpoStepFastest: byTerms((v) => fastestRatio(summary, v)),
     rredcotStepOverGrpoStepOfMedians: byTerms(medianRatio),
