@@ -341,7 +341,8 @@ function curveSpec(
     m.seeds.flatMap((sd) => sd.curve.map((p) => ({ method: m.method, run: `${m.method} seed ${sd.seed}`, x: p[x], avg: p.avg }))),
   );
   const meanValues = curves.flatMap((m) => m.mean.map((p) => ({ method: m.method, x: p[x], avg: p.avg })));
-  const color = { field: 'method', type: 'nominal', title: 'method', sort: curves.map((c) => c.method) };
+  // category20: the comparison has 15 method × test-bed curves, more than the default palette's 10 colours
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: curves.map((c) => c.method), scale: { scheme: 'category20' } };
   return {
     title: { text: title, subtitle },
     width: 460,
