@@ -15,6 +15,7 @@ const tiny = {
   suffixTokens: 3,
   mcSamples: 2,
   trainRows: 2,
+  scoredTraces: 2,
   reps: 1,
 };
 
@@ -35,7 +36,7 @@ describe('bench scaling', () => {
     const T = 36;
     const exits = [0, 1, 2].map((k) => 4 + Math.round((k * (T - 4)) / 2));
     expect(doc.vsT[2].mcTokens).toBe(exits.reduce((n, at) => n + at + 2 * (T - 4 - 1), 0));
-    expect(doc.vsT[2].rredcotCachedTokens).toBe(3 * 3);
+    expect(doc.vsT[2].rredcotCachedTokens).toBe(2 * 3 * 3); // 2 copies × 3 exit points × 3 suffix tokens
     // cached scoring of a fixed-size suffix per exit point: the work is linear in (K+1)·|suffix| by the cost model
     expect(Math.abs(doc.predictedExponents.rredcotCachedVsKSuffix - 1)).toBeLessThan(0.1);
     expect(Object.keys(doc.linearWithin02)).toContain('rredcotCachedVsKSuffix');

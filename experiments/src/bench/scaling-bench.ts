@@ -1,4 +1,4 @@
-import { median, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, textTable, UserError } from '@rred/core';
+import { median, sum, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, textTable, UserError } from '@rred/core';
 import { tf } from '@rred/engine';
 import { createTransformer, TransformerLM, Tokenizer, tokenLogprobs, type SampleResult, type ScoreJob } from '@rred/lm';
 import { z } from 'zod';
@@ -41,6 +41,15 @@ export const ScalingBenchConfigSchema = z
       .min(1)
       .default(16)
       .describe('|suffix| scored at every exit point (a value-term-sized `u* </think> y* <eos>`). Default 16.'),
+    scoredTraces: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        "RREDCoT measures: one scoreBatch call over this many copies of the point's trace (each its own job, from its own copy of " +
+          'the cache), the batch a GRPO step scores; one trace alone is a few ms, mostly fixed per-call cost. Default 8.',
+      ),
     mcSamples: z
       .number()
       .int()
@@ -142,6 +151,7 @@ function pointWork(job: ScoreJob, T: number, config: ScalingBenchConfig): PointW
     // a row's budget is the horizon, or less when the context fills first (the sampler's rule); it forwards budget − 1 tokens after its prefill
     mcDecode: (k) => Math.min(mcHorizonAt(config, T), config.model.contextLength - job.requests[k].exitAt) - 1,
     trainRows: config.trainRows,
+    scoredTraces: config.scoredTraces,
   };
 }
 
@@ -165,6 +175,7 @@ async function measurePoint(
   const V = config.model.vocabSize;
   const optimizer = tf.train.adam(1e-3);
   const { inputs, targets } = randomBatch(rng.fork('train'), config.trainRows, T, V);
+  const copies = (j: ScoreJob) => Array.from({ length: config.scoredTraces }, () => j);
   const mcPrompts = job.requests.flatMap((r) => Array.from({ length: config.mcSamples }, () => job.sequence.slice(0, r.exitAt)));
   const ms: Record<'cached' | 'scratch' | 'mc' | 'train', number[]> = { cached: [], scratch: [], mc: [], train: [] };
   const tokens = { cached: 0, scratch: 0, mc: 0 };
@@ -177,12 +188,12 @@ async function measurePoint(
     for (let rep = -1; rep < config.reps; rep++) {
       // rep −1 warms up (kernels, heap growth); the measures alternate so each rep shares the machine's state
       const cached = await time(async () => {
-        const [r] = await lm.scoreBatch([job]);
-        tokens.cached = r.cost.tokensForwarded;
+        const rs = await lm.scoreBatch(copies(job));
+        tokens.cached = sum(rs.map((r) => r.cost.tokensForwarded));
       });
       const scratch = await time(async () => {
-        const [r] = await lm.scoreBatch([{ sequence: job.sequence, requests: job.requests }]);
-        tokens.scratch = r.cost.tokensForwarded;
+        const rs = await lm.scoreBatch(copies({ sequence: job.sequence, requests: job.requests }));
+        tokens.scratch = sum(rs.map((r) => r.cost.tokensForwarded));
       });
       const mc = await time(async () => {
         const out = await lm.sample(

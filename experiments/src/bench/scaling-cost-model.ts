@@ -30,6 +30,8 @@ export interface PointWork {
   mcDecode: (k: number) => number;
   /** Training step rows of T tokens. */
   trainRows: number;
+  /** RREDCoT measures: copies of the trace scored in one call (each forwards its own suffixes; scratch also its own T). */
+  scoredTraces: number;
 }
 
 /** FLOPs (×2 multiply-adds) of one forward token attending to t keys. */
@@ -74,8 +76,8 @@ function pointCost(cost: (t: number) => number, w: PointWork, trainFactor: numbe
   const prefills = w.exitAt.reduce((n, at) => n + span(cost, 0, at), 0);
   const decodes = w.exitAt.reduce((n, at, k) => n + w.mcSamples * span(cost, at, at + w.mcDecode(k)), 0);
   return {
-    rredcotCached: suffixes,
-    rredcotScratch: span(cost, 0, w.T) + suffixes,
+    rredcotCached: w.scoredTraces * suffixes,
+    rredcotScratch: w.scoredTraces * (span(cost, 0, w.T) + suffixes),
     mc: prefills + decodes,
     train: trainFactor * w.trainRows * span(cost, 0, w.T),
   };
