@@ -76,6 +76,18 @@ describe('sampler cache handoff', () => {
       expect(maxDiff(out[j].logprobs, without[[0, 1, 2, 4][j]].logprobs)).toBeLessThan(1e-4);
       expect(out[j].cost.tokensForwarded).toBe(expectedTokens[j] + job.requests.reduce((n, r) => n + r.suffix.length, 0));
     });
+    // A cache longer than its job's sequence (the trainer scores up to the last exit point; the answer follows):
+    // the positions past the sequence are never visible, so cutting the sequence changes nothing it scores.
+    const cut = jobs.map((job) => {
+      const keep = Math.max(prompts[0].length, job.sequence.length - 2);
+      return { ...job, sequence: job.sequence.slice(0, keep), requests: job.requests.filter((r) => r.exitAt <= keep) };
+    });
+    const cutOut = await scoreBatch(model, cut);
+    cut.forEach((job, j) => {
+      const kept = job.requests.length;
+      expect(maxDiff(cutOut[j].logprobs, without[j].logprobs.slice(0, kept))).toBeLessThan(1e-4);
+      expect(cutOut[j].cost.tokensForwarded).toBe(job.requests.reduce((n, r) => n + r.suffix.length, 0));
+    });
     for (const r of results) r.cache!.release();
     expect(tf.memory().numTensors).toBe(before - 2 * config.nLayers * results.length); // release frees every K/V
     // A released cache is ignored: the job is scored from its sequence.
