@@ -19,7 +19,7 @@ export interface EvalSettings {
 export type SplitResults = Record<string, { avg: number; pass: number }>;
 
 /** What one evaluation of a record set draws: k samples per problem at T = 1, up to maxNewTokens each. */
-export type RecordEvalSettings = Omit<EvalSettings, 'splits'>;
+type RecordEvalSettings = Omit<EvalSettings, 'splits'>;
 
 /** avg@k and pass@k (fractions) of `model` on `records`, sampling at temperature 1 with `rng`. */
 export async function evaluateRecords(

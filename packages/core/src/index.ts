@@ -36,7 +36,6 @@ export {
   localizationAuc,
   powerLawExponent,
   type MeanCi,
-  type MedianCi,
   type Interval,
   type LocalizedTrace,
 } from './stats';

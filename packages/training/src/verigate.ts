@@ -29,7 +29,7 @@ export interface StepScores {
 }
 
 export const VERIGATE_ORDERS = ['normalize-then-cumulate', 'cumulate-then-normalize'] as const;
-export type VerigateOrder = (typeof VERIGATE_ORDERS)[number];
+type VerigateOrder = (typeof VERIGATE_ORDERS)[number];
 
 /** Token advantages of one degenerate group: row i has `lengths[i]` entries. */
 export function verigateGroupAdvantages(

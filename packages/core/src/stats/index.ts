@@ -16,7 +16,7 @@
  */
 export { sum, mean, median, sampleStandardDeviation, sampleVariance, standardDeviation, quantileSorted } from './descriptive';
 export { pearson, spearman } from './correlation';
-export { meanCi, medianCi, wilsonInterval, type MeanCi, type MedianCi, type Interval } from './intervals';
+export { meanCi, medianCi, wilsonInterval, type MeanCi, type Interval } from './intervals';
 export { clusterBootstrap, percentileInterval, bootstrapMeanInterval, bootstrapSdOfMean } from './bootstrap';
 export { reliabilityCeiling, spearmanBrown, splitHalfReliability } from './reliability';
 export { withinTraceSpearman } from './within-trace';

@@ -51,7 +51,7 @@ export function wilsonInterval(successes: number, trials: number, level = 0.95):
   return { lower, upper, level, method: 'wilson' };
 }
 
-export interface MedianCi {
+interface MedianCi {
   median: number;
   /** Order statistics x_(j) and x_(n−j+1); NaN when n is too small for the level or a value is NaN. */
   lo: number;
