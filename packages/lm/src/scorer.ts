@@ -195,11 +195,6 @@ function stackCachedRows(
   T: number,
 ): LayerKV[] {
   if (firstKV && caches.every((c) => c === null)) return firstKV;
-  if (!firstKV)
-    return gatherCachedRows(
-      caches.flatMap((c) => (c ? [c.kv()] : [])),
-      T,
-    );
   return tf.tidy(() => {
     const cachedKV = caches.flatMap((c, job) => (c ? [{ kv: c.kv(), length: jobs[active[job]].sequence.length }] : []));
     const layers = (firstKV ?? cachedKV[0].kv).length;
@@ -226,32 +221,6 @@ function stackCachedRows(
       };
       return { k: part((kv) => kv.k), v: part((kv) => kv.v) };
     });
-  });
-}
-
-/**
- * Every cached job's K/V as rows [rows, H, T, dh] with a handful of ops per layer instead of a slice and
- * a pad per job: concatenate the caches along the time axis ([1, H, Σ length, dh]), then gather T
- * slots per row (slot s of row r is cache r's position min(s, length_r − 1); slots past a row's length
- * repeat its last position and are never visible, as padding) and move the row axis first.
- */
-function gatherCachedRows(cached: LayerKV[][], T: number): LayerKV[] {
-  const lengths = cached.map((kv) => kv[0].k.shape[2]);
-  const index = new Int32Array(cached.length * T);
-  let offset = 0;
-  lengths.forEach((n, r) => {
-    for (let slot = 0; slot < T; slot++) index[r * T + slot] = offset + Math.min(slot, n - 1);
-    offset += n;
-  });
-  return tf.tidy(() => {
-    const idx = tf.tensor1d(index, 'int32');
-    const rows = (pieces: tf.Tensor4D[]): tf.Tensor4D => {
-      const [, H, , dh] = pieces[0].shape;
-      const flat = pieces.length === 1 ? pieces[0] : tf.concat(pieces, 2); // [1, H, Σ length, dh]
-      const picked = tf.gather(flat, idx, 2); // [1, H, rows·T, dh]
-      return tf.transpose(tf.reshape(picked, [H, cached.length, T, dh]), [1, 0, 2, 3]) as tf.Tensor4D; // [rows, H, T, dh]
-    };
-    return cached[0].map((_, l) => ({ k: rows(cached.map((kv) => kv[l].k)), v: rows(cached.map((kv) => kv[l].v)) }));
   });
 }
 
