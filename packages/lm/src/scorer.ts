@@ -106,7 +106,7 @@ export async function scoreBatch(
     if (caches[job]) slots[job] = { row: rowCount++, offset: 0 };
   });
   const T = Math.max(T1, ...active.map((j, job) => (caches[job] ? jobs[j].sequence.length : 0))); // cached slots per row
-  const shared = { kv: stackCachedRows(firstPass?.kv ?? null, active, caches, jobs, T) }; // per layer [rowCount, H, T, dh]
+  const shared = { kv: stackCachedRows(firstPass?.kv ?? null, caches, T) }; // per layer [rowCount, H, T, dh]
   let passes = uncached.length > 0 ? 1 : 0;
   try {
     if (firstPass) {
@@ -183,20 +183,14 @@ export async function scoreBatch(
 
 /**
  * The K/V every pass-2 row may attend to, per layer [rows, H, T, dh]: the pass-1 rows (padded from T1
- * to T slots) and then each cached job's cache positions 0..|sequence|−1 (padded to T). Padding slots
+ * to T slots) and then each cached job's cache, cut or padded to T slots. Slots past a job's sequence
  * are never visible (the pass-2 mask shows a job only its own slots < exitAt). With no cached job this
  * is the pass-1 K/V itself.
  */
-function stackCachedRows(
-  firstKV: LayerKV[] | null,
-  active: number[],
-  caches: (TransformerSequenceCache | null)[],
-  jobs: ScoreJob[],
-  T: number,
-): LayerKV[] {
+function stackCachedRows(firstKV: LayerKV[] | null, caches: (TransformerSequenceCache | null)[], T: number): LayerKV[] {
   if (firstKV && caches.every((c) => c === null)) return firstKV;
   return tf.tidy(() => {
-    const cachedKV = caches.flatMap((c, job) => (c ? [{ kv: c.kv(), length: jobs[active[job]].sequence.length }] : []));
+    const cachedKV = caches.flatMap((c) => (c ? [{ kv: c.kv() }] : []));
     const layers = (firstKV ?? cachedKV[0].kv).length;
     const pad = (t: tf.Tensor4D, from: number) =>
       from === T
@@ -211,11 +205,11 @@ function stackCachedRows(
       const part = (pick: (kv: LayerKV) => tf.Tensor4D): tf.Tensor4D => {
         const pieces: tf.Tensor4D[] = [];
         if (firstKV) pieces.push(pad(pick(firstKV[l]), pick(firstKV[l]).shape[2]));
-        for (const { kv, length } of cachedKV) {
+        // one op per cache: cut or pad its slots to T (slots past the job's sequence are never visible)
+        for (const { kv } of cachedKV) {
           const t = pick(kv[l]);
-          pieces.push(
-            pad(length === t.shape[2] ? t : (tf.slice(t, [0, 0, 0, 0], [1, t.shape[1], length, t.shape[3]]) as tf.Tensor4D), length),
-          );
+          const n = t.shape[2];
+          pieces.push(n > T ? (tf.slice(t, [0, 0, 0, 0], [1, t.shape[1], T, t.shape[3]]) as tf.Tensor4D) : pad(t, n));
         }
         return pieces.length === 1 ? (tf.clone(pieces[0]) as tf.Tensor4D) : (tf.concat(pieces, 0) as tf.Tensor4D); // a clone: the cache keeps its own
       };
