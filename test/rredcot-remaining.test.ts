@@ -48,7 +48,9 @@ it("rredcot 'remaining' scores, after each line, the reference lines for the var
     references: { dataset: [{ solution: tok.encode(reference), answer: tok.encode('5,8') }] },
     alignment: remainingAlignment(tok),
   };
-  const res = await rredcot(model, trace, segments, inputs, { terms: 'value', valueSuffix: 'remaining' });
+  // sharedPrefix: every exit point's suffix is sent (the default, sharedContinuation, reads the ones that
+  // continue another request from it; with the same numbers, tested in the estimators package)
+  const res = await rredcot(model, trace, segments, inputs, { terms: 'value', valueSuffix: 'remaining', scoring: 'sharedPrefix' });
   expect(scored).toEqual([
     `${reference}</think>5,8<eos>`, // s_0: nothing done
     'b=7-2=5\nc=5+5=0\nd=7+1=8</think>5,8<eos>', // after a
