@@ -45,10 +45,10 @@ export const ScalingBenchConfigSchema = z
       .number()
       .int()
       .min(1)
-      .default(8)
+      .default(32)
       .describe(
         "RREDCoT measures: one scoreBatch call over this many copies of the point's trace (each its own job, from its own copy of " +
-          'the cache), the batch a GRPO step scores; one trace alone is a few ms, mostly fixed per-call cost. Default 8.',
+          'the cache), the batch a GRPO step scores; one trace alone is a few ms, mostly fixed per-call cost (8 copies still left ≈ 6 ms of it at K = 4). Default 32.',
       ),
     mcSamples: z
       .number()
