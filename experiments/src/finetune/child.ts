@@ -118,13 +118,10 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
     const rng = new Rng(config.seed);
     let trainSeconds = 0;
     let best: { step: number; avg: number; weights: TrainerState['weights'] } | null = null;
+    // the evaluation's settings (batch size, max new tokens) with validation's samples per problem
+    const validation = { ...evalSettings(config), samplesPerProblem: config.validation.samplesPerProblem };
     const validate = async (step: number) => {
-      const settings = {
-        samplesPerProblem: config.validation.samplesPerProblem,
-        maxNewTokens: config.grpo.maxNewTokens,
-        batchSize: config.evaluation.batchSize,
-      };
-      const { avg, pass } = await evaluateRecords(model, data.validation, settings, rng.fork(`validation-${step}`));
+      const { avg, pass } = await evaluateRecords(model, data.validation, validation, rng.fork(`validation-${step}`));
       run.logMetrics({ [KEYS.validationAvg]: avg, [KEYS.validationPass]: pass, [KEYS.validationSeconds]: trainSeconds }, step);
       if (!best || avg > best.avg) best = { step, avg, weights: captureWeights(setup.policy.variables) };
       process.stderr.write(`${label} validation @${step}: avg@${config.validation.samplesPerProblem} ${(avg * 100).toFixed(1)}%\n`);

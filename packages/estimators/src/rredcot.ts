@@ -334,7 +334,7 @@ function continuationSources(sequence: readonly number[], requests: readonly Suf
     return true;
   };
   for (const i of order) {
-    const r = roots.findIndex((j) => requests[i].suffix.length > 0 && continues(j, i));
+    const r = requests[i].suffix.length > 0 ? roots.findIndex((j) => continues(j, i)) : -1;
     if (r >= 0) source[i] = { root: r, offset: requests[i].exitAt - requests[roots[r]].exitAt };
     else {
       source[i] = { root: roots.length, offset: 0 };

@@ -39,8 +39,10 @@ export function verigateGroupAdvantages(
 ): number[][] {
   if (steps.length !== lengths.length) throw new RangeError(`verigate: ${steps.length} score rows for ${lengths.length} completions`);
   steps.forEach((s, i) => s && checkSteps(s, lengths[i], i));
-  const perStep = order === 'cumulate-then-normalize' ? normalized(steps.map((s) => s && futureCumulated(s.scores))) : null;
-  const values = perStep ?? normalized(steps.map((s) => s?.scores ?? null)).map((p) => p && futureCumulated(p));
+  const values =
+    order === 'cumulate-then-normalize'
+      ? normalized(steps.map((s) => s && futureCumulated(s.scores)))
+      : normalized(steps.map((s) => s?.scores ?? null)).map((p) => p && futureCumulated(p));
   return values.map((v, i) => {
     const row = new Array<number>(lengths[i]).fill(0);
     if (!v) return row;

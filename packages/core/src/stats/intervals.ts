@@ -1,6 +1,7 @@
 /**
  * Confidence intervals. The t interval is built from library parts (simple-statistics variance,
- * jstat quantile); the Wilson score interval is written here because neither library has it.
+ * jstat quantile); the Wilson score interval is written here because neither library has it; the
+ * median's order-statistic interval takes its ranks from jstat's binomial cdf.
  */
 import { jStat } from 'jstat';
 import { mean, median, sampleVariance } from './descriptive';
