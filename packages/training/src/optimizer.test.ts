@@ -146,6 +146,21 @@ describe('AdamW (fused adamwStep)', () => {
     tf.dispose([a, b]);
   });
 
+  it('dispose frees all its state: no tensor and no byte outlives the optimizer (moments made at the first step or by setState)', () => {
+    const w = tf.variable(tf.ones([8, 16]), true, 'free/w');
+    const g = { [w.name]: tf.onesLike(w) };
+    const before = tf.memory();
+    const opt = new AdamW({ beta1: 0.9, beta2: 0.999, epsilon: 1e-8, weightDecay: 0 });
+    opt.apply([w], g, 0.1);
+    const restored = new AdamW(opt.options);
+    restored.setState(opt.getState());
+    opt.dispose();
+    restored.dispose();
+    expect(tf.memory().numTensors).toBe(before.numTensors);
+    expect(tf.memory().numBytes).toBe(before.numBytes);
+    tf.dispose([w, ...Object.values(g)]);
+  });
+
   it('clipGradNorm scales to the max norm and leaves non-finite norms to the caller', () => {
     const g = { x: tf.tensor1d([3, 4]) };
     const clipped = clipGradNorm(g, 1);

@@ -68,8 +68,8 @@ export class AdamW {
     this.dispose();
     this.step = state.step;
     for (const [name, s] of Object.entries(state.moments)) {
-      this.m.set(name, tf.variable(tf.tensor(s.m, s.shape, 'float32'), false));
-      this.v.set(name, tf.variable(tf.tensor(s.v, s.shape, 'float32'), false));
+      this.m.set(name, ownedVariable(tf.tensor(s.m, s.shape, 'float32')));
+      this.v.set(name, ownedVariable(tf.tensor(s.v, s.shape, 'float32')));
     }
   }
 
@@ -83,13 +83,24 @@ export class AdamW {
   private moment(store: Map<string, tf.Variable>, key: string, variable: tf.Variable): tf.Variable {
     let t = store.get(key);
     if (!t) {
-      t = tf.variable(tf.zerosLike(variable), false);
+      t = ownedVariable(tf.zerosLike(variable));
       store.set(key, t);
     } else if (t.shape.join('x') !== variable.shape.join('x')) {
       throw new Error(`AdamW: variable #${key} '${variable.name}' has shape [${variable.shape}], state has [${t.shape}]`);
     }
     return t;
   }
+}
+
+/**
+ * A non-trainable variable holding `init`'s data, with `init` itself disposed: tf.variable shares the
+ * initial tensor's data, so an initial tensor left alive keeps that data alive after the variable is
+ * disposed (2 × the model's size per AdamW, before this was fixed).
+ */
+function ownedVariable(init: tf.Tensor): tf.Variable {
+  const v = tf.variable(init, false);
+  init.dispose();
+  return v;
 }
 
 /**
