@@ -2,7 +2,7 @@ import { UserError, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { drawToken, validateSampleOptions } from './draw';
 import { MASKED } from './layers';
-import { TransformerSequenceCache } from './sequence-cache';
+import { copyCacheRow, TransformerSequenceCache } from './sequence-cache';
 import type { LayerKV, Transformer } from './transformer';
 import type { ComputeCost, SampleOptions, SampleResult } from './types';
 
@@ -153,8 +153,9 @@ function drawForRows(rows: Row[], live: number[], logits: Float32Array, V: numbe
 }
 
 /**
- * keepCache: for every row that finished at this draw, its cache row b sliced out of the batch cache
- * (K/V [B, H, keys, dh] → [1, H, length, dh], without the left padding) with the logits it drew from.
+ * keepCache: for every row that finished at this draw, its cache row b copied out of the batch cache
+ * into JS (K/V [B, H, keys, dh] → [H, length, dh] per layer, without the left padding; no kernel runs)
+ * with the logits it drew from.
  */
 function keepFinished(model: Transformer, rows: Row[], live: number[], kv: LayerKV[], keyValid: boolean[][]): void {
   live.forEach((id, b) => {
@@ -162,10 +163,7 @@ function keepFinished(model: Transformer, rows: Row[], live: number[], kv: Layer
     if (!row.done) return;
     const pad = keyValid[b].indexOf(true);
     const length = keyValid[b].length - pad; // prompt + generated − 1
-    const [, H, , dh] = kv[0].k.shape;
-    const own = tf.tidy(() =>
-      kv.map(({ k, v }) => ({ k: tf.slice(k, [b, 0, pad, 0], [1, H, length, dh]), v: tf.slice(v, [b, 0, pad, 0], [1, H, length, dh]) })),
-    );
+    const own = kv.map(({ k, v }) => ({ k: copyCacheRow(k, b, pad, length), v: copyCacheRow(v, b, pad, length) }));
     const tokens = [...row.prompt, ...row.tokens.slice(0, -1)];
     row.cache = new TransformerSequenceCache(model, tokens, row.prompt.length, own, row.logits ?? []);
     row.logits = undefined;

@@ -1,8 +1,8 @@
 import { UserError } from '@rred/core';
 import { tf } from '@rred/engine';
 import { oneHotFloat } from './layers';
-import { TransformerSequenceCache } from './sequence-cache';
-import { packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors, type SequenceSlot } from './suffix-rows';
+import { stackRows, TransformerSequenceCache } from './sequence-cache';
+import { packedSlots, packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors, type SequenceSlot } from './suffix-rows';
 import type { LayerKV, Transformer } from './transformer';
 import type { ScoreJob, ScoreResult, SuffixRequest } from './types';
 
@@ -51,7 +51,9 @@ export async function scoreAfterPrefixes(
  * position exitAt − 1. Pass 2 forwards all suffixes together, packed into rows per sequence
  * (suffix-rows.ts): each token attends to the cached positions < exitAt of its own sequence and
  * causally to its own earlier suffix tokens, at positions exitAt, exitAt + 1, …; it gives the
- * log-probabilities of suffix[1..]. Nothing of a prefix is recomputed.
+ * log-probabilities of suffix[1..]. Nothing of a prefix is recomputed. Pass 2's per-token work
+ * (projections, MLP, head) runs on the real suffix tokens only; rows and their padding exist for
+ * attention alone (BlockPass.packing).
  *
  * Cost per job: T + Σ|suffix| token positions. `forwardPasses` of each job is the number of batched
  * passes of the whole call it took part in (1 + suffix chunks), so do not sum it over jobs.
@@ -106,7 +108,7 @@ export async function scoreBatch(
     if (caches[job]) slots[job] = { row: rowCount++, offset: 0 };
   });
   const T = Math.max(T1, ...active.map((j, job) => (caches[job] ? jobs[j].sequence.length : 0))); // cached slots per row
-  const shared = { kv: stackCachedRows(firstPass?.kv ?? null, caches, T) }; // per layer [rowCount, H, T, dh]
+  const shared = { kv: stackCachedRows(firstPass?.kv ?? null, caches, T, { H, dh: C / H }) }; // per layer [rowCount, H, T, dh]
   let passes = uncached.length > 0 ? 1 : 0;
   try {
     if (firstPass) {
@@ -135,6 +137,10 @@ export async function scoreBatch(
       passes++;
       const R = chunk.length;
       const input = suffixRowTensors(chunk, activeRequests, slots, S, T, contextLength);
+      // Projections and MLP run on the chunk's N real tokens only; attention on the [R, S] rows (BlockPass.packing).
+      const { toPacked, toRows } = packedSlots(chunk, S);
+      const N = toPacked.length;
+      const packed = (a: Int32Array) => Int32Array.from(toPacked, (slot) => a[slot]);
       const picked = tf.tidy(() => {
         // One cached row is broadcast by runBlocks; several are gathered to the one each suffix row needs.
         const cachedRow = tf.tensor1d(
@@ -145,17 +151,18 @@ export async function scoreBatch(
           rowCount === 1
             ? shared.kv
             : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
-        const x = model.embedAt(tf.tensor2d(input.tokens, [R, S], 'int32'), tf.tensor2d(input.positions, [R, S], 'int32')); // [R·S, C]
-        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past });
-        const logp = tf.logSoftmax(model.head(hidden)); // [R·S, V]
-        return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(input.targets, 'int32'), V)), -1); // [R·S]
+        const x = model.embedAt(tf.tensor2d(packed(input.tokens), [1, N], 'int32'), tf.tensor2d(packed(input.positions), [1, N], 'int32')); // [N, C]
+        const packing = { toRows: tf.tensor1d(toRows, 'int32'), toPacked: tf.tensor1d(toPacked, 'int32') };
+        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past, packing }); // [N, C]
+        const logp = tf.logSoftmax(model.head(hidden)); // [N, V]
+        return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(packed(input.targets), 'int32'), V)), -1); // [N]
       });
-      const values = (await picked.data()) as Float32Array;
+      const values = (await picked.data()) as Float32Array; // values[n]: token n's log-probability of its target
       picked.dispose();
       chunk.forEach((row, r) => {
         for (const p of row.placed) {
           const out = logprobs[active[p.job]][p.request];
-          for (let s = 1; s < p.length; s++) out[s] = values[r * S + p.offset + s - 1];
+          for (let s = 1; s < p.length; s++) out[s] = values[toRows[r * S + p.offset + s - 1]];
         }
       });
     }
@@ -183,39 +190,40 @@ export async function scoreBatch(
 
 /**
  * The K/V every pass-2 row may attend to, per layer [rows, H, T, dh]: the pass-1 rows (padded from T1
- * to T slots) and then each cached job's cache, cut or padded to T slots. Slots past a job's sequence
- * are never visible (the pass-2 mask shows a job only its own slots < exitAt). With no cached job this
- * is the pass-1 K/V itself.
+ * to T slots) and then each cached job's cache, cut or padded to T slots (laid out in JS, one upload
+ * per layer: stackRows). Slots past a job's sequence are never visible (the pass-2 mask shows a job
+ * only its own slots < exitAt). With no cached job this is the pass-1 K/V itself.
  */
-function stackCachedRows(firstKV: LayerKV[] | null, caches: (TransformerSequenceCache | null)[], T: number): LayerKV[] {
-  if (firstKV && caches.every((c) => c === null)) return firstKV;
-  return tf.tidy(() => {
-    const cachedKV = caches.flatMap((c) => (c ? [{ kv: c.kv() }] : []));
-    const layers = (firstKV ?? cachedKV[0].kv).length;
-    const pad = (t: tf.Tensor4D, from: number) =>
-      from === T
-        ? t
-        : (tf.pad(t, [
-            [0, 0],
-            [0, 0],
-            [0, T - from],
-            [0, 0],
-          ]) as tf.Tensor4D);
-    return Array.from({ length: layers }, (_, l) => {
-      const part = (pick: (kv: LayerKV) => tf.Tensor4D): tf.Tensor4D => {
-        const pieces: tf.Tensor4D[] = [];
-        if (firstKV) pieces.push(pad(pick(firstKV[l]), pick(firstKV[l]).shape[2]));
-        // one op per cache: cut or pad its slots to T (slots past the job's sequence are never visible)
-        for (const { kv } of cachedKV) {
-          const t = pick(kv[l]);
-          const n = t.shape[2];
-          pieces.push(n > T ? (tf.slice(t, [0, 0, 0, 0], [1, t.shape[1], T, t.shape[3]]) as tf.Tensor4D) : pad(t, n));
-        }
-        return pieces.length === 1 ? (tf.clone(pieces[0]) as tf.Tensor4D) : (tf.concat(pieces, 0) as tf.Tensor4D); // a clone: the cache keeps its own
-      };
-      return { k: part((kv) => kv.k), v: part((kv) => kv.v) };
+function stackCachedRows(
+  firstKV: LayerKV[] | null,
+  caches: (TransformerSequenceCache | null)[],
+  T: number,
+  shape: { H: number; dh: number },
+): LayerKV[] {
+  const cached = caches.flatMap((c) => (c ? [c.kv()] : []));
+  if (cached.length === 0) return firstKV!;
+  const fromCaches = stackRows(cached, shape.H, shape.dh, T);
+  if (!firstKV) return fromCaches;
+  const widen = (t: tf.Tensor4D) =>
+    t.shape[2] === T
+      ? t
+      : tf.pad(t, [
+          [0, 0],
+          [0, 0],
+          [0, T - t.shape[2]],
+          [0, 0],
+        ]);
+  return tf
+    .tidy(() =>
+      fromCaches.map(({ k, v }, l) => ({
+        k: tf.concat([widen(firstKV[l].k), k], 0) as tf.Tensor4D,
+        v: tf.concat([widen(firstKV[l].v), v], 0) as tf.Tensor4D,
+      })),
+    )
+    .map((layer, l) => {
+      tf.dispose([fromCaches[l].k, fromCaches[l].v]);
+      return layer;
     });
-  });
 }
 
 /**

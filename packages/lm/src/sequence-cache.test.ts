@@ -2,6 +2,7 @@ import { Rng } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
 import { sampleWithCache } from './sampler';
 import { scoreBatch } from './scorer';
+import { TransformerSequenceCache } from './sequence-cache';
 import { createTransformer, type Transformer } from './transformer';
 import type { SampleOptions, SampleResult, ScoreJob } from './types';
 
@@ -37,7 +38,9 @@ describe('sampler cache handoff', () => {
 
   it('does not change the draws; every finished row has a cache of prompt + generated − 1 tokens', async () => {
     const plain = await sampleWithCache(model, prompts, options, new Rng(9));
+    const tensors = tf.memory().numTensors;
     const kept = await sampleWithCache(model, prompts, { ...options, keepCache: true }, new Rng(9));
+    expect(tf.memory().numTensors).toBe(tensors); // the kept caches are JS memory, not tensors
     expect(kept.results.map((r) => r.tokens)).toEqual(plain.results.map((r) => r.tokens));
     expect(kept.results.map((r) => r.logprobs)).toEqual(plain.results.map((r) => r.logprobs));
     expect(kept.cost).toEqual(plain.cost);
@@ -89,7 +92,8 @@ describe('sampler cache handoff', () => {
       expect(cutOut[j].cost.tokensForwarded).toBe(job.requests.reduce((n, r) => n + r.suffix.length, 0));
     });
     for (const r of results) r.cache!.release();
-    expect(tf.memory().numTensors).toBe(before - 2 * config.nLayers * results.length); // release frees every K/V
+    expect(tf.memory().numTensors).toBe(before);
+    expect(results.every((r) => (r.cache as TransformerSequenceCache).released)).toBe(true); // release drops every K/V
     // A released cache is ignored: the job is scored from its sequence.
     const again = await scoreBatch(model, [jobs[0]]);
     expect(maxDiff(again[0].logprobs, without[0].logprobs)).toBeLessThan(1e-4);

@@ -1,17 +1,25 @@
-import { tf } from '@rred/engine';
-import type { LayerKV, Transformer } from './transformer';
+import { float32View, tf } from '@rred/engine';
+import type { Transformer } from './transformer';
 import type { SequenceCache, SuffixRequest } from './types';
+
+/** One layer's keys and values of one row, in JS memory: each [H, length, dh], row-major. */
+export interface RowKV {
+  k: Float32Array;
+  v: Float32Array;
+}
 
 /**
  * The transformer's `SequenceCache` (the cache handoff, types.ts): what the sampler computed for one
  * finished row, kept so that `scoreBatch` scores suffixes against it without forwarding the sequence.
- *   kv:     per layer K and V of positions 0..length−1, each [1, H, length, dh] (tf memory)
+ *   kv:     per layer K and V of positions 0..length−1, each [H, length, dh] (JS memory, not tensors:
+ *           the scorer lays many rows out in one buffer and makes one tensor per layer of it, instead
+ *           of one pad/slice op per row and layer)
  *   logits: logits[t] = next-token logits [V] after the first `promptLength + t` tokens, as the sampler
- *           drew token t from them (t = 0..generated−1; JS memory, V floats each)
- * Memory per row: 2·L·length·C + generated·V floats; released by whoever asked for it.
+ *           drew token t from them (t = 0..generated−1; V floats each)
+ * Memory per row: 2·L·length·C + generated·V floats, all JS; released by whoever asked for it (or by GC).
  */
 export class TransformerSequenceCache implements SequenceCache {
-  private kvLayers: LayerKV[] | null;
+  private kvLayers: RowKV[] | null;
 
   constructor(
     /** The model that made it; any other model ignores it. */
@@ -19,7 +27,7 @@ export class TransformerSequenceCache implements SequenceCache {
     /** The tokens it covers: prompt ++ generated[< generated − 1]. */
     readonly tokens: readonly number[],
     readonly promptLength: number,
-    kv: LayerKV[],
+    kv: RowKV[],
     private readonly logits: readonly Float32Array[],
   ) {
     this.kvLayers = kv;
@@ -33,8 +41,8 @@ export class TransformerSequenceCache implements SequenceCache {
     return this.kvLayers === null;
   }
 
-  /** Per-layer K/V [1, H, length, dh]; throws once released. */
-  kv(): LayerKV[] {
+  /** Per-layer K/V [H, length, dh]; throws once released. */
+  kv(): RowKV[] {
     if (!this.kvLayers) throw new Error('sequence cache: used after release()');
     return this.kvLayers;
   }
@@ -59,8 +67,40 @@ export class TransformerSequenceCache implements SequenceCache {
   }
 
   release(): void {
-    if (!this.kvLayers) return;
-    for (const { k, v } of this.kvLayers) tf.dispose([k, v]);
     this.kvLayers = null;
   }
+}
+
+/**
+ * Row b's positions from..from+length−1 of a batch K or V tensor [B, H, keys, dh], copied to JS as
+ * [H, length, dh] (one contiguous run per head; no kernel runs).
+ */
+export function copyCacheRow(t: tf.Tensor4D, b: number, from: number, length: number): Float32Array {
+  const [, H, keys, dh] = t.shape;
+  const data = float32View(t);
+  const out = new Float32Array(H * length * dh);
+  for (let h = 0; h < H; h++) {
+    const src = ((b * H + h) * keys + from) * dh;
+    out.set(data.subarray(src, src + length * dh), h * length * dh);
+  }
+  return out;
+}
+
+/**
+ * Lays cached rows out for the scorer's pass 2: row i of the result is `rows[i]`'s first min(length, T)
+ * positions, zero past them; per layer K and V tensors [rows.length, H, T, dh] (one upload each).
+ */
+export function stackRows(rows: readonly RowKV[][], H: number, dh: number, T: number): { k: tf.Tensor4D; v: tf.Tensor4D }[] {
+  const R = rows.length;
+  const layer = (l: number, pick: (kv: RowKV) => Float32Array): tf.Tensor4D => {
+    const out = new Float32Array(R * H * T * dh);
+    rows.forEach((row, i) => {
+      const data = pick(row[l]);
+      const length = data.length / (H * dh);
+      const n = Math.min(length, T);
+      for (let h = 0; h < H; h++) out.set(data.subarray(h * length * dh, (h * length + n) * dh), (i * H + h) * T * dh);
+    });
+    return tf.tensor4d(out, [R, H, T, dh]);
+  };
+  return rows[0].map((_, l) => ({ k: layer(l, (kv) => kv.k), v: layer(l, (kv) => kv.v) }));
 }

@@ -1,5 +1,5 @@
 import { MASKED } from './layers';
-import { packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors } from './suffix-rows';
+import { packedSlots, packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors } from './suffix-rows';
 
 /** 1 where the mask lets slot `slot` see a position, 0 where it hides it. */
 const visible = (mask: Float32Array, span: number, slot: number) =>
@@ -21,6 +21,20 @@ describe('packRows', () => {
       ], // 3 then 2
     ]);
     expect(rows.map((r) => r.length)).toEqual([7, 5, 5]);
+  });
+});
+
+describe('packedSlots', () => {
+  it('lists the real slots row by row and maps every slot back to its token (padding to token 0)', () => {
+    const rows = packRows(
+      [3, 1, 2].map((length, request) => ({ job: 0, request, length })),
+      3,
+    ); // rows: [req 0 (3)], [req 2 (2), req 1 (1)] — both full at width 3
+    const narrow = [rows[0], { length: 2, placed: [rows[1].placed[0]] }]; // a second row with one padding slot
+    const { toPacked, toRows } = packedSlots(narrow, 3);
+    expect(Array.from(toPacked)).toEqual([0, 1, 2, 3, 4]);
+    expect(Array.from(toRows)).toEqual([0, 1, 2, 3, 4, 0]);
+    narrow.forEach((row, r) => row.placed.forEach((p) => expect(toRows[r * 3 + p.offset]).toBe(toPacked.indexOf(r * 3 + p.offset))));
   });
 });
 

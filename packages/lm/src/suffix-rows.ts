@@ -146,3 +146,23 @@ function fillRows(
   });
   return { tokens, positions, targets, mask };
 }
+
+/**
+ * The real tokens of `rows` (padded to `width` slots) in row-major order, for a packed pass
+ * (transformer.ts BlockPass.packing): toPacked[n] = the slot (r·width + s) of token n; toRows[slot] =
+ * the token at that slot, 0 (a real token, masked away) for a padding slot.
+ */
+export function packedSlots(rows: readonly PackedRow[], width: number): { toPacked: Int32Array; toRows: Int32Array } {
+  const toPacked = new Int32Array(rows.reduce((n, r) => n + r.length, 0));
+  const toRows = new Int32Array(rows.length * width);
+  let n = 0;
+  rows.forEach((row, r) => {
+    for (const p of row.placed)
+      for (let j = 0; j < p.length; j++) {
+        const slot = r * width + p.offset + j;
+        toPacked[n] = slot;
+        toRows[slot] = n++;
+      }
+  });
+  return { toPacked, toRows };
+}

@@ -25,10 +25,20 @@ interface BlockPass {
    * batch 1 to share one cached prefix across all B rows.
    */
   past?: LayerKV[];
+  /**
+   * Packed tokens (optional): `x` holds only the N real tokens [N, C], not B·S slots. Everything
+   * per token (projections, MLP) runs on those N; only attention uses the [B, S] layout, reached by
+   * gathering `toRows` and left by gathering `toPacked`. Rows of a few real tokens then cost their
+   * tokens, not their width (the scorer's pass 2: 3-token suffixes in 24-slot rows).
+   *   toRows:   int32 [B·S], the packed token at each row slot (any real one for a padding slot:
+   *             the mask hides it from every real query)
+   *   toPacked: int32 [N], the row slot of each packed token
+   */
+  packing?: { toRows: tf.Tensor1D; toPacked: tf.Tensor1D };
 }
 
 interface BlockOutput {
-  /** Final-layer-normed hidden states of the new positions: [B·S, C]. */
+  /** Final-layer-normed hidden states of the new positions: [B·S, C] ([N, C] with `packing`). */
   hidden: tf.Tensor2D;
   /** Per layer K, V of past ++ new positions: [B, H, P + S, dh]. */
   kv: LayerKV[];
@@ -206,14 +216,19 @@ export class Transformer {
     const dh = C / H;
     const scale = 1 / Math.sqrt(dh);
     const activation = ACTIVATIONS[this.config.activation];
-    let x = pass.x; // [B·S, C]
+    let x = pass.x; // [B·S, C], or [N, C] packed
     const kv: LayerKV[] = [];
+    const { packing } = pass;
+    const toRows = (t: tf.Tensor2D) => (packing ? (tf.gather(t, packing.toRows) as tf.Tensor2D) : t); // [N, k] → [B·S, k]
+    const toPacked = (t: tf.Tensor2D) => (packing ? (tf.gather(t, packing.toPacked) as tf.Tensor2D) : t); // [B·S, k] → [N, k]
     this.blocks.forEach((p, layer) => {
       // Each layer in its own tidy so inference frees a layer's intermediates before the next
       // (gradient recording keeps what backprop needs regardless).
       const out = tf.tidy(() => {
         // --- attention ---
-        const qkv = linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D); // [B·S, 3C]
+        const qkv = toRows(
+          linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D),
+        ); // [B·S, 3C]
         const heads = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
         const [q3, k3, v3] = tf.split(heads, 3, 0);
         const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
@@ -228,7 +243,7 @@ export class Transformer {
         }
         const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, P+S]
         const attended = tf.matMul(tf.softmax(scores), v); // [B, H, S, dh]
-        const merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B·S, C]
+        const merged = toPacked(tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D); // [B·S, C] (packed: [N, C])
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
         const hiddenFF = activation(
