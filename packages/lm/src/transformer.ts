@@ -182,12 +182,16 @@ export class Transformer {
     });
   }
 
-  /** Token + position embeddings at explicit positions (for cached passes): [B, S] ids and positions → [B·S, C]. */
+  /**
+   * Token + position embeddings at explicit positions (for cached passes): [B, S] ids and positions → [B·S, C].
+   * Inference only: a row gather (the same values as embedRows' one-hot product, without its
+   * [B·S, contextLength] one-hot matrix per decode step), whose gradient plain wasm lacks.
+   */
   embedAt(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor2D {
     const [B, S] = tokens.shape;
     return tf.tidy(() => {
-      const tok = embedRows(tf.reshape(tokens, [B * S]) as tf.Tensor1D, this.tokenEmbedding as tf.Tensor2D); // [B·S, C]
-      const pos = embedRows(tf.reshape(positions, [B * S]) as tf.Tensor1D, this.positionEmbedding as tf.Tensor2D); // [B·S, C]
+      const tok = tf.gather(this.tokenEmbedding, tf.reshape(tokens, [B * S])) as tf.Tensor2D; // [B·S, C]
+      const pos = tf.gather(this.positionEmbedding, tf.reshape(positions, [B * S])) as tf.Tensor2D; // [B·S, C]
       return tf.add(tok, pos) as tf.Tensor2D;
     });
   }

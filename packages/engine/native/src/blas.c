@@ -127,8 +127,11 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
     batch_chunk(&job, 0, (int64_t)nBatch);
     return js_undefined(env);
   }
-  /* Below OpenBLAS's own threshold every call is single-threaded already: no switch (it costs ~µs). */
-  const int blasThreads = mnk >= OPENBLAS_THREADED_MNK ? openblas_get_num_threads() : 1;
+  /* Below OpenBLAS's own sgemm threshold every sgemm call is single-threaded already: no switch (it costs
+     ~µs). Not so sgemv (M = 1, the decode step's attention): OpenBLAS threads it at far smaller sizes, and
+     its threads called from both pool threads at once made a 1×32×300 product take ~5 ms instead of µs
+     (measured: a 256-token MC sample call 3.5× slower). */
+  const int blasThreads = mnk >= OPENBLAS_THREADED_MNK || M == 1 ? openblas_get_num_threads() : 1;
   if (blasThreads > 1) openblas_set_num_threads(1);
   rred_parallel_for((int64_t)nBatch, 1 + 65536 / mnk, batch_chunk, &job);
   if (blasThreads > 1) openblas_set_num_threads(blasThreads);
