@@ -16,6 +16,7 @@ const tiny = {
   mcSamples: 2,
   trainRows: 2,
   scoredTraces: 2,
+  mcTraces: 2,
   reps: 1,
 };
 
@@ -32,10 +33,10 @@ describe('bench scaling', () => {
       vsT: { T: number; mcTokens: number; rredcotCachedTokens: number }[];
     };
     expect(doc.vsT.map((p) => p.T)).toEqual([12, 24, 36]);
-    // the trace horizon: n·(K+1) continuations of T − 4 draws each (T − 5 forwarded after the prefill) + the distinct prefixes
+    // the trace horizon: per trace copy n·(K+1) continuations of T − 4 draws each (T − 5 forwarded after the prefill), + the distinct prefixes once
     const T = 36;
     const exits = [0, 1, 2].map((k) => 4 + Math.round((k * (T - 4)) / 2));
-    expect(doc.vsT[2].mcTokens).toBe(exits.reduce((n, at) => n + at + 2 * (T - 4 - 1), 0));
+    expect(doc.vsT[2].mcTokens).toBe(exits.reduce((n, at) => n + at + 2 * 2 * (T - 4 - 1), 0));
     expect(doc.vsT[2].rredcotCachedTokens).toBe(2 * 3 * 3); // 2 copies × 3 exit points × 3 suffix tokens
     // cached scoring of a fixed-size suffix per exit point: the work is linear in (K+1)·|suffix| by the cost model
     expect(Math.abs(doc.predictedExponents.rredcotCachedVsKSuffix - 1)).toBeLessThan(0.1);

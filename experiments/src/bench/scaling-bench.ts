@@ -50,6 +50,17 @@ export const ScalingBenchConfigSchema = z
         "RREDCoT measures: one scoreBatch call over this many copies of the point's trace (each its own job, from its own copy of " +
           'the cache), the batch a GRPO step scores; one trace alone is a few ms, mostly fixed per-call cost (8 copies still left ≈ 6 ms of it at K = 4). Default 32.',
       ),
+    mcTraces: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        "MC measure: one sample call over this many copies of the point's trace (every copy's n continuations per exit point; the " +
+          'identical prefixes are prefilled once). A decode step carries ≈ 0.6 ms of fixed op-dispatch cost whatever its rows, so one ' +
+          "trace's 20–132 rows measured that cost more than MC's work; a GRPO batch has 32 traces, but 32 copies at T = 1024 would hold " +
+          '≈ 2 GB of K/V. Default 8.',
+      ),
     mcSamples: z
       .number()
       .int()
@@ -152,6 +163,7 @@ function pointWork(job: ScoreJob, T: number, config: ScalingBenchConfig): PointW
     mcDecode: (k) => Math.min(mcHorizonAt(config, T), config.model.contextLength - job.requests[k].exitAt) - 1,
     trainRows: config.trainRows,
     scoredTraces: config.scoredTraces,
+    mcTraces: config.mcTraces,
   };
 }
 
@@ -176,7 +188,9 @@ async function measurePoint(
   const optimizer = tf.train.adam(1e-3);
   const { inputs, targets } = randomBatch(rng.fork('train'), config.trainRows, T, V);
   const copies = (j: ScoreJob) => Array.from({ length: config.scoredTraces }, () => j);
-  const mcPrompts = job.requests.flatMap((r) => Array.from({ length: config.mcSamples }, () => job.sequence.slice(0, r.exitAt)));
+  const mcPrompts = Array.from({ length: config.mcTraces }, () =>
+    job.requests.flatMap((r) => Array.from({ length: config.mcSamples }, () => job.sequence.slice(0, r.exitAt))),
+  ).flat();
   const ms: Record<'cached' | 'scratch' | 'mc' | 'train', number[]> = { cached: [], scratch: [], mc: [], train: [] };
   const tokens = { cached: 0, scratch: 0, mc: 0 };
   const time = async (f: () => Promise<void> | void) => {
@@ -364,7 +378,7 @@ export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<s
       token: 'f(t) = L·(2·(4C² + 2CF) + 4·t·C) + 2CV FLOPs for one forward token attending to t keys; a training token 3·f',
       rredcotCached: '(K+1)·|suffix| tokens forwarded, each attending to its exit prefix',
       rredcotScratch: 'T + (K+1)·|suffix| tokens forwarded',
-      mc: `the K+1 distinct prefixes once (≈ (K+1)·T/2 tokens) + n·(K+1)·M decode tokens, one sample call; M = ${config.mcHorizon === 'trace' ? 'T − 4 (the trace horizon)' : config.mcHorizon}`,
+      mc: `the K+1 distinct prefixes once (≈ (K+1)·T/2 tokens) + mcTraces·n·(K+1)·M decode tokens, one sample call; M = ${config.mcHorizon === 'trace' ? 'T − 4 (the trace horizon)' : config.mcHorizon}`,
       train: 'trainRows·T tokens forward + backward',
     },
     vsT,

@@ -10,7 +10,16 @@ describe('the scaling cost model', () => {
   });
 
   it('sums the tokens each measure forwards: suffixes after their exit prefixes, the trace, MC prefills and decodes', () => {
-    const work = { exitAt: [2, 5], T: 5, suffix: 3, mcSamples: 2, mcDecode: (k: number) => [4, 1][k], trainRows: 3, scoredTraces: 1 };
+    const work = {
+      exitAt: [2, 5],
+      T: 5,
+      suffix: 3,
+      mcSamples: 2,
+      mcDecode: (k: number) => [4, 1][k],
+      trainRows: 3,
+      scoredTraces: 1,
+      mcTraces: 1,
+    };
     expect(pointTokens(work)).toEqual({ rredcotCached: 6, rredcotScratch: 5 + 6, mc: 2 + 5 + 2 * (4 + 1), train: 15 });
     // the RREDCoT measures score copies of the trace in one call: each copy forwards its own suffixes (and T from scratch)
     expect(pointTokens({ ...work, scoredTraces: 3 })).toMatchObject({
@@ -18,6 +27,8 @@ describe('the scaling cost model', () => {
       rredcotScratch: 3 * (5 + 6),
       mc: 2 + 5 + 2 * (4 + 1),
     });
+    // MC over copies of the trace: the identical prefixes are prefilled once, every copy decodes its own continuations
+    expect(pointTokens({ ...work, mcTraces: 4 }).mc).toBe(2 + 5 + 4 * 2 * (4 + 1));
     const f = pointFlops(shape, work);
     // the cached suffix tokens of exit point 0 attend to 3, 4, 5 keys and those of exit point 1 to 6, 7, 8
     expect(f.rredcotCached).toBe([3, 4, 5, 6, 7, 8].reduce((n, t) => n + tokenFlops(shape, t), 0));

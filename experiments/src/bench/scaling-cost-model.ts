@@ -32,6 +32,8 @@ export interface PointWork {
   trainRows: number;
   /** RREDCoT measures: copies of the trace scored in one call (each forwards its own suffixes; scratch also its own T). */
   scoredTraces: number;
+  /** MC: copies of the trace sampled in one call (each decodes its own continuations; identical prefixes are prefilled once). */
+  mcTraces: number;
 }
 
 /** FLOPs (×2 multiply-adds) of one forward token attending to t keys. */
@@ -59,7 +61,7 @@ export interface PointFlops {
  * The cost model at one point:
  *  - RREDCoT from the cache: the K+1 suffixes, each token attending to its exit prefix and its own earlier tokens;
  *  - from scratch: the T-token trace once (pass 1), then the same suffixes;
- *  - MC at its best: each distinct exit prefix prefilled once, then n continuations per exit point decoded;
+ *  - MC at its best: each distinct exit prefix prefilled once, then n continuations per exit point and trace copy decoded;
  *  - training step: trainRows × T tokens forward + backward.
  */
 export function pointFlops(s: CostModelShape, w: PointWork): PointFlops {
@@ -78,7 +80,7 @@ function pointCost(cost: (t: number) => number, w: PointWork, trainFactor: numbe
   return {
     rredcotCached: w.scoredTraces * suffixes,
     rredcotScratch: w.scoredTraces * (span(cost, 0, w.T) + suffixes),
-    mc: prefills + decodes,
+    mc: prefills + w.mcTraces * decodes,
     train: trainFactor * w.trainRows * span(cost, 0, w.T),
   };
 }
