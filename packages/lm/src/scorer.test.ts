@@ -77,6 +77,10 @@ describe('scoreAfterPrefixes', () => {
       });
       if (!('rowTokens' in options)) expect(batched[0].cost.forwardPasses).toBe(2);
     }
+    // No two of these fit in one pass-1 row: one sequence per row, shorter ones padded at the end (the broadcast causal mask)
+    const singles = [15, 12, 10].map((T) => randomCase(rng, T));
+    const singlesAlone = await Promise.all(singles.map((j) => naiveScore(model, j.sequence, j.requests)));
+    (await scoreBatch(model, singles)).forEach((res, j) => expect(maxDiff(res.logprobs, singlesAlone[j].logprobs)).toBeLessThan(1e-4));
   });
 
   it('scoreBatch names the job and request of a bad input', async () => {

@@ -1,6 +1,6 @@
 import { UserError } from '@rred/core';
 import { tf } from '@rred/engine';
-import { oneHotFloat } from './layers';
+import { causalMask, oneHotFloat } from './layers';
 import { stackRows, TransformerSequenceCache } from './sequence-cache';
 import { packedSlots, packRows, packSuffixRows, sequenceRowTensors, suffixRowTensors, type SequenceSlot } from './suffix-rows';
 import type { LayerKV, Transformer } from './transformer';
@@ -95,10 +95,13 @@ export async function scoreBatch(
     R1 = sequenceRows.length;
     T1 = sequenceRows[0].length;
     const sequences = active.map((j) => jobs[j].sequence); // indexed like `active`; rows hold the uncached ones
-    const first = sequenceRowTensors(sequenceRows, sequences, T1, contextLength);
+    // One sequence per row (the usual case): the plain causal mask, broadcast; packed rows need their block-diagonal one.
+    const single = sequenceRows.every((row) => row.placed.length === 1);
+    const first = sequenceRowTensors(sequenceRows, sequences, T1, contextLength, { mask: !single });
     firstPass = tf.tidy(() => {
       const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T1], 'int32'), tf.tensor2d(first.positions, [R1, T1], 'int32')); // [R1·T1, C]
-      const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T1, mask: tf.tensor4d(first.mask, [R1, 1, T1, T1]) }); // kv: [R1, H, T1, dh]
+      const mask = single ? causalMask(T1) : tf.tensor4d(first.mask, [R1, 1, T1, T1]); // [1 or R1, 1, T1, T1]
+      const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T1, mask }); // kv: [R1, H, T1, dh]
       return { logp: tf.logSoftmax(model.head(hidden)) as tf.Tensor2D, kv }; // logp: [R1·T1, V]
     });
   }

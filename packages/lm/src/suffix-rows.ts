@@ -74,21 +74,25 @@ interface RowTensors {
   positions: Int32Array; // [R·width]
   /** Token each slot predicts (pass 2: the request's next suffix token; 0 where unused). */
   targets: Int32Array; // [R·width]
-  /** Additive attention mask [R, 1, width, cached + width]: 0 = visible, MASKED = hidden. */
+  /** Additive attention mask [R, 1, width, cached + width]: 0 = visible, MASKED = hidden (empty when not asked for). */
   mask: Float32Array;
 }
 
 /**
  * Pass 1 inputs: every row holds whole sequences at positions 0.., each attending causally to itself
  * only (a block-diagonal causal mask). Padding slots see slot 0, so their softmax stays finite.
+ * `mask: false` leaves the mask empty: when every row holds one sequence the plain causal mask
+ * [1, 1, width, width] is the same for every real query (the caller broadcasts it), and the
+ * R·width² floats are not worth building.
  */
 export function sequenceRowTensors(
   rows: readonly PackedRow[],
   sequences: readonly (readonly number[])[],
   width: number,
   contextLength: number,
+  { mask = true }: { mask?: boolean } = {},
 ): RowTensors {
-  return fillRows(rows, width, 0, (p) => ({ tokens: sequences[p.job], firstPosition: 0, prefix: null }), contextLength);
+  return fillRows(rows, width, 0, (p) => ({ tokens: sequences[p.job], firstPosition: 0, prefix: null }), contextLength, mask);
 }
 
 /**
@@ -113,6 +117,7 @@ export function suffixRowTensors(
       return { tokens: suffix, firstPosition: exitAt, prefix: { from: slots[p.job].offset, to: slots[p.job].offset + exitAt } };
     },
     contextLength,
+    true,
   );
 }
 
@@ -122,15 +127,16 @@ function fillRows(
   cached: number,
   itemOf: (p: Placed) => { tokens: readonly number[]; firstPosition: number; prefix: { from: number; to: number } | null },
   contextLength: number,
+  withMask: boolean,
 ): RowTensors {
   const R = rows.length;
   const span = cached + width;
   const tokens = new Int32Array(R * width);
   const positions = new Int32Array(R * width);
   const targets = new Int32Array(R * width);
-  const mask = new Float32Array(R * width * span).fill(MASKED);
+  const mask = withMask ? new Float32Array(R * width * span).fill(MASKED) : new Float32Array(0);
   rows.forEach((row, r) => {
-    for (let slot = row.length; slot < width; slot++) mask[(r * width + slot) * span] = 0;
+    if (withMask) for (let slot = row.length; slot < width; slot++) mask[(r * width + slot) * span] = 0;
     for (const p of row.placed) {
       const item = itemOf(p);
       for (let j = 0; j < p.length; j++) {
@@ -138,6 +144,7 @@ function fillRows(
         tokens[slot] = item.tokens[j];
         positions[slot] = Math.min(item.firstPosition + j, contextLength - 1);
         targets[slot] = j + 1 < p.length ? item.tokens[j + 1] : 0;
+        if (!withMask) continue;
         const m = slot * span;
         if (item.prefix) mask.fill(0, m + item.prefix.from, m + item.prefix.to); // the request's prefix
         mask.fill(0, m + cached + p.offset, m + cached + p.offset + j + 1); // itself so far
