@@ -3,7 +3,7 @@ import type { Transformer } from './transformer';
 import type { SequenceCache, SuffixRequest } from './types';
 
 /** One layer's keys and values of one row, in JS memory: each [H, length, dh], row-major. */
-export interface RowKV {
+interface RowKV {
   k: Float32Array;
   v: Float32Array;
 }
