@@ -75,4 +75,5 @@ export const QUICK_OVERRIDES: Record<string, unknown> = {
   'scaling.segments': [4, 8],
   'scaling.fixedT': 128,
   'scaling.reps': 1,
+  'scaling.innerCalls': 1,
 };

@@ -18,6 +18,7 @@ const tiny = {
   scoredTraces: 2,
   mcTraces: 2,
   reps: 1,
+  innerCalls: 2,
 };
 
 describe('bench scaling', () => {

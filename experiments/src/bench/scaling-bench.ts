@@ -77,6 +77,15 @@ export const ScalingBenchConfigSchema = z
       ),
     trainRows: z.number().int().min(1).default(4).describe('Training step: rows of T tokens (one group of G = 4). Default 4.'),
     reps: z.number().int().min(1).default(3).describe('Timed repetitions per point, interleaved over the measures (median). Default 3.'),
+    innerCalls: z
+      .number()
+      .int()
+      .min(1)
+      .default(5)
+      .describe(
+        'RREDCoT and training measures: timed calls per rep (MC: one), each recorded; the median is over reps × innerCalls. ' +
+          'A cached call takes 20–200 ms and medians of 3 varied up to 2× between runs on this machine. Default 5.',
+      ),
     seed: seedSchema.default(0).describe('Seed of the weights, the traces and the draws. Default 0.'),
   })
   .strict();
@@ -201,11 +210,16 @@ async function measurePoint(
   try {
     for (let rep = -1; rep < config.reps; rep++) {
       // rep −1 warms up (kernels, heap growth); the measures alternate so each rep shares the machine's state
-      const cached = await time(async () => {
+      const calls = async (f: () => Promise<void> | void) => {
+        const out: number[] = [];
+        for (let i = 0; i < config.innerCalls; i++) out.push(await time(f));
+        return out;
+      };
+      const cached = await calls(async () => {
         const rs = await lm.scoreBatch(copies(job));
         tokens.cached = sum(rs.map((r) => r.cost.tokensForwarded));
       });
-      const scratch = await time(async () => {
+      const scratch = await calls(async () => {
         const rs = await lm.scoreBatch(copies({ sequence: job.sequence, requests: job.requests }));
         tokens.scratch = sum(rs.map((r) => r.cost.tokensForwarded));
       });
@@ -217,7 +231,7 @@ async function measurePoint(
         );
         tokens.mc = out.cost.tokensForwarded;
       });
-      const train = await time(() => {
+      const train = await calls(() => {
         const l = optimizer.minimize(
           () => tf.neg(tf.mean(tokenLogprobs(lm.transformer, inputs, targets))) as tf.Scalar,
           true,
@@ -227,10 +241,10 @@ async function measurePoint(
         l.dispose();
       });
       if (rep >= 0) {
-        ms.cached.push(cached);
-        ms.scratch.push(scratch);
+        ms.cached.push(...cached);
+        ms.scratch.push(...scratch);
         ms.mc.push(mc);
-        ms.train.push(train);
+        ms.train.push(...train);
       }
       tick();
     }
