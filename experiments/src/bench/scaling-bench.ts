@@ -184,6 +184,28 @@ function checkTokens(work: PointWork, measured: Record<'rredcotCached' | 'rredco
       throw new Error(`bench scaling: ${m} forwarded ${n} tokens at T = ${T}, K = ${K}; the cost model counts ${expected[m]}`);
 }
 
+/** Wall ms of each of `n` consecutive calls of f. */
+async function timeCalls(n: number, f: () => Promise<void> | void): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await f();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** One training step (forward + backward + Adam) on the point's batch: inputs, targets [trainRows, T]. */
+function trainStep(lm: TransformerLM, optimizer: tf.Optimizer, inputs: tf.Tensor2D, targets: tf.Tensor2D): void {
+  const l = optimizer.minimize(
+    () => tf.neg(tf.mean(tokenLogprobs(lm.transformer, inputs, targets))) as tf.Scalar,
+    true,
+    lm.transformer.variables(),
+  ) as tf.Scalar;
+  if (!Number.isFinite(l.dataSync()[0])) throw new Error('bench scaling: non-finite training loss');
+  l.dispose();
+}
+
 async function measurePoint(
   lm: TransformerLM,
   T: number,
@@ -202,19 +224,10 @@ async function measurePoint(
   ).flat();
   const ms: Record<'cached' | 'scratch' | 'mc' | 'train', number[]> = { cached: [], scratch: [], mc: [], train: [] };
   const tokens = { cached: 0, scratch: 0, mc: 0 };
-  const time = async (f: () => Promise<void> | void) => {
-    const t0 = performance.now();
-    await f();
-    return performance.now() - t0;
-  };
+  const calls = (f: () => Promise<void> | void) => timeCalls(config.innerCalls, f);
   try {
     for (let rep = -1; rep < config.reps; rep++) {
       // rep −1 warms up (kernels, heap growth); the measures alternate so each rep shares the machine's state
-      const calls = async (f: () => Promise<void> | void) => {
-        const out: number[] = [];
-        for (let i = 0; i < config.innerCalls; i++) out.push(await time(f));
-        return out;
-      };
       const cached = await calls(async () => {
         const rs = await lm.scoreBatch(copies(job));
         tokens.cached = sum(rs.map((r) => r.cost.tokensForwarded));
@@ -223,7 +236,7 @@ async function measurePoint(
         const rs = await lm.scoreBatch(copies({ sequence: job.sequence, requests: job.requests }));
         tokens.scratch = sum(rs.map((r) => r.cost.tokensForwarded));
       });
-      const mc = await time(async () => {
+      const [mc] = await timeCalls(1, async () => {
         const out = await lm.sample(
           mcPrompts,
           { temperature: 1, topP: 1, maxNewTokens: mcHorizonAt(config, T), stopToken: STOP },
@@ -231,15 +244,7 @@ async function measurePoint(
         );
         tokens.mc = out.cost.tokensForwarded;
       });
-      const train = await calls(() => {
-        const l = optimizer.minimize(
-          () => tf.neg(tf.mean(tokenLogprobs(lm.transformer, inputs, targets))) as tf.Scalar,
-          true,
-          lm.transformer.variables(),
-        ) as tf.Scalar;
-        if (!Number.isFinite(l.dataSync()[0])) throw new Error('bench scaling: non-finite training loss');
-        l.dispose();
-      });
+      const train = await calls(() => trainStep(lm, optimizer, inputs, targets));
       if (rep >= 0) {
         ms.cached.push(...cached);
         ms.scratch.push(...scratch);
