@@ -1,4 +1,4 @@
-import { mean, ProgressBar, repoRoot, UserError } from '@rred/core';
+import { mean, ProgressBar, repoRoot, UserError, yieldToEventLoop } from '@rred/core';
 import { gradientAttribution, leaveOneOut, referencesFit, rredcot, toStoreRows, truncatedMc, type EstimatorResult } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { CostRecord, EstimateRecord } from '@rred/results-store';
@@ -7,7 +7,6 @@ import * as path from 'path';
 import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import type { LoadedModel } from '../common/model';
-import { yieldToEventLoop } from '../common/yield';
 import { continuationRows, MC_SHARED_PREFILL_TAG } from '../common/mc-records';
 import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
 import type { Segment } from '@rred/segmentation';

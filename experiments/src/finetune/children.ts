@@ -10,7 +10,7 @@
  * SIGINT/SIGTERM marks the running child KILLED before the parent's handler (withRun) marks the parent
  * and exits.
  */
-import { formatSeconds } from '@rred/core';
+import { formatSeconds, yieldToEventLoop } from '@rred/core';
 import type { BackendInfo, Run, RunContext, Store } from '@rred/results-store';
 import type { ChildConfig, ChildPlan } from './plan';
 
@@ -127,7 +127,7 @@ export async function runChildren(opts: ChildrenOptions): Promise<ChildrenOutcom
         outcome.ran.push(child.id);
         current = null;
         trained++;
-        await new Promise<void>((resolve) => setImmediate(resolve)); // a pending SIGINT is handled here
+        await yieldToEventLoop(); // a pending SIGINT is handled here
       }
       pending = later;
       if (pending.length > 0) await new Promise<void>((resolve) => setTimeout(resolve, pollMs));

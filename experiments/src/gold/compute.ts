@@ -1,4 +1,4 @@
-import { ProgressBar, type Rng } from '@rred/core';
+import { ProgressBar, type Rng, yieldToEventLoop } from '@rred/core';
 import {
   gradientAttribution,
   leaveOneOut,
@@ -20,7 +20,6 @@ import { continuationRows } from '../common/mc-records';
 import type { ServedModelRef } from '../common/cli-args';
 import { checkpointStem, type LoadedModel } from '../common/model';
 import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
-import { yieldToEventLoop } from '../common/yield';
 import { segmentTrace, sharedModel } from '../mc-variance/compute';
 import type { GoldConfig } from './config';
 import { analyzeGold } from './analysis';

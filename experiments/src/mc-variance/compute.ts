@@ -1,11 +1,10 @@
-import { ProgressBar, type Rng } from '@rred/core';
+import { ProgressBar, type Rng, yieldToEventLoop } from '@rred/core';
 import { toStoreRows, truncatedMc, type McConfig, type McExtra } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { TraceBundle } from '@rred/results-store';
 import { segment, type SegmentationConfig, type Segment } from '@rred/segmentation';
 import type { TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
-import { yieldToEventLoop } from '../common/yield';
 import { continuationRows } from '../common/mc-records';
 import type { ServedModelRef } from '../common/cli-args';
 import { loadDataset, type Verifier } from '../common/dataset';

@@ -12,7 +12,7 @@
  * - A child that throws is marked FAILED with its message; the sweep goes on.
  * - SIGINT/SIGTERM marks the current child and the parent KILLED and stops.
  */
-import { formatSeconds } from '@rred/core';
+import { formatSeconds, yieldToEventLoop } from '@rred/core';
 import { captureRunContext, type BackendInfo, type Run, type RunContext, type Store } from '@rred/results-store';
 import { codeStateTags } from '../common/code-state';
 import type { ExperimentDefinition } from '../common/experiment';
@@ -196,7 +196,7 @@ export async function runSweep(opts: SweepOptions): Promise<SweepOutcome> {
         log(`${where(point)}, ETA for the rest ${eta}`);
         await computePoint(opts, parent, point, claim, current, outcome, log);
         computed++;
-        await new Promise<void>((resolve) => setImmediate(resolve)); // a pending SIGINT is handled here
+        await yieldToEventLoop(); // a pending SIGINT is handled here
       }
       pending = later;
       if (pending.length > 0 && !outcome.killed) await new Promise<void>((resolve) => setTimeout(resolve, pollMs));

@@ -10,6 +10,7 @@ export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig } from 
 export { readJsonFile } from './json-file';
 export { resolveUserPath } from './paths';
 export { writeFileAtomic } from './atomic-write';
+export { yieldToEventLoop } from './yield';
 export { checkOutputDir } from './output-dir';
 export {
   sum,

@@ -1,4 +1,4 @@
-import { mean, type Rng } from '@rred/core';
+import { mean, type Rng, yieldToEventLoop } from '@rred/core';
 import { promptTokens, verify, type SequenceTokenizer, type TaskRecord } from '@rred/tasks';
 import { aggregate, type SplitMetrics } from './aggregate';
 
@@ -59,6 +59,7 @@ export async function evaluateSplit(
   for (let start = 0; start < prompts.length; start += options.batchSize) {
     const chunk = prompts.slice(start, start + options.batchSize);
     outputs.push(...(await complete(chunk, options, rng.fork(`batch-${start}`))));
+    await yieldToEventLoop(); // a SIGINT during a long evaluation is handled within one batch
   }
   const perProblem = records.map((r) => ({ problemId: r.id, rewards: [] as number[], answers: [] as (string | null)[] }));
   const reasons: Record<string, number> = {};

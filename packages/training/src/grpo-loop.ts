@@ -1,4 +1,4 @@
-import { ProgressBar } from '@rred/core';
+import { ProgressBar, yieldToEventLoop } from '@rred/core';
 import type { GrpoStepMetrics, GrpoTrainer } from './grpo';
 
 /** The part of a results-store Run the loop writes to (structural, so tests can pass a stub). */
@@ -32,7 +32,7 @@ export async function runGrpo(trainer: GrpoTrainer, options: GrpoLoopOptions = {
     if (options.statePath) trainer.save(options.statePath, options.stateInfo?.() ?? {});
   };
   while (trainer.step < steps) {
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop(); // a pending SIGINT/SIGTERM is handled here
     const m = await trainer.trainStep();
     history.push(m);
     const { step, ...values } = m;

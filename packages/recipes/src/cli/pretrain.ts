@@ -23,6 +23,7 @@ import {
   resolveUserPath,
   runMain,
   type GitState,
+  yieldToEventLoop,
 } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
@@ -259,8 +260,7 @@ async function main(): Promise<void> {
     const bar = new ProgressBar(trainer.step > 0 ? `pretrain (from step ${trainer.step})` : 'pretrain', config.steps - trainer.step);
     let ema: number | null = null;
     while (trainer.step < config.steps) {
-      // yield to the event loop so SIGINT/SIGTERM handlers (store run → KILLED) get to run
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToEventLoop(); // SIGINT/SIGTERM handlers (store run → KILLED) get to run
       const t0 = Date.now();
       const m = trainer.trainStep();
       const stepMs = Date.now() - t0;
