@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { float32View } from './float-view';
+import { float32TensorFrom, float32View } from './float-view';
 import { initEngine } from './init';
 
 describe('float32View', () => {
@@ -26,5 +26,23 @@ describe('float32View', () => {
     const f = tf.tensor1d([1, 2]);
     f.dispose();
     expect(() => float32View(f)).toThrow('disposed');
+  });
+
+  it('float32TensorFrom makes a tensor from what the writer puts in, and frees it when the writer throws', () => {
+    const before = tf.memory().numTensors;
+    const t = float32TensorFrom<tf.Rank.R2>([2, 3], (v) => v.forEach((_, i) => (v[i] = i * 1.5)));
+    expect(t.shape).toEqual([2, 3]);
+    expect(Array.from(t.dataSync())).toEqual([0, 1.5, 3, 4.5, 6, 7.5]);
+    const doubled = tf.mul(t, 2); // an ordinary tensor: ops read it
+    expect(doubled.dataSync()[5]).toBe(15);
+    tf.dispose([t, doubled]);
+    const bytes = tf.memory().numBytes;
+    expect(() =>
+      float32TensorFrom([4], () => {
+        throw new Error('writer failed');
+      }),
+    ).toThrow('writer failed');
+    expect(tf.memory().numTensors).toBe(before);
+    expect(tf.memory().numBytes).toBe(bytes);
   });
 });

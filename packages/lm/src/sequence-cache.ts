@@ -1,4 +1,4 @@
-import { float32View, tf } from '@rred/engine';
+import { float32TensorFrom, float32View, tf } from '@rred/engine';
 import type { Transformer } from './transformer';
 import type { SequenceCache, SuffixRequest } from './types';
 
@@ -88,19 +88,23 @@ export function copyCacheRow(t: tf.Tensor4D, b: number, from: number, length: nu
 
 /**
  * Lays cached rows out for the scorer's pass 2: row i of the result is `rows[i]`'s first min(length, T)
- * positions, zero past them; per layer K and V tensors [rows.length, H, T, dh] (one upload each).
+ * positions, zero past them; per layer K and V tensors [rows.length, H, T, dh], each written in place
+ * (float32TensorFrom: no JS buffer, no second copy).
  */
 export function stackRows(rows: readonly RowKV[][], H: number, dh: number, T: number): { k: tf.Tensor4D; v: tf.Tensor4D }[] {
   const R = rows.length;
-  const layer = (l: number, pick: (kv: RowKV) => Float32Array): tf.Tensor4D => {
-    const out = new Float32Array(R * H * T * dh);
-    rows.forEach((row, i) => {
-      const data = pick(row[l]);
-      const length = data.length / (H * dh);
-      const n = Math.min(length, T);
-      for (let h = 0; h < H; h++) out.set(data.subarray(h * length * dh, (h * length + n) * dh), (i * H + h) * T * dh);
-    });
-    return tf.tensor4d(out, [R, H, T, dh]);
-  };
+  const layer = (l: number, pick: (kv: RowKV) => Float32Array): tf.Tensor4D =>
+    float32TensorFrom<tf.Rank.R4>([R, H, T, dh], (out) =>
+      rows.forEach((row, i) => {
+        const data = pick(row[l]);
+        const length = data.length / (H * dh);
+        const n = Math.min(length, T);
+        for (let h = 0; h < H; h++) {
+          const at = (i * H + h) * T * dh;
+          out.set(data.subarray(h * length * dh, (h * length + n) * dh), at);
+          out.fill(0, at + n * dh, at + T * dh); // slots past the row's sequence: never visible, but finite
+        }
+      }),
+    );
   return rows[0].map((_, l) => ({ k: layer(l, (kv) => kv.k), v: layer(l, (kv) => kv.v) }));
 }
