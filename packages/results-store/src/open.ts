@@ -95,6 +95,25 @@ function checkSchema(db: Database.Database, file: string): number {
   return version;
 }
 
+/**
+ * journal_mode = WAL, once per file (WAL persists). Switching needs the file to itself, and SQLite
+ * answers SQLITE_BUSY at once instead of waiting out busy_timeout when another connection is opening the
+ * new file at the same moment (seen with 3 writers on a loaded machine): retried every 20 ms up to the
+ * busy timeout. A file already in WAL mode needs no switch.
+ */
+function useWal(db: Database.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + Math.max(0, busyTimeoutMs);
+  for (;;) {
+    try {
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20); // a synchronous 20 ms pause
+    }
+  }
+}
+
 /** Opens (creating if needed) and migrates the SQLite file; any failure is a UserError naming it. */
 export function openConnection(file: string, opts: ConnectionOptions): Database.Database {
   if (opts.readOnly) return openReadOnly(file, opts.busyTimeoutMs);
@@ -104,7 +123,7 @@ export function openConnection(file: string, opts: ConnectionOptions): Database.
     db = new Database(file, { timeout: opts.busyTimeoutMs });
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
     checkSchema(db, file); // before the first write: journal_mode = WAL changes the file for good
-    db.pragma('journal_mode = WAL');
+    useWal(db, opts.busyTimeoutMs);
     // WAL + NORMAL: a killed process never corrupts the file or loses a committed transaction.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
