@@ -193,8 +193,8 @@ export async function scoreBatch(
 
 /**
  * The K/V every pass-2 row may attend to, per layer [rows, H, T, dh]: the pass-1 rows (padded from T1
- * to T slots) and then each cached job's cache, cut or padded to T slots (laid out in JS, one upload
- * per layer: stackRows). Slots past a job's sequence are never visible (the pass-2 mask shows a job
+ * to T slots) and then each cached job's cache, cut or padded to T slots (written in place into one
+ * tensor per layer: stackRows). Slots past a job's sequence are never visible (the pass-2 mask shows a job
  * only its own slots < exitAt). With no cached job this is the pass-1 K/V itself.
  */
 function stackCachedRows(
@@ -216,17 +216,14 @@ function stackCachedRows(
           [0, T - t.shape[2]],
           [0, 0],
         ]);
-  return tf
-    .tidy(() =>
-      fromCaches.map(({ k, v }, l) => ({
-        k: tf.concat([widen(firstKV[l].k), k], 0) as tf.Tensor4D,
-        v: tf.concat([widen(firstKV[l].v), v], 0) as tf.Tensor4D,
-      })),
-    )
-    .map((layer, l) => {
-      tf.dispose([fromCaches[l].k, fromCaches[l].v]);
-      return layer;
-    });
+  const stacked = tf.tidy(() =>
+    fromCaches.map(({ k, v }, l) => ({
+      k: tf.concat([widen(firstKV[l].k), k], 0) as tf.Tensor4D,
+      v: tf.concat([widen(firstKV[l].v), v], 0) as tf.Tensor4D,
+    })),
+  );
+  tf.dispose(fromCaches.flatMap(({ k, v }) => [k, v]));
+  return stacked;
 }
 
 /**

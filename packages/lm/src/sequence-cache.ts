@@ -12,8 +12,8 @@ interface RowKV {
  * The transformer's `SequenceCache` (the cache handoff, types.ts): what the sampler computed for one
  * finished row, kept so that `scoreBatch` scores suffixes against it without forwarding the sequence.
  *   kv:     per layer K and V of positions 0..length−1, each [H, length, dh] (JS memory, not tensors:
- *           the scorer lays many rows out in one buffer and makes one tensor per layer of it, instead
- *           of one pad/slice op per row and layer)
+ *           the scorer writes many rows in place into one tensor per layer, stackRows, instead of one
+ *           pad/slice op per row and layer)
  *   logits: logits[t] = next-token logits [V] after the first `promptLength + t` tokens, as the sampler
  *           drew token t from them (t = 0..generated−1; V floats each)
  * Memory per row: 2·L·length·C + generated·V floats, all JS; released by whoever asked for it (or by GC).
