@@ -111,7 +111,28 @@ export async function scoreBatch(
     if (caches[job]) slots[job] = { row: rowCount++, offset: 0 };
   });
   const T = Math.max(T1, ...active.map((j, job) => (caches[job] ? jobs[j].sequence.length : 0))); // cached slots per row
-  const shared = { kv: stackCachedRows(firstPass?.kv ?? null, caches, T, { H, dh: C / H }) }; // per layer [rowCount, H, T, dh]
+  // With every job cached (the cache handoff) there are no pass-1 rows: each chunk stacks its own rows'
+  // caches, in its row order (chunkPast), so no gather. Otherwise one stack of every row, per layer [rowCount, H, T, dh].
+  const shared = uncached.length === 0 ? null : { kv: stackCachedRows(firstPass?.kv ?? null, caches, T, { H, dh: C / H }) };
+  /** The K/V suffix row r of `chunk` attends to, per layer [R, H, T, dh] (or [1, …], broadcast by runBlocks). */
+  const chunkPast = (chunk: readonly { placed: readonly { job: number }[] }[]): LayerKV[] => {
+    const jobOf = chunk.map((row) => row.placed[0].job);
+    if (!shared) {
+      const oneJob = jobOf.every((job) => job === jobOf[0]);
+      return stackRows(
+        (oneJob ? jobOf.slice(0, 1) : jobOf).map((job) => caches[job]!.kv()),
+        H,
+        C / H,
+        T,
+      );
+    }
+    if (rowCount === 1) return shared.kv;
+    const cachedRow = tf.tensor1d(
+      jobOf.map((job) => slots[job].row),
+      'int32',
+    );
+    return shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
+  };
   let passes = uncached.length > 0 ? 1 : 0;
   try {
     if (firstPass) {
@@ -145,15 +166,7 @@ export async function scoreBatch(
       const N = toPacked.length;
       const packed = (a: Int32Array) => Int32Array.from(toPacked, (slot) => a[slot]);
       const picked = tf.tidy(() => {
-        // One cached row is broadcast by runBlocks; several are gathered to the one each suffix row needs.
-        const cachedRow = tf.tensor1d(
-          chunk.map((row) => slots[row.placed[0].job].row),
-          'int32',
-        );
-        const past =
-          rowCount === 1
-            ? shared.kv
-            : shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
+        const past = chunkPast(chunk); // made in this tidy (stacked or gathered), or the shared stack
         const x = model.embedAt(tf.tensor2d(packed(input.tokens), [1, N], 'int32'), tf.tensor2d(packed(input.positions), [1, N], 'int32')); // [N, C]
         const packing = { toRows: tf.tensor1d(toRows, 'int32'), toPacked: tf.tensor1d(toPacked, 'int32') };
         const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past, packing }); // [N, C]
@@ -171,7 +184,7 @@ export async function scoreBatch(
     }
   } finally {
     firstPass?.logp.dispose();
-    for (const { k, v } of [...shared.kv, ...(firstPass?.kv ?? [])]) tf.dispose([k, v]);
+    for (const { k, v } of [...(shared?.kv ?? []), ...(firstPass?.kv ?? [])]) tf.dispose([k, v]);
   }
   return jobs.map((job, j) => {
     job.requests.forEach((_, i) => {

@@ -66,6 +66,15 @@ describe('sampler cache handoff', () => {
       expect(withCache[j].cost.tokensForwarded).toBe(suffixTokens);
       expect(without[j].cost.tokensForwarded).toBe(job.sequence.length + suffixTokens);
     });
+    // All cached, packed other ways: several suffix rows per job, out of job order, and one row per chunk
+    // (each chunk stacks its own rows' caches); one job alone over several rows.
+    for (const packing of [{ rowTokens: 2 }, { rowTokens: 1, maxChunkElements: 1 }]) {
+      const repacked = await scoreBatch(model, jobs, packing);
+      jobs.forEach((_, j) => expect(maxDiff(repacked[j].logprobs, without[j].logprobs)).toBeLessThan(1e-4));
+    }
+    const alone = await scoreBatch(model, [jobs[1]], { rowTokens: 2 });
+    expect(maxDiff(alone[0].logprobs, without[1].logprobs)).toBeLessThan(1e-4);
+    expect(tf.memory().numTensors).toBe(before);
     // Mixed: some jobs with their cache, one without, one whose cache is not its sequence's (ignored).
     const mixed: ScoreJob[] = [
       jobs[0],
