@@ -4,6 +4,7 @@
       "target_name": "rred_native",
       "sources": [
         "src/addon.c",
+        "src/attention.c",
         "src/args.c",
         "src/blas.c",
         "src/copy.c",

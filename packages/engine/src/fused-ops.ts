@@ -80,6 +80,53 @@ export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: t
   return fn(x, gamma, beta) as T;
 }
 
+/**
+ * Attention of S new positions per row over T cached and the S new ones (inference only: it has no
+ * gradient on wasm+native), for every row b and head h:
+ *   softmax(scale · q·[kPast; kNew]ᵀ + mask) · [vPast; vNew]
+ *   q, kNew, vNew: [B, H, S, dh]; kPast, vPast: [B or 1, H, T, dh] (1: one prefix for every row);
+ *   mask: additive, [B or 1, 1, S, T + S]; returns [B, H, S, dh].
+ * One native kernel on wasm+native (no concatenated keys, no score tensors); elsewhere this composite.
+ */
+export function attendPast(
+  q: tf.Tensor4D,
+  kPast: tf.Tensor4D,
+  vPast: tf.Tensor4D,
+  kNew: tf.Tensor4D,
+  vNew: tf.Tensor4D,
+  mask: tf.Tensor4D,
+  scale: number,
+): tf.Tensor4D {
+  const [B, H, S, dh] = q.shape;
+  const [pastB, pastH, T, pastDh] = kPast.shape;
+  const same = (t: tf.Tensor4D, shape: number[]) => t.shape.join(',') === shape.join(',');
+  if (
+    !(pastB === 1 || pastB === B) ||
+    pastH !== H ||
+    pastDh !== dh ||
+    !same(vPast, kPast.shape) ||
+    !same(kNew, q.shape) ||
+    !same(vNew, q.shape) ||
+    !(mask.shape[0] === 1 || mask.shape[0] === B) ||
+    !same(mask, [mask.shape[0], 1, S, T + S])
+  ) {
+    throw new Error(
+      `attendPast: q [${q.shape}], kPast [${kPast.shape}], vPast [${vPast.shape}], kNew [${kNew.shape}], vNew [${vNew.shape}], mask [${mask.shape}] do not fit ` +
+        '(q, kNew, vNew [B, H, S, dh]; kPast, vPast [B or 1, H, T, dh]; mask [B or 1, 1, S, T + S])',
+    );
+  }
+  const float = [q, kPast, vPast, kNew, vNew, mask].every((t) => t.dtype === 'float32');
+  if (float && fusedActive(FUSED.attendPast))
+    return run(FUSED.attendPast, { q, kPast, vPast, kNew, vNew, mask }, { scale })[0] as tf.Tensor4D;
+  return tf.tidy(() => {
+    const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
+    const k = tf.concat([expand(kPast), kNew], 2); // [B, H, T+S, dh]
+    const v = tf.concat([expand(vPast), vNew], 2);
+    const scores = tf.add(tf.matMul(tf.mul(q, scale), k, false, true), mask); // [B, H, S, T+S]
+    return tf.matMul(tf.softmax(scores), v) as tf.Tensor4D;
+  });
+}
+
 interface AdamWHyper {
   lr: number;
   beta1: number;

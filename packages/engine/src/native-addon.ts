@@ -30,6 +30,25 @@ export interface NativeAddon {
   binary(heap: ArrayBuffer, op: number, aOff: number, bOff: number, outOff: number, meta: Int32Array): void;
   reduce(heap: ArrayBuffer, op: number, xOff: number, outOff: number, outer: number, red: number, inner: number): void;
   softmax(heap: ArrayBuffer, xOff: number, outOff: number, rows: number, cols: number): void;
+  /** Attention over cached + new positions (attention.c); shapes as there, in elements. */
+  attendPast(
+    heap: ArrayBuffer,
+    qOff: number,
+    kPastOff: number,
+    vPastOff: number,
+    kNewOff: number,
+    vNewOff: number,
+    maskOff: number,
+    outOff: number,
+    B: number,
+    H: number,
+    S: number,
+    T: number,
+    dh: number,
+    pastB: number,
+    maskB: number,
+    scale: number,
+  ): void;
   /** Returns -1, or the position of the first out-of-range index. */
   gatherRows(heap: ArrayBuffer, xOff: number, idxOff: number, outOff: number, nRows: number, rowLen: number, nIdx: number): number;
   segmentSum(heap: ArrayBuffer, xOff: number, idsOff: number, outOff: number, n: number, rowLen: number, numSegments: number): void;

@@ -169,7 +169,8 @@ export async function scoreBatch(
         const past = chunkPast(chunk); // made in this tidy (stacked or gathered), or the shared stack
         const x = model.embedAt(tf.tensor2d(packed(input.tokens), [1, N], 'int32'), tf.tensor2d(packed(input.positions), [1, N], 'int32')); // [N, C]
         const packing = { toRows: tf.tensor1d(toRows, 'int32'), toPacked: tf.tensor1d(toPacked, 'int32') };
-        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask: tf.tensor4d(input.mask, [R, 1, S, T + S]), past, packing }); // [N, C]
+        const mask = tf.tensor4d(input.mask, [R, 1, S, T + S]);
+        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask, past, packing, keepKV: false }); // [N, C]
         const logp = tf.logSoftmax(model.head(hidden)); // [N, V]
         return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(packed(input.targets), 'int32'), V)), -1); // [N]
       });

@@ -1,5 +1,5 @@
 import type { Rng } from '@rred/core';
-import { tf } from '@rred/engine';
+import { attendPast, tf } from '@rred/engine';
 import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
 
@@ -35,12 +35,18 @@ interface BlockPass {
    *   toPacked: int32 [N], the row slot of each packed token
    */
   packing?: { toRows: tf.Tensor1D; toPacked: tf.Tensor1D };
+  /**
+   * With `past`: whether to return each layer's K/V of past ++ new (default true; the sampler extends
+   * its cache with them). false skips concatenating them (the scorer's pass 2 only needs the hidden
+   * states) and returns no K/V. Without `past` the K/V are the pass's own and always returned.
+   */
+  keepKV?: boolean;
 }
 
 interface BlockOutput {
   /** Final-layer-normed hidden states of the new positions: [B·S, C] ([N, C] with `packing`). */
   hidden: tf.Tensor2D;
-  /** Per layer K, V of past ++ new positions: [B, H, P + S, dh]. */
+  /** Per layer K, V of past ++ new positions: [B, H, P + S, dh] (none with `past` and keepKV false). */
   kv: LayerKV[];
 }
 
@@ -235,28 +241,34 @@ export class Transformer {
         ); // [B·S, 3C]
         const heads = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
         const [q3, k3, v3] = tf.split(heads, 3, 0);
-        const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
-        let k = tf.reshape(k3, [B, H, S, dh]) as tf.Tensor4D;
-        let v = tf.reshape(v3, [B, H, S, dh]) as tf.Tensor4D;
+        const k = tf.reshape(k3, [B, H, S, dh]) as tf.Tensor4D;
+        const v = tf.reshape(v3, [B, H, S, dh]) as tf.Tensor4D;
         const past = pass.past?.[layer];
+        let attended: tf.Tensor4D; // [B, H, S, dh]
+        let kept: LayerKV | null = { k, v };
         if (past) {
-          // A shared prefix cached once (batch 1) is broadcast to every row here, one layer at a time.
+          // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
+          attended = attendPast(tf.reshape(q3, [B, H, S, dh]) as tf.Tensor4D, past.k, past.v, k, v, pass.mask, scale);
           const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
-          k = tf.concat([expand(past.k), k], 2); // [B, H, P+S, dh]
-          v = tf.concat([expand(past.v), v], 2);
+          kept = pass.keepKV === false ? null : { k: tf.concat([expand(past.k), k], 2), v: tf.concat([expand(past.v), v], 2) }; // [B, H, P+S, dh]
+        } else {
+          const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
+          const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, S]
+          attended = tf.matMul(tf.softmax(scores), v) as tf.Tensor4D;
         }
-        const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, P+S]
-        const attended = tf.matMul(tf.softmax(scores), v); // [B, H, S, dh]
         const merged = toPacked(tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D); // [B·S, C] (packed: [N, C])
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
         const hiddenFF = activation(
           linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D),
         ); // [B·S, F]
-        return { x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D, k, v };
+        return {
+          x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D,
+          kept: kept ? [kept] : [],
+        };
       });
       x = out.x;
-      kv.push({ k: out.k, v: out.v });
+      kv.push(...out.kept);
     });
     return { hidden: layerNorm(x, this.lnFinalGamma as tf.Tensor1D, this.lnFinalBeta as tf.Tensor1D), kv };
   }

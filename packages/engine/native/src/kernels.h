@@ -13,6 +13,7 @@ napi_value rred_unary(napi_env env, napi_callback_info info);
 napi_value rred_binary(napi_env env, napi_callback_info info);
 napi_value rred_reduce(napi_env env, napi_callback_info info);
 napi_value rred_softmax(napi_env env, napi_callback_info info);
+napi_value rred_attend_past(napi_env env, napi_callback_info info);
 napi_value rred_gather_rows(napi_env env, napi_callback_info info);
 napi_value rred_segment_sum(napi_env env, napi_callback_info info);
 napi_value rred_gelu(napi_env env, napi_callback_info info);

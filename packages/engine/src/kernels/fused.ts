@@ -10,6 +10,7 @@ export const FUSED = {
   layerNorm: 'RredLayerNorm',
   layerNormGrad: 'RredLayerNormGrad',
   adamw: 'RredAdamW',
+  attendPast: 'RredAttendPast',
 } as const;
 
 export function fusedKernels(ctx: NativeContext) {
@@ -93,6 +94,34 @@ export function fusedKernels(ctx: NativeContext) {
         attrs.weightDecay as number,
       );
       return outs;
+    }),
+    wasmKernel(FUSED.attendPast, ({ inputs, backend, attrs }: KernelArgs) => {
+      // q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, T, dh]; mask [maskB, 1, S, T + S] → [B, H, S, dh]
+      const q = inputs.q as TensorInfo;
+      const kPast = inputs.kPast as TensorInfo;
+      const mask = inputs.mask as TensorInfo;
+      const [B, H, S, dh] = q.shape;
+      const out = backend.makeOutput(q.shape, 'float32');
+      const off = (name: string) => offsetOf(backend, inputs[name] as TensorInfo);
+      ctx.addon.attendPast(
+        heapOf(backend),
+        off('q'),
+        off('kPast'),
+        off('vPast'),
+        off('kNew'),
+        off('vNew'),
+        off('mask'),
+        offsetOf(backend, out),
+        B,
+        H,
+        S,
+        kPast.shape[2],
+        dh,
+        kPast.shape[0],
+        mask.shape[0],
+        attrs.scale as number,
+      );
+      return out;
     }),
   ];
 }

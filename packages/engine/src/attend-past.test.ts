@@ -1,0 +1,80 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { Rng } from '@rred/core';
+import { attendPast } from './fused-ops';
+import { describeNative, elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth } from './kernel-compare';
+import type { NativeKernelSet } from './native-kernels';
+
+const MASKED = -1e9;
+
+/** An additive mask [maskB, 1, S, T + S]: row s sees a random subset of the T cached slots and the new slots ≤ s. */
+function randomMask(rng: Rng, maskB: number, S: number, T: number): tf.Tensor4D {
+  const W = T + S;
+  const v = new Float32Array(maskB * S * W).fill(MASKED);
+  for (let b = 0; b < maskB; b++)
+    for (let s = 0; s < S; s++) {
+      for (let t = 0; t < T; t++) if (rng.next() < 0.7) v[(b * S + s) * W + t] = 0;
+      for (let j = 0; j <= s; j++) v[(b * S + s) * W + T + j] = 0;
+    }
+  return tf.tensor4d(v, [maskB, 1, S, W]);
+}
+
+describeNative('attendPast (fused attention over cached positions)', () => {
+  let set: NativeKernelSet;
+  const rng = new Rng(17);
+  beforeAll(async () => {
+    set = await requireNativeKernels();
+  });
+
+  it('equals the tfjs composite (concat, q·kᵀ, mask, softmax, ·v) within 1e-5 normwise, with shared or per-row prefixes and masks', () => {
+    // [B, H, S, T, dh, pastB, maskB]: the scorer's pass 2, the sampler's decode step (S = 1), a shared prefix, no cached slot
+    for (const [B, H, S, T, dh, pastB, maskB] of [
+      [6, 4, 9, 37, 32, 6, 6],
+      [5, 2, 1, 20, 8, 5, 5],
+      [4, 3, 5, 11, 16, 1, 1],
+      [3, 2, 4, 0, 8, 3, 3],
+    ]) {
+      const q = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
+      const kPast = randomNormal(rng, [pastB, H, T, dh]) as tf.Tensor4D;
+      const vPast = randomNormal(rng, [pastB, H, T, dh]) as tf.Tensor4D;
+      const kNew = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
+      const vNew = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
+      const mask = randomMask(rng, maskB, S, T);
+      const scale = 1 / Math.sqrt(dh);
+      const { native, stock } = runBoth(set, () => attendPast(q, kPast, vPast, kNew, vNew, mask, scale));
+      expect(native[0].shape).toEqual([B, H, S, dh]);
+      expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
+      expect(elementwiseMismatch(native[0].values, stock[0].values, 1e-3, 1e-5)).toBeNull();
+      tf.dispose([q, kPast, vPast, kNew, vNew, mask]);
+    }
+  });
+
+  it('a NaN in a cached key makes the rows that see it NaN and leaves the others finite', () => {
+    const [B, H, S, T, dh] = [2, 1, 2, 3, 4];
+    const kv = new Float32Array(B * H * T * dh).fill(0.5);
+    kv[0] = NaN; // row 0, cached slot 0
+    const kPast = tf.tensor4d(kv, [B, H, T, dh]);
+    const ones = tf.ones([B, H, S, dh]) as tf.Tensor4D;
+    const mask = randomMask(new Rng(1), B, S, T);
+    const m = mask.dataSync();
+    const { native } = runBoth(set, () => attendPast(ones, kPast, kPast, ones, ones, mask, 1));
+    const W = T + S;
+    for (let b = 0; b < B; b++)
+      for (let s = 0; s < S; s++) {
+        const seesNaN = b === 0 && m[(b * S + s) * W] === 0;
+        const row = native[0].values.slice((b * H * S + s) * dh, (b * H * S + s + 1) * dh);
+        expect(Array.from(row).every(Number.isNaN)).toBe(seesNaN);
+        if (!seesNaN) expect(Array.from(row).some(Number.isNaN)).toBe(false);
+      }
+    tf.dispose([kPast, ones, mask]);
+  });
+
+  it('names the shapes when they do not fit', () => {
+    const a = tf.zeros([2, 1, 3, 4]) as tf.Tensor4D;
+    const past = tf.zeros([2, 1, 5, 4]) as tf.Tensor4D;
+    expect(() => attendPast(a, past, past, a, a, tf.zeros([2, 1, 3, 7]) as tf.Tensor4D, 1)).toThrow(/mask \[2,1,3,7\]/);
+    expect(() => attendPast(a, tf.zeros([3, 1, 5, 4]) as tf.Tensor4D, past, a, a, tf.zeros([2, 1, 3, 8]) as tf.Tensor4D, 1)).toThrow(
+      /kPast \[3,1,5,4\]/,
+    );
+    tf.dispose([a, past]);
+  });
+});
