@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { benchTransposeB, TransposeBConfigSchema } from './matmul-bench';
 import { profileStep, type StepProfile } from './step-profile';
 import { randomBatch } from './random-batch';
+import { lmTrainStep } from './train-step';
 import { round, timeRuns, type Timing } from './timing';
 
 const BENCH_BACKENDS = ['wasm+native', 'wasm', 'cpu'] as const;
@@ -83,13 +84,8 @@ async function benchBackend(
   const rng = new Rng(config.seed);
   const model = createTransformer(modelConfig, rng.fork('init'));
   const { inputs, targets } = randomBatch(rng.fork('data'), config.batch, config.seqLen, config.vocabSize);
-  const optimizer = tf.train.adam(1e-3);
+  const { step: train, optimizer } = lmTrainStep(model, inputs, targets, `bench ${backend}`); // the project's update: grads, clip, AdamW
   const loss = () => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar;
-  const train = () => {
-    const l = optimizer.minimize(loss, true, model.variables()) as tf.Scalar;
-    if (!Number.isFinite(l.dataSync()[0])) throw new Error(`bench: non-finite loss on ${backend}`);
-    l.dispose();
-  };
   const forward = () => {
     const l = tf.tidy(loss);
     l.dataSync();
@@ -99,7 +95,7 @@ async function benchBackend(
   const before = tf.memory().numTensors;
   const trainStep = timeRuns(train, config.warmup[backend], config.reps[backend], tick);
   const trainRuns = config.warmup[backend] + config.reps[backend];
-  // Adam creates its moment variables on the first step only.
+  // AdamW creates its moment variables on the first step only.
   const leaked = trainRuns > 1 ? (tf.memory().numTensors - before - 2 * model.variables().length) / trainRuns : 0;
   const fwd = timeRuns(forward, config.warmup[backend], config.reps[backend], tick);
   const profile = backend === 'wasm+native' && config.profileTop > 0 ? await profileStep(train, config.profileTop) : undefined;

@@ -1,8 +1,9 @@
 import { median, sum, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, textTable, UserError } from '@rred/core';
 import { tf } from '@rred/engine';
-import { createTransformer, TransformerLM, Tokenizer, tokenLogprobs, type SampleResult, type ScoreJob } from '@rred/lm';
+import { createTransformer, TransformerLM, Tokenizer, type SampleResult, type ScoreJob } from '@rred/lm';
 import { z } from 'zod';
 import { randomBatch } from './random-batch';
+import { lmTrainStep } from './train-step';
 import { pointFlops, pointTokens, predictedExponent, type PointFlops, type PointWork } from './scaling-cost-model';
 import { round } from './timing';
 
@@ -127,7 +128,7 @@ export interface ScalingPoint {
   /** Truncated MC at its best: n continuations of M tokens from each of the K + 1 exit points, one sample call. */
   mcMs: number;
   mcTokens: number;
-  /** One training step (forward + backward + Adam) on trainRows × T tokens. */
+  /** One training step (forward + backward + clip + AdamW, lmTrainStep) on trainRows × T tokens. */
   trainMs: number;
   trainTokens: number;
   /** What the cost model (scaling-cost-model.ts) predicts each measure costs at this point, in FLOPs. */
@@ -195,17 +196,6 @@ async function timeCalls(n: number, f: () => Promise<void> | void): Promise<numb
   return out;
 }
 
-/** One training step (forward + backward + Adam) on the point's batch: inputs, targets [trainRows, T]. */
-function trainStep(lm: TransformerLM, optimizer: tf.Optimizer, inputs: tf.Tensor2D, targets: tf.Tensor2D): void {
-  const l = optimizer.minimize(
-    () => tf.neg(tf.mean(tokenLogprobs(lm.transformer, inputs, targets))) as tf.Scalar,
-    true,
-    lm.transformer.variables(),
-  ) as tf.Scalar;
-  if (!Number.isFinite(l.dataSync()[0])) throw new Error('bench scaling: non-finite training loss');
-  l.dispose();
-}
-
 async function measurePoint(
   lm: TransformerLM,
   T: number,
@@ -216,8 +206,8 @@ async function measurePoint(
 ): Promise<ScalingPoint> {
   const { row, job } = await traceAndJob(lm, T, K, config, rng.fork(`trace-${T}-${K}`));
   const V = config.model.vocabSize;
-  const optimizer = tf.train.adam(1e-3);
   const { inputs, targets } = randomBatch(rng.fork('train'), config.trainRows, T, V);
+  const { step: trainOnce, optimizer } = lmTrainStep(lm.transformer, inputs, targets, 'bench scaling'); // grads, clip, AdamW
   const copies = (j: ScoreJob) => Array.from({ length: config.scoredTraces }, () => j);
   const mcPrompts = Array.from({ length: config.mcTraces }, () =>
     job.requests.flatMap((r) => Array.from({ length: config.mcSamples }, () => job.sequence.slice(0, r.exitAt))),
@@ -244,7 +234,7 @@ async function measurePoint(
         );
         tokens.mc = out.cost.tokensForwarded;
       });
-      const train = await calls(() => trainStep(lm, optimizer, inputs, targets));
+      const train = await calls(trainOnce);
       if (rep >= 0) {
         ms.cached.push(...cached);
         ms.scratch.push(...scratch);

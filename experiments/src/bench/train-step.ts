@@ -1,0 +1,32 @@
+import { parseConfig } from '@rred/core';
+import { tf } from '@rred/engine';
+import { tokenLogprobs, type Transformer } from '@rred/lm';
+import { AdamW, clipGradNorm, optimizerConfigSchema } from '@rred/training';
+
+/**
+ * The project's training update on one language-modelling batch, as SftTrainer and GrpoTrainer do it:
+ * loss = −mean token log-probability, gradients of every variable, global-norm clip, AdamW (one fused
+ * kernel per variable on wasm+native), with the default optimizer config at its peak lr.
+ *   inputs, targets: int32 [rows, T]
+ * `step()` runs one update and throws on a non-finite loss; dispose `optimizer` when done.
+ */
+export function lmTrainStep(
+  model: Transformer,
+  inputs: tf.Tensor2D,
+  targets: tf.Tensor2D,
+  label: string,
+): { step: () => void; optimizer: AdamW } {
+  const opt = parseConfig(optimizerConfigSchema, {}, `${label} optimizer`);
+  const optimizer = new AdamW(opt);
+  const loss = () => tf.neg(tf.mean(tokenLogprobs(model, inputs, targets))) as tf.Scalar;
+  const step = () => {
+    const { value, grads } = tf.variableGrads(loss, model.variables());
+    const l = value.dataSync()[0];
+    value.dispose();
+    const clipped = clipGradNorm(grads, opt.gradClip);
+    optimizer.apply(model.variables(), clipped.grads, opt.lr);
+    tf.dispose(Object.values(clipped.grads)); // the clip disposed `grads` if it scaled them
+    if (!Number.isFinite(l)) throw new Error(`${label}: non-finite training loss ${l}`);
+  };
+  return { step, optimizer };
+}
