@@ -26,12 +26,14 @@ describeNative('attendPast (fused attention over cached positions)', () => {
   });
 
   it('equals the tfjs composite (concat, q·kᵀ, mask, softmax, ·v) within 1e-5 normwise, with shared or per-row prefixes and masks', () => {
-    // [B, H, S, T, dh, pastB, maskB]: the scorer's pass 2, the sampler's decode step (S = 1), a shared prefix, no cached slot
+    // [B, H, S, T, dh, pastB, maskB]: the scorer's pass 2, the sampler's decode step (S = 1, matrix-vector products), a shared prefix, no cached slot
     for (const [B, H, S, T, dh, pastB, maskB] of [
       [6, 4, 9, 37, 32, 6, 6],
       [5, 2, 1, 20, 8, 5, 5],
       [4, 3, 5, 11, 16, 1, 1],
       [3, 2, 4, 0, 8, 3, 3],
+      [4, 2, 1, 0, 8, 4, 4],
+      [3, 4, 1, 300, 32, 1, 3],
     ]) {
       const q = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
       const kPast = randomNormal(rng, [pastB, H, T, dh]) as tf.Tensor4D;

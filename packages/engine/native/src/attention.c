@@ -8,6 +8,8 @@
  * thread per pair (the products are far below its own threading threshold).
  * Shapes: q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, T, dh] (pastB 1: one prefix shared by
  * every row); mask [maskB, 1, S, T + S] (maskB 1: the same for every row); out [B, H, S, dh].
+ * S = 1 (a decode step) uses matrix-vector products: sgemm with one query row packs all T cached keys
+ * per call, which cost as much as the product itself.
  */
 #include <cblas.h>
 #include <math.h>
@@ -62,6 +64,16 @@ static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
     const float *q = j->q + bh * S * dh, *kn = j->kn + bh * S * dh, *vn = j->vn + bh * S * dh;
     const float *m = j->mask + (j->maskB == 1 ? 0 : b) * S * W;
     float *o = j->out + bh * S * dh;
+    if (S == 1) { /* a decode step: matrix-vector products (sgemm would pack all T cached keys for one query) */
+      if (T > 0) cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)T, (int)dh, j->scale, j->kp + past, (int)dh, q, 1, 0.0f, p, 1);
+      float self = 0.0f;
+      for (int64_t d = 0; d < dh; d++) self += q[d] * kn[d];
+      p[T] = j->scale * self;
+      masked_softmax_row(p, m, W);
+      if (T > 0) cblas_sgemv(CblasRowMajor, CblasTrans, (int)T, (int)dh, 1.0f, j->vp + past, (int)dh, p, 1, 0.0f, o, 1);
+      for (int64_t d = 0; d < dh; d++) o[d] = (T > 0 ? o[d] : 0.0f) + p[T] * vn[d];
+      continue;
+    }
     if (T > 0)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)T, (int)dh, j->scale, q, (int)dh, j->kp + past, (int)dh,
                   0.0f, p, (int)W);
