@@ -2,7 +2,7 @@ import { UserError, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { drawToken, validateSampleOptions } from './draw';
 import { MASKED } from './layers';
-import { copyCacheRow, TransformerSequenceCache } from './sequence-cache';
+import { copyCacheRow, TransformerSequenceCache, type RowKV } from './sequence-cache';
 import type { LayerKV, Transformer } from './transformer';
 import type { ComputeCost, SampleOptions, SampleResult } from './types';
 
@@ -34,6 +34,8 @@ interface Row {
   /** keepCache: the logits [V] each token was drawn from, then the row's cache once it finished. */
   logits?: Float32Array[];
   cache?: TransformerSequenceCache;
+  /** Index of the row's prompt among the distinct prompts (rows of one prompt share its prefill and, kept, its K/V). */
+  promptId?: number;
 }
 
 /**
@@ -49,6 +51,8 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
     // keyValid[b][j]: may queries of cache row b attend to cached position j (false for left padding).
     let keyValid = live.map((i) => Array.from({ length: P }, (_, j) => j >= P - rows[i].prompt.length));
     const { distinct, source } = distinctPrompts(live.map((i) => rows[i].prompt));
+    live.forEach((i, b) => (rows[i].promptId = source[b]));
+    const promptKV = new Map<number, RowKV['prompt'][]>(); // keepCache: each distinct prompt's K/V per layer, copied once
     let { logits, kv } = prefill(model, distinct, P); // [D, V], [D, H, P, dh]
     if (distinct.length < live.length) {
       const shared = expandRows(logits, kv, source); // [B, V], [B, H, P, dh]
@@ -62,7 +66,7 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
       const data = (await logits.data()) as Float32Array;
       logits.dispose();
       drawForRows(rows, live, data, model.config.vocabSize, options, rng);
-      if (options.keepCache) keepFinished(model, rows, live, kv, keyValid);
+      if (options.keepCache) keepFinished(model, rows, live, kv, keyValid, promptKV);
       const keep = live.flatMap((id, b) => (rows[id].done ? [] : [b]));
       if (keep.length === 0) break;
       if (keep.length < live.length) {
@@ -154,18 +158,35 @@ function drawForRows(rows: Row[], live: number[], logits: Float32Array, V: numbe
 
 /**
  * keepCache: for every row that finished at this draw, its cache row b copied out of the batch cache
- * into JS (K/V [B, H, keys, dh] → [H, length, dh] per layer, without the left padding; no kernel runs)
- * with the logits it drew from.
+ * into JS (K/V [B, H, keys, dh] → [H, positions, dh] per layer, without the left padding; no kernel
+ * runs) with the logits it drew from. The prompt's positions are copied once per distinct prompt
+ * (`promptKV`) and shared by its rows; each row copies its own generated positions.
  */
-function keepFinished(model: Transformer, rows: Row[], live: number[], kv: LayerKV[], keyValid: boolean[][]): void {
+function keepFinished(
+  model: Transformer,
+  rows: Row[],
+  live: number[],
+  kv: LayerKV[],
+  keyValid: boolean[][],
+  promptKV: Map<number, RowKV['prompt'][]>,
+): void {
   live.forEach((id, b) => {
     const row = rows[id];
     if (!row.done) return;
     const pad = keyValid[b].indexOf(true);
-    const length = keyValid[b].length - pad; // prompt + generated − 1
-    const own = kv.map(({ k, v }) => ({ k: copyCacheRow(k, b, pad, length), v: copyCacheRow(v, b, pad, length) }));
+    const P = row.prompt.length;
+    const ownLength = keyValid[b].length - pad - P; // generated − 1
+    let prompt = promptKV.get(row.promptId!);
+    if (!prompt) {
+      prompt = kv.map(({ k, v }) => ({ k: copyCacheRow(k, b, pad, P), v: copyCacheRow(v, b, pad, P), length: P }));
+      promptKV.set(row.promptId!, prompt);
+    }
+    const layers = kv.map(({ k, v }, l) => ({
+      prompt: prompt[l],
+      own: { k: copyCacheRow(k, b, pad + P, ownLength), v: copyCacheRow(v, b, pad + P, ownLength), length: ownLength },
+    }));
     const tokens = [...row.prompt, ...row.tokens.slice(0, -1)];
-    row.cache = new TransformerSequenceCache(model, tokens, row.prompt.length, own, row.logits ?? []);
+    row.cache = new TransformerSequenceCache(model, tokens, P, layers, row.logits ?? []);
     row.logits = undefined;
   });
 }

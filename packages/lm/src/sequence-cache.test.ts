@@ -46,6 +46,13 @@ describe('sampler cache handoff', () => {
     expect(kept.cost).toEqual(plain.cost);
     expect(plain.results.every((r) => r.cache === undefined)).toBe(true);
     kept.results.forEach((r, i) => expect(r.cache?.length).toBe(prompts[i].length + r.tokens.length - 1));
+    // Rows 0 and 2 share a prompt: its K/V are kept once, for both; every other row has a prompt part of its own.
+    const kv = kept.results.map((r) => (r.cache as TransformerSequenceCache).kv());
+    kv[0].forEach((layer, l) => expect(layer.prompt).toBe(kv[2][l].prompt));
+    expect(new Set(kv.map((layers) => layers[0].prompt)).size).toBe(4);
+    kv.forEach((layers, i) =>
+      layers.forEach((layer) => expect(layer.own.length + layer.prompt.length).toBe(kept.results[i].cache!.length)),
+    );
     kept.results.forEach((r) => r.cache!.release());
   });
 

@@ -2,21 +2,33 @@ import { float32TensorFrom, float32View, tf } from '@rred/engine';
 import type { Transformer } from './transformer';
 import type { SequenceCache, SuffixRequest } from './types';
 
-/** One layer's keys and values of one row, in JS memory: each [H, length, dh], row-major. */
-interface RowKV {
+/** One layer's keys and values of `length` consecutive positions, in JS memory: each [H, length, dh], row-major. */
+interface KVPart {
   k: Float32Array;
   v: Float32Array;
+  length: number;
+}
+
+/**
+ * One layer of one kept row: the K/V of its prompt's positions, then of its own (generated) ones. Rows
+ * sampled from the same prompt share one `prompt` part (its K/V are the same numbers: one prefill).
+ */
+export interface RowKV {
+  prompt: KVPart;
+  own: KVPart;
 }
 
 /**
  * The transformer's `SequenceCache` (the cache handoff, types.ts): what the sampler computed for one
  * finished row, kept so that `scoreBatch` scores suffixes against it without forwarding the sequence.
- *   kv:     per layer K and V of positions 0..length−1, each [H, length, dh] (JS memory, not tensors:
- *           the scorer writes many rows in place into one tensor per layer, stackRows, instead of one
- *           pad/slice op per row and layer)
+ *   kv:     per layer K and V of positions 0..length−1: the prompt's part (shared with the other rows
+ *           sampled from the same prompt) and the row's own, each [H, positions, dh] (JS memory, not
+ *           tensors: the scorer writes many rows in place into one tensor per layer, stackRows, instead of
+ *           one pad/slice op per row and layer)
  *   logits: logits[t] = next-token logits [V] after the first `promptLength + t` tokens, as the sampler
  *           drew token t from them (t = 0..generated−1; V floats each)
- * Memory per row: 2·L·length·C + generated·V floats, all JS; released by whoever asked for it (or by GC).
+ * Memory per row: 2·L·(generated − 1)·C + generated·V floats, plus 2·L·|prompt|·C per distinct prompt,
+ * all JS; released by whoever asked for it (or by GC).
  */
 export class TransformerSequenceCache implements SequenceCache {
   private kvLayers: RowKV[] | null;
@@ -102,18 +114,19 @@ export function copyCacheRow(t: tf.Tensor4D, b: number, from: number, length: nu
  */
 export function stackRows(rows: readonly RowKV[][], H: number, dh: number, T: number): { k: tf.Tensor4D; v: tf.Tensor4D }[] {
   const R = rows.length;
-  const layer = (l: number, pick: (kv: RowKV) => Float32Array): tf.Tensor4D =>
+  const layer = (l: number, which: 'k' | 'v'): tf.Tensor4D =>
     float32TensorFrom<tf.Rank.R4>([R, H, T, dh], (out) =>
       rows.forEach((row, i) => {
-        const data = pick(row[l]);
-        const length = data.length / (H * dh);
-        const n = Math.min(length, T);
+        const { prompt, own } = row[l];
+        const n1 = Math.min(prompt.length, T);
+        const n2 = Math.min(own.length, T - n1);
         for (let h = 0; h < H; h++) {
           const at = (i * H + h) * T * dh;
-          out.set(data.subarray(h * length * dh, (h * length + n) * dh), at);
-          out.fill(0, at + n * dh, at + T * dh); // slots past the row's sequence: never visible, but finite
+          out.set(prompt[which].subarray(h * prompt.length * dh, (h * prompt.length + n1) * dh), at);
+          out.set(own[which].subarray(h * own.length * dh, (h * own.length + n2) * dh), at + n1 * dh);
+          out.fill(0, at + (n1 + n2) * dh, at + T * dh); // slots past the row's sequence: never visible, but finite
         }
       }),
     );
-  return rows[0].map((_, l) => ({ k: layer(l, (kv) => kv.k), v: layer(l, (kv) => kv.v) }));
+  return rows[0].map((_, l) => ({ k: layer(l, 'k'), v: layer(l, 'v') }));
 }
