@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { attendPast } from './fused-ops';
+import { attendAndAppend, attendPast } from './fused-ops';
 import { describeNative, elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth } from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
@@ -68,6 +68,41 @@ describeNative('attendPast (fused attention over cached positions)', () => {
         if (!seesNaN) expect(Array.from(row).some(Number.isNaN)).toBe(false);
       }
     tf.dispose([kPast, ones, mask]);
+  });
+
+  it('attendAndAppend equals attendPast over the held slots and grows the cache by the new K/V (in place on wasm+native)', () => {
+    for (const [B, H, S, held, slots, dh] of [
+      [5, 2, 1, 7, 12, 8],
+      [3, 4, 3, 0, 5, 16],
+      [2, 2, 2, 10, 12, 8],
+    ]) {
+      const q = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
+      const kNew = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
+      const vNew = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
+      const mask = randomMask(rng, B, S, held);
+      const start = [randomNormal(rng, [B, H, slots, dh]), randomNormal(rng, [B, H, slots, dh])] as tf.Tensor4D[];
+      const heldPart = (t: tf.Tensor4D) => tf.slice(t, [0, 0, 0, 0], [B, H, held, dh]) as tf.Tensor4D;
+      const expected = runBoth(set, () => attendPast(q, heldPart(start[0]), heldPart(start[1]), kNew, vNew, mask, 0.3)).stock[0];
+      const grownK = tf.concat([heldPart(start[0]), kNew, tf.slice(start[0], [0, 0, held + S, 0], [B, H, slots - held - S, dh])], 2);
+      const grownV = tf.concat([heldPart(start[1]), vNew, tf.slice(start[1], [0, 0, held + S, 0], [B, H, slots - held - S, dh])], 2);
+      for (const native of [true, false]) {
+        const cache = { k: start[0].clone(), v: start[1].clone() };
+        if (native) set.useNative();
+        else set.useStock();
+        const out = attendAndAppend(cache, held, q, kNew, vNew, mask, 0.3);
+        expect(out.cache.k === cache.k).toBe(native); // native: the same tensors, written in place
+        expect(normwiseError(out.attended.dataSync(), expected.values)).toBeLessThan(1e-5);
+        expect(normwiseError(out.cache.k.dataSync(), grownK.dataSync())).toBe(0);
+        expect(normwiseError(out.cache.v.dataSync(), grownV.dataSync())).toBe(0);
+        tf.dispose([out.attended, out.cache.k, out.cache.v, cache.k, cache.v]);
+      }
+      set.useNative();
+      tf.dispose([q, kNew, vNew, mask, ...start, grownK, grownV]);
+    }
+    const c = { k: tf.zeros([1, 1, 4, 2]) as tf.Tensor4D, v: tf.zeros([1, 1, 4, 2]) as tf.Tensor4D };
+    const one = tf.zeros([1, 1, 2, 2]) as tf.Tensor4D;
+    expect(() => attendAndAppend(c, 3, one, one, one, tf.zeros([1, 1, 2, 5]) as tf.Tensor4D, 1)).toThrow(/holding 3/);
+    tf.dispose([c.k, c.v, one]);
   });
 
   it('names the shapes when they do not fit', () => {

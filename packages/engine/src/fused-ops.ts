@@ -115,15 +115,79 @@ export function attendPast(
         '(q, kNew, vNew [B, H, S, dh]; kPast, vPast [B or 1, H, T, dh]; mask [B or 1, 1, S, T + S])',
     );
   }
-  const float = [q, kPast, vPast, kNew, vNew, mask].every((t) => t.dtype === 'float32');
-  if (float && fusedActive(FUSED.attendPast))
-    return run(FUSED.attendPast, { q, kPast, vPast, kNew, vNew, mask }, { scale })[0] as tf.Tensor4D;
+  if (fusedFor([q, kPast, vPast, kNew, vNew, mask]))
+    return run(FUSED.attendPast, { q, kPast, vPast, kNew, vNew, mask }, { scale, pastLength: T, append: false })[0] as tf.Tensor4D;
+  return attendPastComposite(q, kPast, vPast, kNew, vNew, mask, scale);
+}
+
+const fusedFor = (ts: tf.Tensor[]) => ts.every((t) => t.dtype === 'float32') && fusedActive(FUSED.attendPast);
+
+function attendPastComposite(
+  q: tf.Tensor4D,
+  kPast: tf.Tensor4D,
+  vPast: tf.Tensor4D,
+  kNew: tf.Tensor4D,
+  vNew: tf.Tensor4D,
+  mask: tf.Tensor4D,
+  scale: number,
+): tf.Tensor4D {
+  const B = q.shape[0];
   return tf.tidy(() => {
     const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
     const k = tf.concat([expand(kPast), kNew], 2); // [B, H, T+S, dh]
     const v = tf.concat([expand(vPast), vNew], 2);
     const scores = tf.add(tf.matMul(tf.mul(q, scale), k, false, true), mask); // [B, H, S, T+S]
     return tf.matMul(tf.softmax(scores), v) as tf.Tensor4D;
+  });
+}
+
+/**
+ * `attendPast` over a preallocated cache that grows in place (the sampler's decode steps): `cache.k`,
+ * `cache.v` [B, H, slots, dh] hold `length` cached positions; the S new keys/values go into slots
+ * length..length+S−1 and the new positions attend over all length + S (mask [B or 1, 1, S, length + S]).
+ * Returns the attention [B, H, S, dh] and the cache holding length + S positions. On wasm+native that
+ * cache is the same tensors, written in place by the kernel: the caller must own them and must not
+ * have given them to anything else. Elsewhere it is new tensors (the caller disposes the old ones).
+ */
+export function attendAndAppend(
+  cache: { k: tf.Tensor4D; v: tf.Tensor4D },
+  length: number,
+  q: tf.Tensor4D,
+  kNew: tf.Tensor4D,
+  vNew: tf.Tensor4D,
+  mask: tf.Tensor4D,
+  scale: number,
+): { attended: tf.Tensor4D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
+  const [B, H, S, dh] = q.shape;
+  const slots = cache.k.shape[2];
+  const fits = (t: tf.Tensor4D, shape: number[]) => t.shape.join(',') === shape.join(',');
+  if (
+    !fits(cache.k, [B, H, slots, dh]) ||
+    !fits(cache.v, cache.k.shape) ||
+    !(Number.isInteger(length) && length >= 0 && length + S <= slots) ||
+    !fits(kNew, q.shape) ||
+    !fits(vNew, q.shape) ||
+    !(mask.shape[0] === 1 || mask.shape[0] === B) ||
+    !fits(mask, [mask.shape[0], 1, S, length + S])
+  ) {
+    throw new Error(
+      `attendAndAppend: cache [${cache.k.shape}] holding ${length}, q [${q.shape}], kNew [${kNew.shape}], vNew [${vNew.shape}], mask [${mask.shape}] do not fit ` +
+        '(cache [B, H, slots ≥ length + S, dh]; q, kNew, vNew [B, H, S, dh]; mask [B or 1, 1, S, length + S])',
+    );
+  }
+  if (fusedFor([q, cache.k, cache.v, kNew, vNew, mask])) {
+    const inputs = { q, kPast: cache.k, vPast: cache.v, kNew, vNew, mask };
+    const attended = run(FUSED.attendPast, inputs, { scale, pastLength: length, append: true })[0] as tf.Tensor4D;
+    return { attended, cache };
+  }
+  return tf.tidy(() => {
+    const held = (t: tf.Tensor4D) => tf.slice(t, [0, 0, 0, 0], [B, H, length, dh]);
+    const grown = (t: tf.Tensor4D, added: tf.Tensor4D) =>
+      tf.concat([held(t), added, tf.slice(t, [0, 0, length + S, 0], [B, H, slots - length - S, dh])], 2) as tf.Tensor4D;
+    return {
+      attended: attendPastComposite(q, held(cache.k), held(cache.v), kNew, vNew, mask, scale),
+      cache: { k: grown(cache.k, kNew), v: grown(cache.v, vNew) },
+    };
   });
 }
 

@@ -48,6 +48,8 @@ export interface NativeAddon {
     pastB: number,
     maskB: number,
     scale: number,
+    slots: number,
+    append: number,
   ): void;
   /** Returns -1, or the position of the first out-of-range index. */
   gatherRows(heap: ArrayBuffer, xOff: number, idxOff: number, outOff: number, nRows: number, rowLen: number, nIdx: number): number;

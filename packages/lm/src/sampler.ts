@@ -54,12 +54,13 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
     live.forEach((i, b) => (rows[i].promptId = source[b]));
     const promptKV = new Map<number, RowKV['prompt'][]>(); // keepCache: each distinct prompt's K/V per layer, copied once
     let { logits, kv } = prefill(model, distinct, P); // [D, V], [D, H, P, dh]
-    if (distinct.length < live.length) {
-      const shared = expandRows(logits, kv, source); // [B, V], [B, H, P, dh]
-      logits.dispose();
-      disposeKV(kv);
-      ({ logits, kv } = shared);
-    }
+    // Rows of one prompt get its K/V copied (expandRows), and every row gets room for its budget: the
+    // cache is [B, H, P + longest budget, dh] from here on, and each decode step writes its K/V in place.
+    const slots = P + Math.max(...live.map((i) => rows[i].budget));
+    const sized = withRoom(logits, kv, distinct.length < live.length ? source : null, slots);
+    logits.dispose();
+    disposeKV(kv);
+    ({ logits, kv } = sized);
     cost.forwardPasses++;
     cost.tokensForwarded += distinct.reduce((n, p) => n + p.length, 0);
     for (;;) {
@@ -83,7 +84,7 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
         kv,
         keyValid,
       );
-      disposeKV(kv);
+      disposeKV(kv.filter((layer, l) => layer.k !== step.kv[l].k)); // grown in place on wasm+native: the same tensors
       ({ logits, kv } = step);
       cost.forwardPasses++;
       cost.tokensForwarded += live.length;
@@ -218,17 +219,27 @@ function prefill(model: Transformer, sequences: number[][], L: number): { logits
   });
 }
 
-/** One cached step: feeds each live row's latest token at its own position. */
+/**
+ * One cached step: feeds each live row's latest token at its own position, appending its K/V to the
+ * cache `past` ([B, H, slots, dh] per layer, holding keys − 1 positions).
+ */
 function stepWithCache(model: Transformer, rows: Row[], past: LayerKV[], keyValid: boolean[][]): { logits: tf.Tensor2D; kv: LayerKV[] } {
   const B = rows.length;
-  const keys = keyValid[0].length; // P + 1 (cached positions plus the new one)
+  const keys = keyValid[0].length; // cached positions plus the new one
   const tokens = new Int32Array(rows.map((r) => r.tokens[r.tokens.length - 1]));
   const positions = new Int32Array(rows.map((r) => r.prompt.length + r.tokens.length - 1));
   const mask = new Float32Array(B * keys);
   keyValid.forEach((valid, b) => valid.forEach((ok, j) => (mask[b * keys + j] = ok ? 0 : MASKED)));
   return tf.tidy(() => {
     const x = model.embedAt(tf.tensor2d(tokens, [B, 1], 'int32'), tf.tensor2d(positions, [B, 1], 'int32')); // [B, C]
-    const { hidden, kv } = model.runBlocks({ x, batch: B, length: 1, mask: tf.tensor4d(mask, [B, 1, 1, keys]), past });
+    const { hidden, kv } = model.runBlocks({
+      x,
+      batch: B,
+      length: 1,
+      mask: tf.tensor4d(mask, [B, 1, 1, keys]),
+      past,
+      pastLength: keys - 1,
+    });
     return { logits: model.head(hidden), kv };
   });
 }
@@ -251,6 +262,25 @@ function distinctPrompts(prompts: readonly number[][]): { distinct: number[][]; 
     return at;
   });
   return { distinct, source };
+}
+
+/**
+ * The prefill's outputs for the cache: row b is row source[b] of the inputs (all rows in order when
+ * source is null), K/V padded with zeros from P to `slots` positions. logits [D, V] → [B, V], K/V
+ * [D, H, P, dh] → [B, H, slots, dh]. New tensors.
+ */
+function withRoom(logits: tf.Tensor2D, kv: LayerKV[], source: number[] | null, slots: number): { logits: tf.Tensor2D; kv: LayerKV[] } {
+  return tf.tidy(() => {
+    const rowsOf = source ? expandRows(logits, kv, source) : { logits: tf.clone(logits), kv };
+    const room = (t: tf.Tensor4D) =>
+      tf.pad(t, [
+        [0, 0],
+        [0, 0],
+        [0, slots - t.shape[2]],
+        [0, 0],
+      ]) as tf.Tensor4D;
+    return { logits: rowsOf.logits, kv: rowsOf.kv.map(({ k, v }) => ({ k: room(k), v: room(v) })) };
+  });
 }
 
 /** Row b of the outputs is row source[b] of the inputs: logits [D, V] → [B, V], K/V [D, H, P, dh] → [B, H, P, dh]. */

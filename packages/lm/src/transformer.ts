@@ -1,5 +1,5 @@
 import type { Rng } from '@rred/core';
-import { attendPast, tf } from '@rred/engine';
+import { attendAndAppend, attendPast, tf } from '@rred/engine';
 import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
 
@@ -41,6 +41,13 @@ interface BlockPass {
    * states) and returns no K/V. Without `past` the K/V are the pass's own and always returned.
    */
   keepKV?: boolean;
+  /**
+   * With `past`: it is a preallocated cache [B, H, slots, dh] per layer holding `pastLength` positions,
+   * and this pass's K/V are appended to it in place (the engine's attendAndAppend; new tensors off
+   * wasm+native). The returned K/V are that cache, holding pastLength + S positions. For a cache the
+   * caller owns (the sampler's); without it, past holds exactly its P positions and is not touched.
+   */
+  pastLength?: number;
 }
 
 interface BlockOutput {
@@ -246,7 +253,12 @@ export class Transformer {
         const past = pass.past?.[layer];
         let attended: tf.Tensor4D; // [B, H, S, dh]
         let kept: LayerKV | null = { k, v };
-        if (past) {
+        if (past && pass.pastLength !== undefined) {
+          // Decode: the new K/V go into the preallocated cache, nothing it holds is copied.
+          const grown = attendAndAppend(past, pass.pastLength, tf.reshape(q3, [B, H, S, dh]) as tf.Tensor4D, k, v, pass.mask, scale);
+          attended = grown.attended;
+          kept = grown.cache;
+        } else if (past) {
           // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
           attended = attendPast(tf.reshape(q3, [B, H, S, dh]) as tf.Tensor4D, past.k, past.v, k, v, pass.mask, scale);
           const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));

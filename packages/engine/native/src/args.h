@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RRED_MAX_ARGS 16
+#define RRED_MAX_ARGS 20
 #define RRED_MAX_RANK 8
 
 typedef struct {

@@ -96,7 +96,9 @@ export function fusedKernels(ctx: NativeContext) {
       return outs;
     }),
     wasmKernel(FUSED.attendPast, ({ inputs, backend, attrs }: KernelArgs) => {
-      // q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, T, dh]; mask [maskB, 1, S, T + S] → [B, H, S, dh]
+      // q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, slots, dh], the first T = attrs.pastLength cached;
+      // mask [maskB, 1, S, T + S] → [B, H, S, dh]. attrs.append: also write kNew/vNew into slots T.. in place.
+      // T = pastLength
       const q = inputs.q as TensorInfo;
       const kPast = inputs.kPast as TensorInfo;
       const mask = inputs.mask as TensorInfo;
@@ -115,11 +117,13 @@ export function fusedKernels(ctx: NativeContext) {
         B,
         H,
         S,
-        kPast.shape[2],
+        attrs.pastLength as number,
         dh,
         kPast.shape[0],
         mask.shape[0],
         attrs.scale as number,
+        kPast.shape[2],
+        attrs.append ? 1 : 0,
       );
       return out;
     }),
