@@ -142,6 +142,62 @@ function attendPastComposite(
 }
 
 /**
+ * Causal (or any masked) self-attention of a pass from scratch, straight from the fused QKV projection:
+ *   qkv [B·S, 3C] (row b·S + s: that position's q ++ k ++ v, each H heads of dh = C/H), mask additive
+ *   [B or 1, 1, S, S]; returns the heads' outputs already merged, [B·S, C]:
+ *   out[b·S + s, h·dh + d] = (softmax(scale · Q_bh·K_bhᵀ + mask_b) · V_bh)[s, d]
+ * One native kernel each way on wasm+native (no head transposes, no split, no score tensors; the
+ * probabilities [B, H, S, S] are kept for the gradient); elsewhere the tfjs composite. The mask gets a
+ * zero gradient.
+ */
+export function selfAttention(qkv: tf.Tensor2D, batch: number, heads: number, mask: tf.Tensor4D, scale: number): tf.Tensor2D {
+  const [rows, width] = qkv.shape;
+  const S = rows / batch;
+  const C = width / 3;
+  if (
+    !Number.isInteger(S) ||
+    !Number.isInteger(C) ||
+    C % heads !== 0 ||
+    !(mask.shape[0] === 1 || mask.shape[0] === batch) ||
+    mask.shape.slice(1).join(',') !== `1,${S},${S}`
+  ) {
+    throw new Error(
+      `selfAttention: qkv [${qkv.shape}] with batch ${batch} and ${heads} heads, mask [${mask.shape}] do not fit (qkv [B·S, 3·H·dh], mask [B or 1, 1, S, S])`,
+    );
+  }
+  if (!(qkv.dtype === 'float32' && mask.dtype === 'float32' && fusedActive(FUSED.selfAttention)))
+    return selfAttentionComposite(qkv, batch, heads, mask, scale);
+  const attrs = { batch, heads, scale };
+  const fn = tf.customGrad(((input: tf.Tensor, m: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [out, probs] = run(FUSED.selfAttention, { qkv: input, mask: m }, attrs);
+    save([input, probs]);
+    return {
+      value: out,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [
+        run(FUSED.selfAttentionGrad, { qkv: saved[0], probs: saved[1], dy }, attrs)[0],
+        tf.zerosLike(m),
+      ],
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]) as (qkv: tf.Tensor, mask: tf.Tensor) => tf.Tensor;
+  return fn(qkv, mask) as tf.Tensor2D;
+}
+
+/** `selfAttention` as tfjs ops: heads split by a transpose, scores, mask, softmax, merged back. */
+export function selfAttentionComposite(qkv: tf.Tensor2D, batch: number, heads: number, mask: tf.Tensor4D, scale: number): tf.Tensor2D {
+  const [rows, width] = qkv.shape;
+  const [B, S, C] = [batch, rows / batch, width / 3];
+  const dh = C / heads;
+  return tf.tidy(() => {
+    const split = tf.transpose(tf.reshape(qkv, [B, S, 3, heads, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
+    const [q3, k3, v3] = tf.split(split, 3, 0);
+    const q = tf.mul(tf.reshape(q3, [B, heads, S, dh]), scale);
+    const scores = tf.add(tf.matMul(q, tf.reshape(k3, [B, heads, S, dh]), false, true), mask); // [B, H, S, S]
+    const attended = tf.matMul(tf.softmax(scores), tf.reshape(v3, [B, heads, S, dh])); // [B, H, S, dh]
+    return tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D;
+  });
+}
+
+/**
  * `attendPast` over a preallocated cache that grows in place (the sampler's decode steps): `cache.k`,
  * `cache.v` [B, H, slots, dh] hold `length` cached positions; the S new keys/values go into slots
  * length..length+S−1 and the new positions attend over all length + S (mask [B or 1, 1, S, length + S]).

@@ -30,6 +30,33 @@ export interface NativeAddon {
   binary(heap: ArrayBuffer, op: number, aOff: number, bOff: number, outOff: number, meta: Int32Array): void;
   reduce(heap: ArrayBuffer, op: number, xOff: number, outOff: number, outer: number, red: number, inner: number): void;
   softmax(heap: ArrayBuffer, xOff: number, outOff: number, rows: number, cols: number): void;
+  /** Self-attention from the fused QKV projection (attention.c): out [B·S, C], probs [B, H, S, S]. */
+  selfAttention(
+    heap: ArrayBuffer,
+    qkvOff: number,
+    maskOff: number,
+    outOff: number,
+    probsOff: number,
+    B: number,
+    H: number,
+    S: number,
+    dh: number,
+    maskB: number,
+    scale: number,
+  ): void;
+  /** Its gradient into dqkv [B·S, 3C] from dOut [B·S, C] and the saved probs. */
+  selfAttentionGrad(
+    heap: ArrayBuffer,
+    qkvOff: number,
+    probsOff: number,
+    dOutOff: number,
+    dQkvOff: number,
+    B: number,
+    H: number,
+    S: number,
+    dh: number,
+    scale: number,
+  ): void;
   /** Attention over cached + new positions (attention.c); shapes as there, in elements. */
   attendPast(
     heap: ArrayBuffer,

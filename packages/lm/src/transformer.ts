@@ -1,5 +1,5 @@
 import type { Rng } from '@rred/core';
-import { attendAndAppend, attendPast, tf } from '@rred/engine';
+import { attendAndAppend, attendPast, selfAttention, tf } from '@rred/engine';
 import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
 
@@ -18,7 +18,7 @@ interface BlockPass {
   x: tf.Tensor2D;
   batch: number; // B
   length: number; // S, new positions per row
-  /** Additive attention mask, broadcastable to [B, H, S, P + S]; 0 = visible, MASKED = hidden. */
+  /** Additive attention mask [B or 1, 1, S, P + S] (P = 0 without `past`); 0 = visible, MASKED = hidden. */
   mask: tf.Tensor4D;
   /**
    * Cached keys/values of P earlier positions per layer (omit for a pass from scratch); batch B, or
@@ -36,9 +36,9 @@ interface BlockPass {
    */
   packing?: { toRows: tf.Tensor1D; toPacked: tf.Tensor1D };
   /**
-   * With `past`: whether to return each layer's K/V of past ++ new (default true; the sampler extends
-   * its cache with them). false skips concatenating them (the scorer's pass 2 only needs the hidden
-   * states) and returns no K/V. Without `past` the K/V are the pass's own and always returned.
+   * Whether to return each layer's K/V (default true): of past ++ new with `past` (the sampler extends its
+   * cache with them), of the pass itself without (prefill, pass 1). false skips making them (training
+   * and the scorer's pass 2 only need the hidden states) and returns none.
    */
   keepKV?: boolean;
   /**
@@ -53,7 +53,7 @@ interface BlockPass {
 interface BlockOutput {
   /** Final-layer-normed hidden states of the new positions: [B·S, C] ([N, C] with `packing`). */
   hidden: tf.Tensor2D;
-  /** Per layer K, V of past ++ new positions: [B, H, P + S, dh] (none with `past` and keepKV false). */
+  /** Per layer K, V of past ++ new positions: [B, H, P + S, dh] (none with keepKV false). */
   kv: LayerKV[];
 }
 
@@ -213,7 +213,13 @@ export class Transformer {
   logitsFromEmbeddings(embeddings: tf.Tensor3D): tf.Tensor2D {
     return tf.tidy(() => {
       const [B, T, C] = embeddings.shape;
-      const { hidden } = this.runBlocks({ x: tf.reshape(embeddings, [B * T, C]) as tf.Tensor2D, batch: B, length: T, mask: causalMask(T) });
+      const { hidden } = this.runBlocks({
+        x: tf.reshape(embeddings, [B * T, C]) as tf.Tensor2D,
+        batch: B,
+        length: T,
+        mask: causalMask(T),
+        keepKV: false,
+      });
       return this.head(hidden);
     });
   }
@@ -246,29 +252,38 @@ export class Transformer {
         const qkv = toRows(
           linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D),
         ); // [B·S, 3C]
-        const heads = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
-        const [q3, k3, v3] = tf.split(heads, 3, 0);
-        const k = tf.reshape(k3, [B, H, S, dh]) as tf.Tensor4D;
-        const v = tf.reshape(v3, [B, H, S, dh]) as tf.Tensor4D;
+        const heads = (from: number) => {
+          // qkv columns from·C.. as heads: [3 − from, B, H, S, dh] split into [B, H, S, dh] each
+          const cols = tf.slice(tf.reshape(qkv, [B, S, 3, H, dh]), [0, 0, from, 0, 0], [B, S, 3 - from, H, dh]);
+          return tf.split(tf.transpose(cols, [2, 0, 3, 1, 4]), 3 - from, 0).map((t) => tf.reshape(t, [B, H, S, dh]) as tf.Tensor4D);
+        };
         const past = pass.past?.[layer];
-        let attended: tf.Tensor4D; // [B, H, S, dh]
-        let kept: LayerKV | null = { k, v };
-        if (past && pass.pastLength !== undefined) {
-          // Decode: the new K/V go into the preallocated cache, nothing it holds is copied.
-          const grown = attendAndAppend(past, pass.pastLength, tf.reshape(q3, [B, H, S, dh]) as tf.Tensor4D, k, v, pass.mask, scale);
-          attended = grown.attended;
-          kept = grown.cache;
-        } else if (past) {
-          // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
-          attended = attendPast(tf.reshape(q3, [B, H, S, dh]) as tf.Tensor4D, past.k, past.v, k, v, pass.mask, scale);
-          const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
-          kept = pass.keepKV === false ? null : { k: tf.concat([expand(past.k), k], 2), v: tf.concat([expand(past.v), v], 2) }; // [B, H, P+S, dh]
+        let attendedRows: tf.Tensor2D; // [B·S, C]
+        let kept: LayerKV | null = null;
+        if (!past) {
+          // From scratch (training, prefill, pass 1): one fused op from qkv, heads merged; K/V split out only if asked for.
+          attendedRows = selfAttention(qkv, B, H, pass.mask, scale);
+          if (pass.keepKV !== false) {
+            const [k, v] = heads(1);
+            kept = { k, v };
+          }
         } else {
-          const q = tf.mul(tf.reshape(q3, [B, H, S, dh]), scale) as tf.Tensor4D; // [B, H, S, dh]
-          const scores = tf.add(tf.matMul(q, k, false, true), pass.mask); // [B, H, S, S]
-          attended = tf.matMul(tf.softmax(scores), v) as tf.Tensor4D;
+          const [q, k, v] = heads(0);
+          let attended: tf.Tensor4D; // [B, H, S, dh]
+          if (pass.pastLength !== undefined) {
+            // Decode: the new K/V go into the preallocated cache, nothing it holds is copied.
+            const grown = attendAndAppend(past, pass.pastLength, q, k, v, pass.mask, scale);
+            attended = grown.attended;
+            kept = grown.cache;
+          } else {
+            // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
+            attended = attendPast(q, past.k, past.v, k, v, pass.mask, scale);
+            const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
+            if (pass.keepKV !== false) kept = { k: tf.concat([expand(past.k), k], 2), v: tf.concat([expand(past.v), v], 2) }; // [B, H, P+S, dh]
+          }
+          attendedRows = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D;
         }
-        const merged = toPacked(tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D); // [B·S, C] (packed: [N, C])
+        const merged = toPacked(attendedRows); // [B·S, C] (packed: [N, C])
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
         const hiddenFF = activation(

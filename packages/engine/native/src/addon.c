@@ -36,6 +36,8 @@ static napi_value init(napi_env env, napi_value exports) {
   set_fn(env, exports, "reduce", rred_reduce);
   set_fn(env, exports, "softmax", rred_softmax);
   set_fn(env, exports, "attendPast", rred_attend_past);
+  set_fn(env, exports, "selfAttention", rred_self_attention);
+  set_fn(env, exports, "selfAttentionGrad", rred_self_attention_grad);
   set_fn(env, exports, "gatherRows", rred_gather_rows);
   set_fn(env, exports, "segmentSum", rred_segment_sum);
   set_fn(env, exports, "gelu", rred_gelu);

@@ -143,3 +143,105 @@ napi_value rred_attend_past(napi_env env, napi_callback_info info) {
   if (blasThreads > 1) openblas_set_num_threads(blasThreads);
   return js_undefined(env);
 }
+
+/*
+ * Self-attention of a pass from scratch, straight from the fused QKV projection (training forward,
+ * prefill, the scorer's pass 1): for every row b and head h, with Q, K, V the head's columns of
+ * qkv [B·S, 3C] (C = H·dh),
+ *   P = softmax(scale · Q·Kᵀ + mask)   [S, S], kept for the gradient in probs [B, H, S, S]
+ *   out[b, :, h·dh..] = P · V          out [B·S, C], heads already merged
+ * mask [maskB, 1, S, S] (maskB 1: the same for every row). No transposes, no split, no score tensors.
+ */
+typedef struct {
+  const float *qkv, *mask, *dout;
+  float *out, *probs, *dqkv;
+  int64_t H, S, dh, maskB;
+  float scale;
+} SelfJob;
+
+static void self_chunk(void *ctx, int64_t begin, int64_t end) {
+  const SelfJob *j = ctx;
+  const int64_t S = j->S, dh = j->dh, C = j->H * dh, ld = 3 * C;
+  for (int64_t bh = begin; bh < end; bh++) {
+    const int64_t b = bh / j->H, h = bh % j->H;
+    const float *q = j->qkv + b * S * ld + h * dh, *k = q + C, *v = q + 2 * C;
+    float *p = j->probs + bh * S * S;
+    const float *m = j->mask + (j->maskB == 1 ? 0 : b) * S * S;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)S, (int)dh, j->scale, q, (int)ld, k, (int)ld, 0.0f, p, (int)S);
+    for (int64_t r = 0; r < S; r++) masked_softmax_row(p + r * S, m + r * S, S);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, 1.0f, p, (int)S, v, (int)ld, 0.0f,
+                j->out + b * S * C + h * dh, (int)C);
+  }
+}
+
+/*
+ * Its gradient, given dOut [B·S, C] and the forward's probs: per (b, h), into the head's columns of dqkv [B·S, 3C],
+ *   dV = Pᵀ·dO,  dP = dO·Vᵀ,  dS = P ⊙ (dP − rowsum(P ⊙ dP)),  dQ = scale·dS·K,  dK = scale·dSᵀ·Q.
+ * Masked entries have P = 0, so they pass no gradient. The mask gets none (it is a constant).
+ */
+static void self_grad_chunk(void *ctx, int64_t begin, int64_t end) {
+  const SelfJob *j = ctx;
+  const int64_t S = j->S, dh = j->dh, C = j->H * dh, ld = 3 * C;
+  float *ds = malloc((size_t)(S * S) * sizeof(float));
+  if (!ds) abort(); /* S·S floats; the heap the tensors live on is far larger */
+  for (int64_t bh = begin; bh < end; bh++) {
+    const int64_t b = bh / j->H, h = bh % j->H;
+    const float *q = j->qkv + b * S * ld + h * dh, *k = q + C, *v = q + 2 * C;
+    const float *p = j->probs + bh * S * S;
+    const float *dO = j->dout + b * S * C + h * dh;
+    float *dq = j->dqkv + b * S * ld + h * dh, *dk = dq + C, *dv = dq + 2 * C;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)S, (int)dh, (int)S, 1.0f, p, (int)S, dO, (int)C, 0.0f, dv, (int)ld);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)S, (int)dh, 1.0f, dO, (int)C, v, (int)ld, 0.0f, ds, (int)S);
+    for (int64_t r = 0; r < S; r++) {
+      const float *pr = p + r * S;
+      float *dr = ds + r * S;
+      float dot = 0.0f;
+      for (int64_t c = 0; c < S; c++) dot += pr[c] * dr[c];
+      for (int64_t c = 0; c < S; c++) dr[c] = pr[c] * (dr[c] - dot);
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, j->scale, ds, (int)S, k, (int)ld, 0.0f, dq, (int)ld);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)S, (int)dh, (int)S, j->scale, ds, (int)S, q, (int)ld, 0.0f, dk, (int)ld);
+  }
+  free(ds);
+}
+
+static void run_self(SelfJob *job, int64_t B, rred_chunk_fn fn) {
+  const int blasThreads = openblas_get_num_threads();
+  if (blasThreads > 1) openblas_set_num_threads(1);
+  const int64_t perPair = job->S * job->S * job->dh * 2;
+  rred_parallel_for(B * job->H, 1 + 65536 / (perPair > 0 ? perPair : 1), fn, job);
+  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
+}
+
+/* selfAttention(heap, qkvOff, maskOff, outOff, probsOff, B, H, S, dh, maskB, scale) */
+napi_value rred_self_attention(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 11) || !args_heap(&a, 0)) return NULL;
+  const int64_t B = arg_int(&a, 5), H = arg_int(&a, 6), S = arg_int(&a, 7), dh = arg_int(&a, 8), maskB = arg_int(&a, 9);
+  const float scale = (float)arg_num(&a, 10);
+  if (a.failed) return NULL;
+  if (B < 0 || H < 1 || S < 0 || dh < 1 || (maskB != 1 && maskB != B)) return args_throw(&a, "selfAttention: inconsistent shapes");
+  const size_t C = (size_t)(H * dh);
+  SelfJob job = {arg_heap_ptr(&a, 1, (size_t)(B * S) * 3 * C, 4), arg_heap_ptr(&a, 2, (size_t)(maskB * S * S), 4), NULL,
+                 arg_heap_ptr(&a, 3, (size_t)(B * S) * C, 4), arg_heap_ptr(&a, 4, (size_t)(B * H * S * S), 4), NULL, H, S, dh, maskB,
+                 scale};
+  if (a.failed) return NULL;
+  if (B > 0 && S > 0) run_self(&job, B, self_chunk);
+  return js_undefined(env);
+}
+
+/* selfAttentionGrad(heap, qkvOff, probsOff, dOutOff, dQkvOff, B, H, S, dh, scale) */
+napi_value rred_self_attention_grad(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 10) || !args_heap(&a, 0)) return NULL;
+  const int64_t B = arg_int(&a, 5), H = arg_int(&a, 6), S = arg_int(&a, 7), dh = arg_int(&a, 8);
+  const float scale = (float)arg_num(&a, 9);
+  if (a.failed) return NULL;
+  if (B < 0 || H < 1 || S < 0 || dh < 1) return args_throw(&a, "selfAttentionGrad: inconsistent shapes");
+  const size_t C = (size_t)(H * dh);
+  SelfJob job = {arg_heap_ptr(&a, 1, (size_t)(B * S) * 3 * C, 4), NULL, arg_heap_ptr(&a, 3, (size_t)(B * S) * C, 4), NULL,
+                 arg_heap_ptr(&a, 2, (size_t)(B * H * S * S), 4), arg_heap_ptr(&a, 4, (size_t)(B * S) * 3 * C, 4), H, S, dh, 1, scale};
+  if (a.failed) return NULL;
+  if (B > 0 && S > 0) run_self(&job, B, self_grad_chunk);
+  return js_undefined(env);
+}

@@ -14,6 +14,8 @@ napi_value rred_binary(napi_env env, napi_callback_info info);
 napi_value rred_reduce(napi_env env, napi_callback_info info);
 napi_value rred_softmax(napi_env env, napi_callback_info info);
 napi_value rred_attend_past(napi_env env, napi_callback_info info);
+napi_value rred_self_attention(napi_env env, napi_callback_info info);
+napi_value rred_self_attention_grad(napi_env env, napi_callback_info info);
 napi_value rred_gather_rows(napi_env env, napi_callback_info info);
 napi_value rred_segment_sum(napi_env env, napi_callback_info info);
 napi_value rred_gelu(napi_env env, napi_callback_info info);

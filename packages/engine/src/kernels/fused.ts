@@ -11,6 +11,8 @@ export const FUSED = {
   layerNormGrad: 'RredLayerNormGrad',
   adamw: 'RredAdamW',
   attendPast: 'RredAttendPast',
+  selfAttention: 'RredSelfAttention',
+  selfAttentionGrad: 'RredSelfAttentionGrad',
 } as const;
 
 export function fusedKernels(ctx: NativeContext) {
@@ -94,6 +96,52 @@ export function fusedKernels(ctx: NativeContext) {
         attrs.weightDecay as number,
       );
       return outs;
+    }),
+    wasmKernel(FUSED.selfAttention, ({ inputs, backend, attrs }: KernelArgs) => {
+      // qkv [B·S, 3C], mask [maskB, 1, S, S] → out [B·S, C], probs [B, H, S, S] (saved for the gradient)
+      const qkv = inputs.qkv as TensorInfo;
+      const mask = inputs.mask as TensorInfo;
+      const [B, H] = [attrs.batch as number, attrs.heads as number];
+      const S = qkv.shape[0] / B;
+      const C = qkv.shape[1] / 3;
+      const out = backend.makeOutput([B * S, C], 'float32');
+      const probs = backend.makeOutput([B, H, S, S], 'float32');
+      const off = (t: TensorInfo) => offsetOf(backend, t);
+      ctx.addon.selfAttention(
+        heapOf(backend),
+        off(qkv),
+        off(mask),
+        off(out),
+        off(probs),
+        B,
+        H,
+        S,
+        C / H,
+        mask.shape[0],
+        attrs.scale as number,
+      );
+      return [out, probs];
+    }),
+    wasmKernel(FUSED.selfAttentionGrad, ({ inputs, backend, attrs }: KernelArgs) => {
+      const qkv = inputs.qkv as TensorInfo;
+      const [B, H] = [attrs.batch as number, attrs.heads as number];
+      const S = qkv.shape[0] / B;
+      const C = qkv.shape[1] / 3;
+      const dqkv = backend.makeOutput(qkv.shape, 'float32');
+      const off = (name: string) => offsetOf(backend, inputs[name] as TensorInfo);
+      ctx.addon.selfAttentionGrad(
+        heapOf(backend),
+        off('qkv'),
+        off('probs'),
+        off('dy'),
+        offsetOf(backend, dqkv),
+        B,
+        H,
+        S,
+        C / H,
+        attrs.scale as number,
+      );
+      return dqkv;
     }),
     wasmKernel(FUSED.attendPast, ({ inputs, backend, attrs }: KernelArgs) => {
       // q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, slots, dh], the first T = attrs.pastLength cached;

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { attendAndAppend, attendPast } from './fused-ops';
+import { attendAndAppend, attendPast, selfAttention, selfAttentionComposite } from './fused-ops';
 import { describeNative, elementwiseMismatch, normwiseError, randomNormal, requireNativeKernels, runBoth } from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
@@ -18,7 +18,7 @@ function randomMask(rng: Rng, maskB: number, S: number, T: number): tf.Tensor4D 
   return tf.tensor4d(v, [maskB, 1, S, W]);
 }
 
-describeNative('attendPast (fused attention over cached positions)', () => {
+describeNative('fused attention (native/src/attention.c)', () => {
   let set: NativeKernelSet;
   const rng = new Rng(17);
   beforeAll(async () => {
@@ -103,6 +103,32 @@ describeNative('attendPast (fused attention over cached positions)', () => {
     const one = tf.zeros([1, 1, 2, 2]) as tf.Tensor4D;
     expect(() => attendAndAppend(c, 3, one, one, one, tf.zeros([1, 1, 2, 5]) as tf.Tensor4D, 1)).toThrow(/holding 3/);
     tf.dispose([c.k, c.v, one]);
+  });
+
+  it('selfAttention equals the composite, values and the gradient of qkv, with causal, shared and per-row masks', () => {
+    for (const [B, H, S, dh, maskB] of [
+      [3, 4, 16, 8, 1],
+      [2, 2, 9, 16, 2],
+      [1, 1, 1, 4, 1],
+    ]) {
+      const C = H * dh;
+      const qkv = randomNormal(rng, [B * S, 3 * C]) as tf.Tensor2D;
+      const w = randomNormal(rng, [B * S, C]);
+      const mask = randomMask(rng, maskB, S, 0); // each row sees itself and the rows before it (a causal mask when T = 0)
+      const { native, stock } = runBoth(set, () => {
+        const f = (t: tf.Tensor) => tf.sum(tf.mul(selfAttention(t as tf.Tensor2D, B, H, mask, 0.25), w));
+        return [selfAttention(qkv, B, H, mask, 0.25), tf.grad(f)(qkv)];
+      });
+      const plain = runBoth(set, () => selfAttentionComposite(qkv, B, H, mask, 0.25)).stock[0];
+      expect(native[0].shape).toEqual([B * S, C]);
+      expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
+      expect(normwiseError(native[0].values, plain.values)).toBeLessThan(1e-5);
+      expect(normwiseError(native[1].values, stock[1].values)).toBeLessThan(1e-5);
+      tf.dispose([qkv, w, mask]);
+    }
+    expect(() => selfAttention(tf.zeros([6, 12]) as tf.Tensor2D, 2, 2, tf.zeros([1, 1, 4, 4]) as tf.Tensor4D, 1)).toThrow(
+      /mask \[1,1,4,4\]/,
+    );
   });
 
   it('names the shapes when they do not fit', () => {
