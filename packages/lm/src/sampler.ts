@@ -2,7 +2,7 @@ import { UserError, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { drawToken, validateSampleOptions } from './draw';
 import { MASKED } from './layers';
-import { copyCacheRow, TransformerSequenceCache, type RowKV } from './sequence-cache';
+import { copyCacheRows, TransformerSequenceCache, type RowKV } from './sequence-cache';
 import type { LayerKV, Transformer } from './transformer';
 import type { ComputeCost, SampleOptions, SampleResult } from './types';
 
@@ -179,13 +179,11 @@ function keepFinished(
     const ownLength = keyValid[b].length - pad - P; // generated − 1
     let prompt = promptKV.get(row.promptId!);
     if (!prompt) {
-      prompt = kv.map(({ k, v }) => ({ k: copyCacheRow(k, b, pad, P), v: copyCacheRow(v, b, pad, P), length: P }));
+      prompt = copyCacheRows(kv, b, pad, P);
       promptKV.set(row.promptId!, prompt);
     }
-    const layers = kv.map(({ k, v }, l) => ({
-      prompt: prompt[l],
-      own: { k: copyCacheRow(k, b, pad + P, ownLength), v: copyCacheRow(v, b, pad + P, ownLength), length: ownLength },
-    }));
+    const own = copyCacheRows(kv, b, pad + P, ownLength);
+    const layers = own.map((part, l) => ({ prompt: prompt[l], own: part }));
     const tokens = [...row.prompt, ...row.tokens.slice(0, -1)];
     row.cache = new TransformerSequenceCache(model, tokens, P, layers, row.logits ?? []);
     row.logits = undefined;

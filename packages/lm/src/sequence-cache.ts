@@ -3,7 +3,7 @@ import type { Transformer } from './transformer';
 import type { SequenceCache, SuffixRequest } from './types';
 
 /** One layer's keys and values of `length` consecutive positions, in JS memory: each [H, length, dh], row-major. */
-interface KVPart {
+export interface KVPart {
   k: Float32Array;
   v: Float32Array;
   length: number;
@@ -93,18 +93,24 @@ function unfilledFloat32(n: number): Float32Array {
 }
 
 /**
- * Row b's positions from..from+length−1 of a batch K or V tensor [B, H, keys, dh], copied to JS as
- * [H, length, dh] (one contiguous run per head; no kernel runs).
+ * Row b's positions from..from+length−1 of every layer's batch K and V [B, H, keys, dh], copied to JS as
+ * one part per layer (K and V each [H, length, dh]; one contiguous run per head; no kernel runs). All of
+ * them share one allocation: a row's 2·nLayers arrays cost one buffer, not 2·nLayers.
  */
-export function copyCacheRow(t: tf.Tensor4D, b: number, from: number, length: number): Float32Array {
-  const [, H, keys, dh] = t.shape;
-  const data = float32View(t);
-  const out = unfilledFloat32(H * length * dh); // every element is written below
-  for (let h = 0; h < H; h++) {
-    const src = ((b * H + h) * keys + from) * dh;
-    out.set(data.subarray(src, src + length * dh), h * length * dh);
-  }
-  return out;
+export function copyCacheRows(kv: readonly { k: tf.Tensor4D; v: tf.Tensor4D }[], b: number, from: number, length: number): KVPart[] {
+  const [, H, keys, dh] = kv[0].k.shape;
+  const n = H * length * dh;
+  const all = unfilledFloat32(2 * kv.length * n); // every element is written below
+  const copy = (t: tf.Tensor4D, at: number): Float32Array => {
+    const data = float32View(t);
+    const out = all.subarray(at, at + n);
+    for (let h = 0; h < H; h++) {
+      const src = ((b * H + h) * keys + from) * dh;
+      out.set(data.subarray(src, src + length * dh), h * length * dh);
+    }
+    return out;
+  };
+  return kv.map(({ k, v }, l) => ({ k: copy(k, 2 * l * n), v: copy(v, (2 * l + 1) * n), length }));
 }
 
 /**
