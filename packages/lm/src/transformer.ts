@@ -234,10 +234,6 @@ export class Transformer {
    * each other under `mask`. Returns the final-normed hidden states and the K/V of past ++ new.
    */
   runBlocks(pass: BlockPass): BlockOutput {
-    const { batch: B, length: S } = pass;
-    const { dModel: C, nHeads: H } = this.config;
-    const dh = C / H;
-    const scale = 1 / Math.sqrt(dh);
     const activation = ACTIVATIONS[this.config.activation];
     let x = pass.x; // [B·S, C], or [N, C] packed
     const kv: LayerKV[] = [];
@@ -252,37 +248,7 @@ export class Transformer {
         const qkv = toRows(
           linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D),
         ); // [B·S, 3C]
-        const heads = (from: number) => {
-          // qkv columns from·C.. as heads: [3 − from, B, H, S, dh] split into [B, H, S, dh] each
-          const cols = tf.slice(tf.reshape(qkv, [B, S, 3, H, dh]), [0, 0, from, 0, 0], [B, S, 3 - from, H, dh]);
-          return tf.split(tf.transpose(cols, [2, 0, 3, 1, 4]), 3 - from, 0).map((t) => tf.reshape(t, [B, H, S, dh]) as tf.Tensor4D);
-        };
-        const past = pass.past?.[layer];
-        let attendedRows: tf.Tensor2D; // [B·S, C]
-        let kept: LayerKV | null = null;
-        if (!past) {
-          // From scratch (training, prefill, pass 1): one fused op from qkv, heads merged; K/V split out only if asked for.
-          attendedRows = selfAttention(qkv, B, H, pass.mask, scale);
-          if (pass.keepKV !== false) {
-            const [k, v] = heads(1);
-            kept = { k, v };
-          }
-        } else {
-          const [q, k, v] = heads(0);
-          let attended: tf.Tensor4D; // [B, H, S, dh]
-          if (pass.pastLength !== undefined) {
-            // Decode: the new K/V go into the preallocated cache, nothing it holds is copied.
-            const grown = attendAndAppend(past, pass.pastLength, q, k, v, pass.mask, scale);
-            attended = grown.attended;
-            kept = grown.cache;
-          } else {
-            // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
-            attended = attendPast(q, past.k, past.v, k, v, pass.mask, scale);
-            const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
-            if (pass.keepKV !== false) kept = { k: tf.concat([expand(past.k), k], 2), v: tf.concat([expand(past.v), v], 2) }; // [B, H, P+S, dh]
-          }
-          attendedRows = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D;
-        }
+        const { rows: attendedRows, kept } = this.attend(qkv, pass, layer); // [B·S, C], this layer's K/V if kept
         const merged = toPacked(attendedRows); // [B·S, C] (packed: [N, C])
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
@@ -298,6 +264,43 @@ export class Transformer {
       kv.push(...out.kept);
     });
     return { hidden: layerNorm(x, this.lnFinalGamma as tf.Tensor1D, this.lnFinalBeta as tf.Tensor1D), kv };
+  }
+
+  /**
+   * One layer's attention from its QKV projection qkv [B·S, 3C]: the heads' outputs merged [B·S, C] and,
+   * unless `pass.keepKV` is false, the layer's K/V (of past ++ new with a past). From scratch it is the
+   * engine's selfAttention; over a cache, attendAndAppend (a preallocated cache, `pass.pastLength`) or attendPast.
+   */
+  private attend(qkv: tf.Tensor2D, pass: BlockPass, layer: number): { rows: tf.Tensor2D; kept: LayerKV | null } {
+    const { batch: B, length: S } = pass;
+    const { dModel: C, nHeads: H } = this.config;
+    const dh = C / H;
+    const scale = 1 / Math.sqrt(dh);
+    const heads = (from: number) => {
+      // qkv columns from·C.. as heads: [3 − from, B, H, S, dh] split into [B, H, S, dh] each
+      const cols = tf.slice(tf.reshape(qkv, [B, S, 3, H, dh]), [0, 0, from, 0, 0], [B, S, 3 - from, H, dh]);
+      return tf.split(tf.transpose(cols, [2, 0, 3, 1, 4]), 3 - from, 0).map((t) => tf.reshape(t, [B, H, S, dh]) as tf.Tensor4D);
+    };
+    const past = pass.past?.[layer];
+    if (!past) {
+      // From scratch (training, prefill, pass 1): one fused op from qkv, heads merged; K/V split out only if asked for.
+      const rows = selfAttention(qkv, B, H, pass.mask, scale);
+      if (pass.keepKV === false) return { rows, kept: null };
+      const [k, v] = heads(1);
+      return { rows, kept: { k, v } };
+    }
+    const [q, k, v] = heads(0);
+    const merge = (attended: tf.Tensor4D) => tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B, H, S, dh] → [B·S, C]
+    if (pass.pastLength !== undefined) {
+      // Decode: the new K/V go into the preallocated cache, nothing it holds is copied.
+      const grown = attendAndAppend(past, pass.pastLength, q, k, v, pass.mask, scale);
+      return { rows: merge(grown.attended), kept: grown.cache };
+    }
+    // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
+    const rows = merge(attendPast(q, past.k, past.v, k, v, pass.mask, scale));
+    if (pass.keepKV === false) return { rows, kept: null };
+    const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
+    return { rows, kept: { k: tf.concat([expand(past.k), k], 2), v: tf.concat([expand(past.v), v], 2) } }; // [B, H, P+S, dh]
   }
 
   /** A new transformer with a copy of these weights (e.g. a frozen reference policy). */
