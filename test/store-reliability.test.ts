@@ -15,6 +15,21 @@ import { makeBundle, METHODS, segmentCount } from './fixtures/store-bundles';
 const ROOT = path.resolve(__dirname, '..');
 const WRITER = path.join(__dirname, 'fixtures', 'store-writer.ts');
 
+/** Writers still running: a failing test must not leave them writing (they run up to a million traces). */
+const running = new Set<ChildProcess>();
+
+/** SIGKILL to every writer's process group (it and its sentinel) that has not exited. */
+function killRunning(): void {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  running.clear();
+}
+
 function startWriter(
   file: string,
   experiment: string,
@@ -26,6 +41,8 @@ function startWriter(
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // a process group of its own (with its sentinel), as a terminal's job
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let out = '';
   let err = '';
   const runId = new Promise<string>((resolve, reject) => {
@@ -106,6 +123,7 @@ function expectedCounts(n: number): { traces: number; segments: number; estimate
 
 describe('results store reliability', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-store-reliability-'));
+  afterEach(killRunning);
 
   it('survives SIGKILL at 24 seeded random points: consistent, marked FAILED, resumable without duplicates', async () => {
     const file = path.join(dir, 'killed.sqlite');
