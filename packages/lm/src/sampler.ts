@@ -11,11 +11,12 @@ import type { ComputeCost, SampleOptions, SampleResult } from './types';
  * own positions (its first real token is position 0) and its queries never see its pad keys, so a
  * row's distribution is exactly the one it would get alone. Identical prompts share one prefill: the
  * distinct prompts are forwarded once and their cache rows are copied to every row that asked for
- * them (n samples from one exit point cost one prefix, not n). Rows that finish are dropped from the
- * batch (and from the KV cache). Random draws happen on the JS side with the Rng, one per active row
+ * them (n samples from one exit point cost one prefix, not n). The cache has room for every row's
+ * budget from the start, and each decode step writes its K/V into it in place (engine attendAndAppend).
+ * Rows that finish are dropped from the batch (and from the KV cache). Random draws happen on the JS side with the Rng, one per active row
  * per step in row order, so a run is a pure function of the seed — the same with or without shared
  * prompts, and the same as `sampleNoCache`. With `keepCache`, a finished row's cache (its K/V and the
- * logits it drew from) is sliced out before the row is dropped and returned with its result.
+ * logits it drew from) is copied out before the row is dropped and returned with its result.
  */
 export interface SampleOutput {
   results: SampleResult[];
