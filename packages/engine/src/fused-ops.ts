@@ -80,6 +80,19 @@ export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: t
   return fn(x, gamma, beta) as T;
 }
 
+const sameShape = (t: tf.Tensor, shape: readonly number[]) => t.shape.join(',') === shape.join(',');
+
+/** Whether kNew, vNew match q [B, H, S, dh] and the mask is [B or 1, 1, S, keys]: the new positions of attendPast and attendAndAppend. */
+function newPositionsFit(q: tf.Tensor4D, kNew: tf.Tensor4D, vNew: tf.Tensor4D, mask: tf.Tensor4D, keys: number): boolean {
+  const [B, , S] = q.shape;
+  return (
+    sameShape(kNew, q.shape) &&
+    sameShape(vNew, q.shape) &&
+    (mask.shape[0] === 1 || mask.shape[0] === B) &&
+    sameShape(mask, [mask.shape[0], 1, S, keys])
+  );
+}
+
 /**
  * Attention of S new positions per row over T cached and the S new ones (inference only: it has no
  * gradient on wasm+native), for every row b and head h:
@@ -99,16 +112,12 @@ export function attendPast(
 ): tf.Tensor4D {
   const [B, H, S, dh] = q.shape;
   const [pastB, pastH, T, pastDh] = kPast.shape;
-  const same = (t: tf.Tensor4D, shape: number[]) => t.shape.join(',') === shape.join(',');
   if (
     !(pastB === 1 || pastB === B) ||
     pastH !== H ||
     pastDh !== dh ||
-    !same(vPast, kPast.shape) ||
-    !same(kNew, q.shape) ||
-    !same(vNew, q.shape) ||
-    !(mask.shape[0] === 1 || mask.shape[0] === B) ||
-    !same(mask, [mask.shape[0], 1, S, T + S])
+    !sameShape(vPast, kPast.shape) ||
+    !newPositionsFit(q, kNew, vNew, mask, T + S)
   ) {
     throw new Error(
       `attendPast: q [${q.shape}], kPast [${kPast.shape}], vPast [${vPast.shape}], kNew [${kNew.shape}], vNew [${vNew.shape}], mask [${mask.shape}] do not fit ` +
@@ -216,15 +225,11 @@ export function attendAndAppend(
 ): { attended: tf.Tensor4D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
   const [B, H, S, dh] = q.shape;
   const slots = cache.k.shape[2];
-  const fits = (t: tf.Tensor4D, shape: number[]) => t.shape.join(',') === shape.join(',');
   if (
-    !fits(cache.k, [B, H, slots, dh]) ||
-    !fits(cache.v, cache.k.shape) ||
+    !sameShape(cache.k, [B, H, slots, dh]) ||
+    !sameShape(cache.v, cache.k.shape) ||
     !(Number.isInteger(length) && length >= 0 && length + S <= slots) ||
-    !fits(kNew, q.shape) ||
-    !fits(vNew, q.shape) ||
-    !(mask.shape[0] === 1 || mask.shape[0] === B) ||
-    !fits(mask, [mask.shape[0], 1, S, length + S])
+    !newPositionsFit(q, kNew, vNew, mask, length + S)
   ) {
     throw new Error(
       `attendAndAppend: cache [${cache.k.shape}] holding ${length}, q [${q.shape}], kNew [${kNew.shape}], vNew [${vNew.shape}], mask [${mask.shape}] do not fit ` +
@@ -276,8 +281,7 @@ export function adamwStep(
     ['m', m],
     ['v', v],
   ] as const) {
-    if (t.shape.join(',') !== param.shape.join(','))
-      throw new Error(`adamwStep: ${name} has shape [${t.shape}], param has [${param.shape}]`);
+    if (!sameShape(t, param.shape)) throw new Error(`adamwStep: ${name} has shape [${t.shape}], param has [${param.shape}]`);
   }
   if (!(h.step >= 1)) throw new Error(`adamwStep: step must be >= 1, got ${h.step}`);
   const c1 = 1 - Math.pow(h.beta1, h.step);

@@ -57,6 +57,18 @@ static void masked_softmax_row(float *restrict p, const float *restrict m, int64
   for (int64_t c = 0; c < n; c++) p[c] *= inv;
 }
 
+/*
+ * Runs fn over `pairs` (row, head) pairs on the kernel pool, each pair's products on one OpenBLAS thread
+ * (they are far below its threading threshold, and its threads called from both pool threads at once
+ * are slow). `perPair`: multiply-adds of one pair, for the chunk size.
+ */
+static void run_pairs(int64_t pairs, int64_t perPair, rred_chunk_fn fn, void *job) {
+  const int blasThreads = openblas_get_num_threads();
+  if (blasThreads > 1) openblas_set_num_threads(1);
+  rred_parallel_for(pairs, 1 + 65536 / (perPair > 0 ? perPair : 1), fn, job);
+  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
+}
+
 static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
   const AttendJob *j = ctx;
   const int64_t S = j->S, T = j->T, dh = j->dh, W = T + S;
@@ -136,11 +148,7 @@ napi_value rred_attend_past(napi_env env, napi_callback_info info) {
   if (a.failed) return NULL;
   if (B == 0 || S == 0) return js_undefined(env);
   if (append) rred_parallel_for(B * H, 64, append_chunk, &job);
-  const int blasThreads = openblas_get_num_threads();
-  if (blasThreads > 1) openblas_set_num_threads(1);
-  const int64_t perPair = S * (T + S) * dh * 2;
-  rred_parallel_for(B * H, 1 + 65536 / (perPair > 0 ? perPair : 1), attend_chunk, &job);
-  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
+  run_pairs(B * H, S * (T + S) * dh * 2, attend_chunk, &job);
   return js_undefined(env);
 }
 
@@ -205,14 +213,6 @@ static void self_grad_chunk(void *ctx, int64_t begin, int64_t end) {
   free(ds);
 }
 
-static void run_self(SelfJob *job, int64_t B, rred_chunk_fn fn) {
-  const int blasThreads = openblas_get_num_threads();
-  if (blasThreads > 1) openblas_set_num_threads(1);
-  const int64_t perPair = job->S * job->S * job->dh * 2;
-  rred_parallel_for(B * job->H, 1 + 65536 / (perPair > 0 ? perPair : 1), fn, job);
-  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
-}
-
 /* selfAttention(heap, qkvOff, maskOff, outOff, probsOff, B, H, S, dh, maskB, scale) */
 napi_value rred_self_attention(napi_env env, napi_callback_info info) {
   Args a;
@@ -226,7 +226,7 @@ napi_value rred_self_attention(napi_env env, napi_callback_info info) {
                  arg_heap_ptr(&a, 3, (size_t)(B * S) * C, 4), arg_heap_ptr(&a, 4, (size_t)(B * H * S * S), 4), NULL, H, S, dh, maskB,
                  scale};
   if (a.failed) return NULL;
-  if (B > 0 && S > 0) run_self(&job, B, self_chunk);
+  if (B > 0 && S > 0) run_pairs(B * H, S * S * dh * 2, self_chunk, &job);
   return js_undefined(env);
 }
 
@@ -242,6 +242,6 @@ napi_value rred_self_attention_grad(napi_env env, napi_callback_info info) {
   SelfJob job = {arg_heap_ptr(&a, 1, (size_t)(B * S) * 3 * C, 4), NULL, arg_heap_ptr(&a, 3, (size_t)(B * S) * C, 4), NULL,
                  arg_heap_ptr(&a, 2, (size_t)(B * H * S * S), 4), arg_heap_ptr(&a, 4, (size_t)(B * S) * 3 * C, 4), H, S, dh, 1, scale};
   if (a.failed) return NULL;
-  if (B > 0 && S > 0) run_self(&job, B, self_grad_chunk);
+  if (B > 0 && S > 0) run_pairs(B * H, S * S * dh * 2, self_grad_chunk, &job);
   return js_undefined(env);
 }

@@ -1,4 +1,4 @@
-import type { TensorInfo } from '@tensorflow/tfjs-core';
+import type { NamedAttrMap, TensorInfo } from '@tensorflow/tfjs-core';
 import { sizeOf } from '../shape-math';
 import { heapOf, offsetOf } from '../wasm-heap';
 import { type KernelArgs, type NativeContext, wasmKernel } from './context';
@@ -14,6 +14,12 @@ export const FUSED = {
   selfAttention: 'RredSelfAttention',
   selfAttentionGrad: 'RredSelfAttentionGrad',
 } as const;
+
+/** Rows B, heads H, positions S per row and width C of a self-attention's qkv [B·S, 3C]. */
+function selfAttentionDims(qkv: TensorInfo, attrs: NamedAttrMap): { B: number; H: number; S: number; C: number } {
+  const B = attrs.batch as number;
+  return { B, H: attrs.heads as number, S: qkv.shape[0] / B, C: qkv.shape[1] / 3 };
+}
 
 export function fusedKernels(ctx: NativeContext) {
   return [
@@ -101,9 +107,7 @@ export function fusedKernels(ctx: NativeContext) {
       // qkv [B·S, 3C], mask [maskB, 1, S, S] → out [B·S, C], probs [B, H, S, S] (saved for the gradient)
       const qkv = inputs.qkv as TensorInfo;
       const mask = inputs.mask as TensorInfo;
-      const [B, H] = [attrs.batch as number, attrs.heads as number];
-      const S = qkv.shape[0] / B;
-      const C = qkv.shape[1] / 3;
+      const { B, H, S, C } = selfAttentionDims(qkv, attrs);
       const out = backend.makeOutput([B * S, C], 'float32');
       const probs = backend.makeOutput([B, H, S, S], 'float32');
       const off = (t: TensorInfo) => offsetOf(backend, t);
@@ -124,9 +128,7 @@ export function fusedKernels(ctx: NativeContext) {
     }),
     wasmKernel(FUSED.selfAttentionGrad, ({ inputs, backend, attrs }: KernelArgs) => {
       const qkv = inputs.qkv as TensorInfo;
-      const [B, H] = [attrs.batch as number, attrs.heads as number];
-      const S = qkv.shape[0] / B;
-      const C = qkv.shape[1] / 3;
+      const { B, H, S, C } = selfAttentionDims(qkv, attrs);
       const dqkv = backend.makeOutput(qkv.shape, 'float32');
       const off = (name: string) => offsetOf(backend, inputs[name] as TensorInfo);
       ctx.addon.selfAttentionGrad(
@@ -146,7 +148,6 @@ export function fusedKernels(ctx: NativeContext) {
     wasmKernel(FUSED.attendPast, ({ inputs, backend, attrs }: KernelArgs) => {
       // q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, slots, dh], the first T = attrs.pastLength cached;
       // mask [maskB, 1, S, T + S] → [B, H, S, dh]. attrs.append: also write kNew/vNew into slots T.. in place.
-      // T = pastLength
       const q = inputs.q as TensorInfo;
       const kPast = inputs.kPast as TensorInfo;
       const mask = inputs.mask as TensorInfo;
