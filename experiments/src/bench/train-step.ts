@@ -1,14 +1,14 @@
 import { parseConfig } from '@rred/core';
 import { tf } from '@rred/engine';
 import { tokenLogprobs, type Transformer } from '@rred/lm';
-import { AdamW, clipGradNorm, optimizerConfigSchema } from '@rred/training';
+import { AdamW, clipAndApply, optimizerConfigSchema } from '@rred/training';
 
 /**
  * The project's training update on one language-modelling batch, as SftTrainer and GrpoTrainer do it:
  * loss = −mean token log-probability, gradients of every variable, global-norm clip, AdamW (one fused
  * kernel per variable on wasm+native), with the default optimizer config at its peak lr.
  *   inputs, targets: int32 [rows, T]
- * `step()` runs one update and throws on a non-finite loss; dispose `optimizer` when done.
+ * `step()` runs one update (clipAndApply: it refuses a non-finite loss or gradient norm); dispose `optimizer` when done.
  */
 export function lmTrainStep(
   model: Transformer,
@@ -23,10 +23,7 @@ export function lmTrainStep(
     const { value, grads } = tf.variableGrads(loss, model.variables());
     const l = value.dataSync()[0];
     value.dispose();
-    const clipped = clipGradNorm(grads, opt.gradClip);
-    optimizer.apply(model.variables(), clipped.grads, opt.lr);
-    tf.dispose(Object.values(clipped.grads)); // the clip disposed `grads` if it scaled them
-    if (!Number.isFinite(l)) throw new Error(`${label}: non-finite training loss ${l}`);
+    clipAndApply(optimizer, model.variables(), grads, l, opt, label);
   };
   return { step, optimizer };
 }

@@ -3,7 +3,7 @@ import { mean, Rng, UserError } from '@rred/core';
 import { buildTrace, type LanguageModel, type SampleResult, type SequenceCache, type Trace, type TraceTokenizer } from '@rred/lm';
 import type { TrainablePolicy } from './policy';
 import type { GrpoConfig } from './configs/grpo';
-import { AdamW, clipGradNorm } from './optimizer';
+import { AdamW, clipAndApply } from './optimizer';
 import { learningRateAt } from './schedule';
 import { buildBatch, disposeBatch, type TokenBatch } from './batching';
 import { DataOrder, type DataPosition } from './data-order';
@@ -270,20 +270,20 @@ export class GrpoTrainer {
           minLrRatio: config.optimizer.minLrRatio,
         });
         const result = this.lossAndGradients(micro, old, ref);
-        const c = clipGradNorm(result.grads, config.optimizer.gradClip);
-        try {
-          if (!Number.isFinite(result.loss) || !Number.isFinite(c.norm))
-            throw new Error(`GRPO step ${this.stepIndex}: non-finite loss ${result.loss} or grad norm ${c.norm}; refusing to update`);
-          this.optimizer.apply(this.setup.policy.variables, c.grads, lr);
-        } finally {
-          for (const g of Object.values(c.grads)) g.dispose();
-        }
+        const norm = clipAndApply(
+          this.optimizer,
+          this.setup.policy.variables,
+          result.grads,
+          result.loss,
+          { gradClip: config.optimizer.gradClip, lr },
+          `GRPO step ${this.stepIndex}`,
+        );
         this.updates += 1;
         clipped += result.clipped;
         active += result.activeTokens;
         klSum += result.kl * result.activeTokens;
         loss = result.loss;
-        gradNorm = c.norm;
+        gradNorm = norm;
       }
       old?.forEach((t) => t.dispose());
       ref?.forEach((t) => t.dispose());

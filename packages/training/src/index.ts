@@ -4,7 +4,7 @@ export type { TrainerState } from './trainer-state';
 export { SftTrainer } from './sft';
 export type { SftStepMetrics, SftCorpus } from './sft';
 export { optimizerConfigSchema } from './configs/optimizer';
-export { AdamW, clipGradNorm } from './optimizer';
+export { AdamW, clipAndApply } from './optimizer';
 export { sftConfigSchema } from './configs/sft';
 export { transformerPolicy } from './lm-policy';
 export { initSinusoidalPositions, initTokenEmbeddings } from './position-init';

@@ -109,6 +109,30 @@ function ownedVariable(init: tf.Tensor): tf.Variable {
  * NaN/Inf norms are returned as-is and the gradients are left untouched, so the caller can refuse
  * the step instead of silently training on garbage.
  */
+/**
+ * The update every trainer makes from a loss and its gradients: global-norm clip to `gradClip`, then one
+ * AdamW step at `lr`, refusing (throwing; `label` names the step) on a non-finite loss or gradient norm.
+ * Disposes the gradients either way. Returns the gradient norm before clipping.
+ */
+export function clipAndApply(
+  optimizer: AdamW,
+  variables: tf.Variable[],
+  grads: Record<string, tf.Tensor>,
+  loss: number,
+  o: { gradClip: number; lr: number },
+  label: string,
+): number {
+  const clipped = clipGradNorm(grads, o.gradClip);
+  try {
+    if (!Number.isFinite(loss) || !Number.isFinite(clipped.norm))
+      throw new Error(`${label}: non-finite loss ${loss} or grad norm ${clipped.norm}; refusing to update`);
+    optimizer.apply(variables, clipped.grads, o.lr);
+  } finally {
+    for (const g of Object.values(clipped.grads)) g.dispose(); // the clip disposed `grads` if it scaled them
+  }
+  return clipped.norm;
+}
+
 export function clipGradNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: number } {
   const names = Object.keys(grads);
   const norm = names.length ? Math.sqrt(tf.tidy(() => tf.addN(names.map((n) => tf.sum(tf.square(grads[n])))).dataSync()[0])) : 0;

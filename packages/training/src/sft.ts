@@ -2,7 +2,7 @@ import { tf } from '@rred/engine';
 import { Rng, UserError } from '@rred/core';
 import type { TrainablePolicy } from './policy';
 import type { SftConfig } from './configs/sft';
-import { AdamW, clipGradNorm } from './optimizer';
+import { AdamW, clipAndApply } from './optimizer';
 import { learningRateAt } from './schedule';
 import { buildBatch, disposeBatch, type SftExample } from './batching';
 import { DataOrder, type DataPosition } from './data-order';
@@ -94,16 +94,16 @@ export class SftTrainer {
       const { value, grads } = tf.variableGrads(() => sftLoss(this.policy, batch.inputs, batch.targets, batch.mask), this.policy.variables);
       const loss = value.dataSync()[0];
       value.dispose();
-      const clipped = clipGradNorm(grads, this.config.optimizer.gradClip);
-      try {
-        if (!Number.isFinite(loss) || !Number.isFinite(clipped.norm))
-          throw new Error(`SFT step ${this.stepIndex}: non-finite loss ${loss} or grad norm ${clipped.norm}; refusing to update`);
-        this.optimizer.apply(this.policy.variables, clipped.grads, lr);
-      } finally {
-        for (const g of Object.values(clipped.grads)) g.dispose();
-      }
+      const gradNorm = clipAndApply(
+        this.optimizer,
+        this.policy.variables,
+        grads,
+        loss,
+        { gradClip: this.config.optimizer.gradClip, lr },
+        `SFT step ${this.stepIndex}`,
+      );
       this.stepIndex += 1;
-      return { step: this.stepIndex, loss, gradNorm: clipped.norm, lr, tokens };
+      return { step: this.stepIndex, loss, gradNorm, lr, tokens };
     } finally {
       disposeBatch(batch);
     }
