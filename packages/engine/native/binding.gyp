@@ -11,6 +11,7 @@
         "src/elementwise.c",
         "src/fused.c",
         "src/gather.c",
+        "src/linear.c",
         "src/pool.c",
         "src/reduce.c",
         "src/softmax.c"
@@ -21,7 +22,7 @@
         "-Wl,-rpath,<!(node openblas-paths.js lib)",
         "-lopenblas"
       ],
-      "cflags": ["-std=gnu11", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags": ["-std=gnu11", "-O3", "-march=native", "-mprefer-vector-width=512", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "cflags!": ["-O2", "-O0"]
     }
   ]

@@ -41,6 +41,48 @@ export function gelu<T extends tf.Tensor>(x: T): T {
   return geluFused(x) as T;
 }
 
+/** Dense layer x·w + b, then GELU if asked (tfjs composite). */
+export function linearComposite(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
+  return tf.tidy(() => {
+    const pre = tf.add(tf.matMul(x, w), b) as tf.Tensor2D;
+    return activation === 'gelu' ? geluComposite(pre) : pre;
+  });
+}
+
+const linearFused = new Map<string, (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.Tensor>();
+
+/**
+ * Dense layer act(x·w + b): x [R, I], w [I, O], b [O] → [R, O]; act is the identity or GELU (tanh
+ * form). One native kernel each way on wasm+native: the bias and GELU run on each row block of the
+ * product while it is in cache, and the backward gives dx = dz·wᵀ, dw = xᵀ·dz and db = Σ_rows dz
+ * (dz = dy ⊙ act'(x·w + b)) in one call. Elsewhere the composite.
+ */
+export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
+  const [, I] = x.shape;
+  const [wI, O] = w.shape;
+  if (x.rank !== 2 || w.rank !== 2 || b.rank !== 1 || wI !== I || b.shape[0] !== O) {
+    throw new Error(`linear: x [${x.shape}], w [${w.shape}], b [${b.shape}] do not fit (x [R, I], w [I, O], b [O])`);
+  }
+  if (x.dtype !== 'float32' || w.dtype !== 'float32' || b.dtype !== 'float32' || !fusedActive(FUSED.linear)) {
+    return linearComposite(x, w, b, activation);
+  }
+  let fn = linearFused.get(activation);
+  if (!fn) {
+    const gelu = activation === 'gelu';
+    fn = tf.customGrad(((input: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
+      const outs = run(FUSED.linear, { x: input, w: weight, b: bias }, { gelu });
+      save(gelu ? [input, weight, outs[1]] : [input, weight]);
+      return {
+        value: outs[0],
+        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
+          run(FUSED.linearGrad, { dy, x: saved[0], w: saved[1], ...(gelu ? { pre: saved[2] } : {}) }, { gelu }),
+      };
+    }) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.Tensor;
+    linearFused.set(activation, fn);
+  }
+  return fn(x, w, b) as tf.Tensor2D;
+}
+
 /** Layer normalisation over the last axis, then per-channel scale and shift (tfjs composite). */
 export function layerNormComposite<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: tf.Tensor1D, eps = 1e-5): T {
   return tf.tidy(() => {

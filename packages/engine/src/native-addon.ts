@@ -108,6 +108,34 @@ export interface NativeAddon {
     rows: number,
     cols: number,
   ): void;
+  /** Dense layer (linear.c): pre = x·w + b [R, O]; with act 1 also y = gelu(pre) (else y is pre, yOff unused). */
+  linear(
+    heap: ArrayBuffer,
+    xOff: number,
+    wOff: number,
+    bOff: number,
+    preOff: number,
+    yOff: number,
+    R: number,
+    I: number,
+    O: number,
+    act: number,
+  ): void;
+  /** Its gradient: dx [R, I], dw [I, O], db [O] from dy [R, O] (and pre with act 1). */
+  linearGrad(
+    heap: ArrayBuffer,
+    xOff: number,
+    wOff: number,
+    dyOff: number,
+    preOff: number,
+    dxOff: number,
+    dwOff: number,
+    dbOff: number,
+    R: number,
+    I: number,
+    O: number,
+    act: number,
+  ): void;
   adamw(
     heap: ArrayBuffer,
     pOff: number,

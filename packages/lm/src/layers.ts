@@ -1,4 +1,4 @@
-import { gelu as fusedGelu, layerNorm as fusedLayerNorm, tf } from '@rred/engine';
+import { gelu as fusedGelu, layerNorm as fusedLayerNorm, linear as fusedLinear, tf } from '@rred/engine';
 
 /**
  * The few building blocks of the transformer, written with ops that have kernels and gradients on
@@ -9,9 +9,12 @@ import { gelu as fusedGelu, layerNorm as fusedLayerNorm, tf } from '@rred/engine
 /** Additive mask value for positions a query may not see: exp(−1e9 − max) is exactly 0 in float32. */
 export const MASKED = -1e9;
 
-/** x·W + b for x [N, in], W [in, out], b [out] → [N, out]. */
-export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
-  return tf.add(tf.matMul(x, w), b);
+/**
+ * act(x·W + b) for x [N, in], W [in, out], b [out] → [N, out]; act the identity (default) or GELU (tanh
+ * form, as `gelu` below). The engine's fused dense layer: one native kernel each way on wasm+native.
+ */
+export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
+  return fusedLinear(x, w, b, activation);
 }
 
 /**

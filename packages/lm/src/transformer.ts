@@ -1,9 +1,13 @@
 import type { Rng } from '@rred/core';
 import { attendAndAppend, attendPast, selfAttention, tf } from '@rred/engine';
 import { parseModelConfig, type ModelConfig } from './config';
-import { causalMask, embedRows, gelu, layerNorm, linear } from './layers';
+import { causalMask, embedRows, layerNorm, linear } from './layers';
 
-const ACTIVATIONS = { relu: (x: tf.Tensor2D) => tf.relu(x), gelu: (x: tf.Tensor2D) => gelu(x) };
+/** The MLP's first layer and activation, act(x·W + b): GELU inside the fused dense layer, ReLU after it. */
+const ACTIVATIONS = {
+  relu: (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.relu(linear(x, w, b)),
+  gelu: (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => linear(x, w, b, 'gelu'),
+};
 
 /** Keys and values of one layer for the positions seen so far. */
 // A type alias (not an interface) so it is a valid tf.TensorContainer to return from tf.tidy.
@@ -252,9 +256,8 @@ export class Transformer {
         const merged = toPacked(attendedRows); // [B·S, C] (packed: [N, C])
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
-        const hiddenFF = activation(
-          linear(layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D), p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D),
-        ); // [B·S, F]
+        const normed = layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D);
+        const hiddenFF = activation(normed, p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D); // [B·S, F]
         return {
           x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D,
           kept: kept ? [kept] : [],

@@ -44,6 +44,8 @@ static napi_value init(napi_env env, napi_value exports) {
   set_fn(env, exports, "geluGrad", rred_gelu_grad);
   set_fn(env, exports, "layerNorm", rred_layernorm);
   set_fn(env, exports, "layerNormGrad", rred_layernorm_grad);
+  set_fn(env, exports, "linear", rred_linear);
+  set_fn(env, exports, "linearGrad", rred_linear_grad);
   set_fn(env, exports, "adamw", rred_adamw);
   set_table(env, exports, "unaryOps", UNARY, (int)(sizeof UNARY / sizeof UNARY[0]));
   set_table(env, exports, "binaryOps", BINARY, (int)(sizeof BINARY / sizeof BINARY[0]));

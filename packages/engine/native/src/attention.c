@@ -5,7 +5,7 @@
  *   out = p · [vPast; vNew]                               [S, dh]
  * without concatenating the cached and new keys/values, scaling q, adding the mask or taking the
  * softmax as separate tensors. The (b, h) pairs are split across the engine's pool, OpenBLAS on one
- * thread per pair (the products are far below its own threading threshold).
+ * thread (as everywhere: blas.c).
  * Shapes: q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, slots, dh] of which the first T slots
  * are cached (pastB 1: one prefix shared by every row); mask [maskB, 1, S, T + S] (maskB 1: the same for
  * every row); out [B, H, S, dh]. With append, the new keys/values are also written into slots T.. of
@@ -22,9 +22,6 @@
 #include "fastmath.h"
 #include "kernels.h"
 #include "pool.h"
-
-extern void openblas_set_num_threads(int num_threads);
-extern int openblas_get_num_threads(void);
 
 typedef struct {
   const float *q, *kp, *vp, *kn, *vn, *mask;
@@ -58,15 +55,11 @@ static void masked_softmax_row(float *restrict p, const float *restrict m, int64
 }
 
 /*
- * Runs fn over `pairs` (row, head) pairs on the kernel pool, each pair's products on one OpenBLAS thread
- * (they are far below its threading threshold, and its threads called from both pool threads at once
- * are slow). `perPair`: multiply-adds of one pair, for the chunk size.
+ * Runs fn over `pairs` (row, head) pairs on the kernel pool (OpenBLAS is on one thread: blas.c).
+ * `perPair`: multiply-adds of one pair, for the chunk size.
  */
 static void run_pairs(int64_t pairs, int64_t perPair, rred_chunk_fn fn, void *job) {
-  const int blasThreads = openblas_get_num_threads();
-  if (blasThreads > 1) openblas_set_num_threads(1);
   rred_parallel_for(pairs, 1 + 65536 / (perPair > 0 ? perPair : 1), fn, job);
-  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
 }
 
 static void attend_chunk(void *ctx, int64_t begin, int64_t end) {

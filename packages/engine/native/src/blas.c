@@ -7,12 +7,12 @@
 #include <time.h>
 
 #include "args.h"
+#include "blas.h"
 #include "kernels.h"
 #include "pool.h"
 
 /* Declared by OpenBLAS (cblas.h of some distributions omits them). */
 extern void openblas_set_num_threads(int num_threads);
-extern int openblas_get_num_threads(void);
 extern char *openblas_get_config(void);
 
 typedef struct {
@@ -64,10 +64,60 @@ static void batch_chunk(void *ctx, int64_t begin, int64_t end) {
   free(scratch);
 }
 
-/* Products at least this large (multiply-adds) use OpenBLAS's own threads, one product at a time. */
-#define BLAS_THREADED_MNK (1 << 22)
-/* OpenBLAS threads an sgemm above GEMM_MULTITHREAD_THRESHOLD (4) · 65536 multiply-adds. */
-#define OPENBLAS_THREADED_MNK (4 * 65536)
+/* Products at least this large (multiply-adds) are split by rows across the engine's pool. */
+#define POOL_SPLIT_MNK (1 << 22)
+
+/*
+ * Threads: OpenBLAS always runs on one thread, and the engine's pool is the only parallelism. A large
+ * product is split by rows of C across the pool, one single-threaded sgemm per part. At the train step's
+ * shapes ([2048, 128]·[128, 512] and their gradients) this ran at 348 GFLOP/s against 295 for
+ * OpenBLAS's own two threads (hot caches, best of 20, 2-core AVX-512), and in the step itself it
+ * avoids waking OpenBLAS's threads while the pool's workers spin on the same cores. `requested` is the
+ * thread count asked for with setThreads; only sgemmBench (the peak of MFU) hands it to OpenBLAS.
+ */
+static int requested = 1;
+
+typedef struct {
+  enum CBLAS_TRANSPOSE ta, tb;
+  int M, N, K, lda, ldb, parts;
+  const float *A, *B;
+  float *C;
+  rred_rows_fn epilogue;
+  void *ctx;
+} RowSplit;
+
+/* First row of part p: M split into `parts` slices of whole 16-row blocks (the last takes the rest). */
+static int split_row(const RowSplit *s, int64_t p) {
+  if (p >= s->parts) return s->M;
+  const int block = ((s->M / s->parts + 15) / 16) * 16;
+  const int64_t r = p * (int64_t)block;
+  return r < s->M ? (int)r : s->M;
+}
+
+static void split_chunk(void *ctx, int64_t begin, int64_t end) {
+  const RowSplit *s = ctx;
+  for (int64_t p = begin; p < end; p++) {
+    const int m0 = split_row(s, p), m1 = split_row(s, p + 1);
+    if (m1 <= m0) continue;
+    /* rows m0.. of op(A): row m0 of A [M, K], or column m0 of A [K, M] when transposed */
+    const float *Ap = s->ta == CblasNoTrans ? s->A + (size_t)m0 * s->lda : s->A + m0;
+    cblas_sgemm(CblasRowMajor, s->ta, s->tb, m1 - m0, s->N, s->K, 1.0f, Ap, s->lda, s->B, s->ldb, 0.0f,
+                s->C + (size_t)m0 * s->N, s->N);
+    if (s->epilogue) s->epilogue(s->ctx, m0, m1);
+  }
+}
+
+void rred_sgemm_rows(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int K, const float *A, int lda,
+                     const float *B, int ldb, float *C, rred_rows_fn epilogue, void *ctx) {
+  const int threads = rred_pool_threads();
+  const int split = threads > 1 && (int64_t)M * N * K >= POOL_SPLIT_MNK && M >= 32;
+  RowSplit s = {ta, tb, M, N, K, lda, ldb, split ? threads : 1, A, B, C, epilogue, ctx};
+  if (!split) {
+    split_chunk(&s, 0, 1);
+    return;
+  }
+  rred_parallel_for(threads, 1, split_chunk, &s);
+}
 
 /*
  * batchMatMul(heap, aOff, bOff, outOff, M, N, K, transA, transB, aIdx, bIdx, aBatches, bBatches)
@@ -104,37 +154,26 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
   const enum CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
   const enum CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
 
-  /* One shared right matrix and consecutive left batches: fold the batch into M, one big sgemm. */
+  /* One shared right matrix and consecutive left batches: fold the batch into M, one big product. */
   int foldable = !transA && bBatches == 1;
   for (size_t i = 0; foldable && i < nBatch; i++) foldable = aIdx[i] == (int32_t)i;
   if (foldable) {
-    cblas_sgemm(CblasRowMajor, ta, tb, (int)(M * (int64_t)nBatch), (int)N, (int)K, 1.0f, A, lda, B, ldb, 0.0f, C,
-                (int)N);
+    rred_sgemm_rows(ta, tb, (int)(M * (int64_t)nBatch), (int)N, (int)K, A, lda, B, ldb, C, NULL, NULL);
     return js_undefined(env);
   }
-  const int packB = transB && M >= PACK_MIN_ROWS;
-  BatchJob job = {A, B, C, aIdx, bIdx, M, N, K, lda, ldb, ta, tb, packB};
-  /*
-   * Thread policy. Many medium products (attention: [B·H] × S×dh×(P+S)) are split across the engine's
-   * pool with OpenBLAS on one thread: OpenBLAS threads each product on its own above 4·65536
-   * multiply-adds, and at these sizes its fork/join per product costs more than the product (measured
-   * 2-3x slower than one thread, worse for transB). Only products of ≥ 2^22 multiply-adds, where its
-   * threading pays, run one at a time on OpenBLAS's threads. Small batches get ≥ 65536 multiply-adds
-   * per pool chunk.
-   */
   const int64_t mnk = M * N * K;
-  if (mnk >= BLAS_THREADED_MNK || rred_pool_threads() <= 1) {
-    batch_chunk(&job, 0, (int64_t)nBatch);
+  if (mnk >= POOL_SPLIT_MNK) {
+    /* Few large products: one at a time, each split by rows across the pool. */
+    for (size_t i = 0; i < nBatch; i++) {
+      rred_sgemm_rows(ta, tb, (int)M, (int)N, (int)K, A + (size_t)aIdx[i] * M * K, lda, B + (size_t)bIdx[i] * K * N, ldb,
+                      C + i * (size_t)(M * N), NULL, NULL);
+    }
     return js_undefined(env);
   }
-  /* Below OpenBLAS's own sgemm threshold every sgemm call is single-threaded already: no switch (it costs
-     ~µs). Not so sgemv (M = 1, the decode step's attention): OpenBLAS threads it at far smaller sizes, and
-     its threads called from both pool threads at once made a 1×32×300 product take ~5 ms instead of µs
-     (measured: a 256-token MC sample call 3.5× slower). */
-  const int blasThreads = mnk >= OPENBLAS_THREADED_MNK || M == 1 ? openblas_get_num_threads() : 1;
-  if (blasThreads > 1) openblas_set_num_threads(1);
+  /* Many medium products (attention: [B·H] × S×dh×(P+S)): whole products across the pool, ≥ 65536
+     multiply-adds per chunk. */
+  BatchJob job = {A, B, C, aIdx, bIdx, M, N, K, lda, ldb, ta, tb, transB && M >= PACK_MIN_ROWS};
   rred_parallel_for((int64_t)nBatch, 1 + 65536 / mnk, batch_chunk, &job);
-  if (blasThreads > 1) openblas_set_num_threads(blasThreads);
   return js_undefined(env);
 }
 
@@ -144,14 +183,15 @@ napi_value rred_set_threads(napi_env env, napi_callback_info info) {
   const int64_t n = arg_int(&a, 0);
   if (a.failed) return NULL;
   if (n < 1) return args_throw(&a, "setThreads: expected a thread count >= 1");
-  openblas_set_num_threads((int)n);
+  requested = (int)n;
+  openblas_set_num_threads(1);
   rred_pool_set_threads((int)n);
   return js_undefined(env);
 }
 
 napi_value rred_get_threads(napi_env env, napi_callback_info info) {
   (void)info;
-  return js_number(env, openblas_get_num_threads());
+  return js_number(env, requested);
 }
 
 napi_value rred_blas_config(napi_env env, napi_callback_info info) {
@@ -188,6 +228,8 @@ napi_value rred_sgemm_bench(napi_env env, napi_callback_info info) {
     B[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
   }
   double best = 1e30;
+  /* the peak: OpenBLAS's own threads, as many as setThreads asked for (it beat a row split at 1024³) */
+  openblas_set_num_threads(requested);
   for (int64_t r = -1; r < reps; r++) {
     const double t0 = now_seconds();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, A, (int)n, B, (int)n, 0.0f,
@@ -195,6 +237,7 @@ napi_value rred_sgemm_bench(napi_env env, napi_callback_info info) {
     const double dt = now_seconds() - t0;
     if (r >= 0 && dt < best) best = dt;
   }
+  openblas_set_num_threads(1);
   free(A), free(B), free(C);
   return js_number(env, best);
 }

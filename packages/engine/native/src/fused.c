@@ -7,11 +7,9 @@
 
 #include "args.h"
 #include "fastmath.h"
+#include "gelu.h"
 #include "kernels.h"
 #include "pool.h"
-
-#define GELU_C 0.7978845608028654f /* sqrt(2/pi) */
-#define GELU_A 0.044715f
 
 typedef struct {
   const float *x, *dy;
@@ -22,27 +20,15 @@ static void gelu_chunk(void *ctx, int64_t begin, int64_t end) {
   const GeluJob *job = ctx;
   const float *restrict x = job->x;
   float *restrict y = job->y;
-  for (int64_t i = begin; i < end; i++) {
-    const float v = x[i];
-    /* 0.5·(1 + tanh(u)) = sigmoid(2u): no cancellation for very negative x, unlike 1 + tanh(u). */
-    const float s = 1.0f / (1.0f + rred_expf(-2.0f * GELU_C * (v + GELU_A * v * v * v)));
-    y[i] = v * s;
-  }
+  for (int64_t i = begin; i < end; i++) y[i] = gelu_value(x[i]);
 }
 
-/* d/dx of x·s, s = sigmoid(2u), u = c·(x + a·x³): s + 2x·s·(1 − s)·c·(1 + 3a·x²)
-   (= 0.5·(1 + t) + 0.5·x·(1 − t²)·u' with t = tanh u, written without cancellation). */
 static void gelu_grad_chunk(void *ctx, int64_t begin, int64_t end) {
   const GeluJob *job = ctx;
   const float *restrict x = job->x;
   const float *restrict dy = job->dy;
   float *restrict dx = job->y;
-  for (int64_t i = begin; i < end; i++) {
-    const float v = x[i];
-    const float s = 1.0f / (1.0f + rred_expf(-2.0f * GELU_C * (v + GELU_A * v * v * v)));
-    const float d = s + 2.0f * v * s * (1.0f - s) * GELU_C * (1.0f + 3.0f * GELU_A * v * v);
-    dx[i] = dy[i] * d;
-  }
+  for (int64_t i = begin; i < end; i++) dx[i] = dy[i] * gelu_deriv(x[i]);
 }
 
 /* gelu(heap, xOff, yOff, n) */

@@ -22,6 +22,8 @@ napi_value rred_gelu(napi_env env, napi_callback_info info);
 napi_value rred_gelu_grad(napi_env env, napi_callback_info info);
 napi_value rred_layernorm(napi_env env, napi_callback_info info);
 napi_value rred_layernorm_grad(napi_env env, napi_callback_info info);
+napi_value rred_linear(napi_env env, napi_callback_info info);
+napi_value rred_linear_grad(napi_env env, napi_callback_info info);
 napi_value rred_adamw(napi_env env, napi_callback_info info);
 
 #endif

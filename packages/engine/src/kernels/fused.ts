@@ -10,6 +10,8 @@ export const FUSED = {
   layerNorm: 'RredLayerNorm',
   layerNormGrad: 'RredLayerNormGrad',
   adamw: 'RredAdamW',
+  linear: 'RredLinear',
+  linearGrad: 'RredLinearGrad',
   attendPast: 'RredAttendPast',
   selfAttention: 'RredSelfAttention',
   selfAttentionGrad: 'RredSelfAttentionGrad',
@@ -77,6 +79,44 @@ export function fusedKernels(ctx: NativeContext) {
         cols,
       );
       return [dx, dgamma, dbeta];
+    }),
+    wasmKernel(FUSED.linear, ({ inputs, backend, attrs }: KernelArgs) => {
+      // x [R, I], w [I, O], b [O] → pre [R, O] (= x·w + b), and y = gelu(pre) [R, O] with attrs.gelu
+      const x = inputs.x as TensorInfo;
+      const [R, I] = x.shape;
+      const O = (inputs.w as TensorInfo).shape[1];
+      const act = attrs.gelu ? 1 : 0;
+      const pre = backend.makeOutput([R, O], 'float32');
+      const y = act ? backend.makeOutput([R, O], 'float32') : pre;
+      const off = (t: TensorInfo) => offsetOf(backend, t);
+      ctx.addon.linear(heapOf(backend), off(x), off(inputs.w as TensorInfo), off(inputs.b as TensorInfo), off(pre), off(y), R, I, O, act);
+      return act ? [y, pre] : [pre];
+    }),
+    wasmKernel(FUSED.linearGrad, ({ inputs, backend, attrs }: KernelArgs) => {
+      // dy [R, O] (pre [R, O] with attrs.gelu) → dx [R, I], dw [I, O], db [O]
+      const x = inputs.x as TensorInfo;
+      const w = inputs.w as TensorInfo;
+      const [R, I] = x.shape;
+      const O = w.shape[1];
+      const act = attrs.gelu ? 1 : 0;
+      const outs = [backend.makeOutput([R, I], 'float32'), backend.makeOutput([I, O], 'float32'), backend.makeOutput([O], 'float32')];
+      const off = (t: TensorInfo) => offsetOf(backend, t);
+      const dy = inputs.dy as TensorInfo;
+      ctx.addon.linearGrad(
+        heapOf(backend),
+        off(x),
+        off(w),
+        off(dy),
+        act ? off(inputs.pre as TensorInfo) : off(dy),
+        off(outs[0]),
+        off(outs[1]),
+        off(outs[2]),
+        R,
+        I,
+        O,
+        act,
+      );
+      return outs;
     }),
     wasmKernel(FUSED.adamw, ({ inputs, backend, attrs }: KernelArgs) => {
       const p = inputs.param as TensorInfo;
