@@ -31,27 +31,66 @@ typedef struct {
   float scale;
 } AttendJob;
 
+/* Lanes of the row reductions below: gcc vectorizes a reduction into LANES separate accumulators (one
+   vector register), where it keeps a single float accumulator scalar to preserve its rounding order. */
+#define LANES 16
+
 /* Row softmax in place after adding the mask row; a NaN anywhere makes the row NaN (as Softmax does). */
 static void masked_softmax_row(float *restrict p, const float *restrict m, int64_t n) {
-  float mx = -INFINITY;
-  int nan = 0;
-  for (int64_t c = 0; c < n; c++) {
-    const float x = p[c] + m[c];
-    p[c] = x;
-    mx = x > mx ? x : mx;
-    nan |= x != x;
+  float mx[LANES], sum[LANES];
+  int nan[LANES];
+  for (int l = 0; l < LANES; l++) mx[l] = -INFINITY, sum[l] = 0.0f, nan[l] = 0;
+  int64_t c = 0;
+  for (; c + LANES <= n; c += LANES) {
+    for (int l = 0; l < LANES; l++) {
+      const float x = p[c + l] + m[c + l];
+      p[c + l] = x;
+      mx[l] = x > mx[l] ? x : mx[l];
+      nan[l] |= x != x;
+    }
   }
-  if (nan) {
-    for (int64_t c = 0; c < n; c++) p[c] = NAN;
+  for (int l = 0; c + l < n; l++) {
+    const float x = p[c + l] + m[c + l];
+    p[c + l] = x;
+    mx[l] = x > mx[l] ? x : mx[l];
+    nan[l] |= x != x;
+  }
+  float top = -INFINITY;
+  int anyNan = 0;
+  for (int l = 0; l < LANES; l++) top = mx[l] > top ? mx[l] : top, anyNan |= nan[l];
+  if (anyNan) {
+    for (c = 0; c < n; c++) p[c] = NAN;
     return;
   }
-  float s = 0.0f;
-  for (int64_t c = 0; c < n; c++) {
-    p[c] = rred_expf(p[c] - mx);
-    s += p[c];
+  for (c = 0; c + LANES <= n; c += LANES) {
+    for (int l = 0; l < LANES; l++) {
+      const float e = rred_expf(p[c + l] - top);
+      p[c + l] = e;
+      sum[l] += e;
+    }
   }
+  for (int l = 0; c + l < n; l++) {
+    const float e = rred_expf(p[c + l] - top);
+    p[c + l] = e;
+    sum[l] += e;
+  }
+  float s = 0.0f;
+  for (int l = 0; l < LANES; l++) s += sum[l];
   const float inv = 1.0f / s;
-  for (int64_t c = 0; c < n; c++) p[c] *= inv;
+  for (c = 0; c < n; c++) p[c] *= inv;
+}
+
+/* Σ a[c]·b[c], c < n, in LANES partial sums. */
+static float dot_lanes(const float *restrict a, const float *restrict b, int64_t n) {
+  float acc[LANES];
+  for (int l = 0; l < LANES; l++) acc[l] = 0.0f;
+  int64_t c = 0;
+  for (; c + LANES <= n; c += LANES)
+    for (int l = 0; l < LANES; l++) acc[l] += a[c + l] * b[c + l];
+  for (int l = 0; c + l < n; l++) acc[l] += a[c + l] * b[c + l];
+  float s = 0.0f;
+  for (int l = 0; l < LANES; l++) s += acc[l];
+  return s;
 }
 
 /*
@@ -196,8 +235,7 @@ static void self_grad_chunk(void *ctx, int64_t begin, int64_t end) {
     for (int64_t r = 0; r < S; r++) {
       const float *pr = p + r * S;
       float *dr = ds + r * S;
-      float dot = 0.0f;
-      for (int64_t c = 0; c < S; c++) dot += pr[c] * dr[c];
+      const float dot = dot_lanes(pr, dr, S);
       for (int64_t c = 0; c < S; c++) dr[c] = pr[c] * (dr[c] - dot);
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, j->scale, ds, (int)S, k, (int)ld, 0.0f, dq, (int)ld);

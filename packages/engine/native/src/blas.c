@@ -82,8 +82,7 @@ typedef struct {
   int M, N, K, lda, ldb, parts;
   const float *A, *B;
   float *C;
-  rred_rows_fn epilogue;
-  void *ctx;
+  const RowHooks *hooks;
 } RowSplit;
 
 /* First row of part p: M split into `parts` slices of whole 16-row blocks (the last takes the rest). */
@@ -101,17 +100,19 @@ static void split_chunk(void *ctx, int64_t begin, int64_t end) {
     if (m1 <= m0) continue;
     /* rows m0.. of op(A): row m0 of A [M, K], or column m0 of A [K, M] when transposed */
     const float *Ap = s->ta == CblasNoTrans ? s->A + (size_t)m0 * s->lda : s->A + m0;
-    cblas_sgemm(CblasRowMajor, s->ta, s->tb, m1 - m0, s->N, s->K, 1.0f, Ap, s->lda, s->B, s->ldb, 0.0f,
+    const RowHooks *h = s->hooks;
+    if (h && h->before) h->before(h->ctx, m0, m1);
+    cblas_sgemm(CblasRowMajor, s->ta, s->tb, m1 - m0, s->N, s->K, 1.0f, Ap, s->lda, s->B, s->ldb, h && h->before ? 1.0f : 0.0f,
                 s->C + (size_t)m0 * s->N, s->N);
-    if (s->epilogue) s->epilogue(s->ctx, m0, m1);
+    if (h && h->after) h->after(h->ctx, m0, m1);
   }
 }
 
 void rred_sgemm_rows(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int K, const float *A, int lda,
-                     const float *B, int ldb, float *C, rred_rows_fn epilogue, void *ctx) {
+                     const float *B, int ldb, float *C, const RowHooks *hooks) {
   const int threads = rred_pool_threads();
   const int split = threads > 1 && (int64_t)M * N * K >= POOL_SPLIT_MNK && M >= 32;
-  RowSplit s = {ta, tb, M, N, K, lda, ldb, split ? threads : 1, A, B, C, epilogue, ctx};
+  RowSplit s = {ta, tb, M, N, K, lda, ldb, split ? threads : 1, A, B, C, hooks};
   if (!split) {
     split_chunk(&s, 0, 1);
     return;
@@ -158,7 +159,7 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
   int foldable = !transA && bBatches == 1;
   for (size_t i = 0; foldable && i < nBatch; i++) foldable = aIdx[i] == (int32_t)i;
   if (foldable) {
-    rred_sgemm_rows(ta, tb, (int)(M * (int64_t)nBatch), (int)N, (int)K, A, lda, B, ldb, C, NULL, NULL);
+    rred_sgemm_rows(ta, tb, (int)(M * (int64_t)nBatch), (int)N, (int)K, A, lda, B, ldb, C, NULL);
     return js_undefined(env);
   }
   const int64_t mnk = M * N * K;
@@ -166,7 +167,7 @@ napi_value rred_batch_matmul(napi_env env, napi_callback_info info) {
     /* Few large products: one at a time, each split by rows across the pool. */
     for (size_t i = 0; i < nBatch; i++) {
       rred_sgemm_rows(ta, tb, (int)M, (int)N, (int)K, A + (size_t)aIdx[i] * M * K, lda, B + (size_t)bIdx[i] * K * N, ldb,
-                      C + i * (size_t)(M * N), NULL, NULL);
+                      C + i * (size_t)(M * N), NULL);
     }
     return js_undefined(env);
   }

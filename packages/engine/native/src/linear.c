@@ -3,9 +3,10 @@
  *   forward   pre = x·W + b,  y = act(pre)                (act: identity, or GELU with pre kept)
  *   backward  dz = dy ⊙ act'(pre),  dx = dz·Wᵀ,  dW = xᵀ·dz,  db = Σ_rows dz
  * Shapes: x [R, In], W [In, Out], b [Out], y and pre [R, Out]; dx [R, In], dW [In, Out], db [Out].
- * The bias (and GELU) are the epilogue of each row part of the product (blas.h), so they touch rows
- * still in cache, instead of a broadcast Add and an activation over the whole output afterwards; the
- * bias gradient is one column sum instead of tfjs' Sum over the broadcast axis.
+ * Each row part of the product (blas.h) starts from the bias (beta 1: no zero fill, no bias pass) and
+ * takes its GELU right after, while its rows are in cache, instead of a broadcast Add and an activation
+ * over the whole output afterwards; the bias gradient is one column sum instead of tfjs' Sum over the
+ * broadcast axis.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +21,24 @@ enum { ACT_NONE = 0, ACT_GELU = 1 };
 
 typedef struct {
   const float *b;
-  float *pre, *y; /* pre is the product's output; y = act(pre) (y == pre without an activation) */
-  int Out, act;
+  float *pre, *y; /* pre = x·W + b; y = gelu(pre) (y == pre without an activation) */
+  int Out;
 } Epilogue;
 
-static void bias_act_rows(void *ctx, int m0, int m1) {
+/* Before the product: each row of pre starts as the bias. */
+static void bias_rows(void *ctx, int m0, int m1) {
   const Epilogue *e = ctx;
   const int Out = e->Out;
-  for (int r = m0; r < m1; r++) {
-    float *restrict pre = e->pre + (size_t)r * Out;
-    const float *restrict b = e->b;
-    for (int c = 0; c < Out; c++) pre[c] += b[c];
-    if (e->act == ACT_GELU) {
-      float *restrict y = e->y + (size_t)r * Out;
-      for (int c = 0; c < Out; c++) y[c] = gelu_value(pre[c]);
-    }
-  }
+  for (int r = m0; r < m1; r++) memcpy(e->pre + (size_t)r * Out, e->b, (size_t)Out * sizeof(float));
+}
+
+/* After it: y = gelu(pre). */
+static void gelu_rows(void *ctx, int m0, int m1) {
+  const Epilogue *e = ctx;
+  const float *restrict pre = e->pre + (size_t)m0 * e->Out;
+  float *restrict y = e->y + (size_t)m0 * e->Out;
+  const int64_t n = (int64_t)(m1 - m0) * e->Out;
+  for (int64_t i = 0; i < n; i++) y[i] = gelu_value(pre[i]);
 }
 
 /* linear(heap, xOff, wOff, bOff, preOff, yOff, R, In, Out, act): with act 0, yOff is ignored (y is pre). */
@@ -52,8 +55,9 @@ napi_value rred_linear(napi_env env, napi_callback_info info) {
   float *y = act == ACT_GELU ? arg_heap_ptr(&a, 5, (size_t)(R * Out), 4) : pre;
   if (a.failed) return NULL;
   if (R == 0) return js_undefined(env);
-  Epilogue e = {b, pre, y, (int)Out, (int)act};
-  rred_sgemm_rows(CblasNoTrans, CblasNoTrans, (int)R, (int)Out, (int)In, x, (int)In, w, (int)Out, pre, bias_act_rows, &e);
+  Epilogue e = {b, pre, y, (int)Out};
+  const RowHooks hooks = {bias_rows, act == ACT_GELU ? gelu_rows : NULL, &e};
+  rred_sgemm_rows(CblasNoTrans, CblasNoTrans, (int)R, (int)Out, (int)In, x, (int)In, w, (int)Out, pre, &hooks);
   return js_undefined(env);
 }
 
@@ -61,7 +65,7 @@ typedef struct {
   const float *dy, *pre;
   float *dz;
   const float *src; /* dz, or dy without an activation */
-  double *partial;  /* [parts, Out]: column sums of each part's rows */
+  float *partial;   /* [parts, Out]: column sums of each part's rows (≤ 256 rows: float is enough) */
   int64_t R, Out, rowsPerPart;
 } GradJob;
 
@@ -71,8 +75,8 @@ static void grad_rows(void *ctx, int64_t begin, int64_t end) {
   const int64_t Out = j->Out;
   for (int64_t p = begin; p < end; p++) {
     const int64_t r0 = p * j->rowsPerPart, r1 = r0 + j->rowsPerPart < j->R ? r0 + j->rowsPerPart : j->R;
-    double *restrict sum = j->partial + p * Out;
-    for (int64_t c = 0; c < Out; c++) sum[c] = 0.0;
+    float *restrict sum = j->partial + p * Out;
+    for (int64_t c = 0; c < Out; c++) sum[c] = 0.0f;
     for (int64_t r = r0; r < r1; r++) {
       if (j->dz) {
         const float *restrict dy = j->dy + r * Out, *restrict pre = j->pre + r * Out;
@@ -125,20 +129,21 @@ napi_value rred_linear_grad(napi_env env, napi_callback_info info) {
     memset(db, 0, (size_t)Out * sizeof(float));
     return js_undefined(env);
   }
-  /* parts of ≥ 64 rows, about 4 per thread; each part's column sums in double, added in part order */
+  /* parts of 64..256 rows, about 4 per thread; each part's column sums in float, the parts' added in double in part order */
   const int64_t threads = rred_pool_threads();
   int64_t parts = threads * 4;
+  if (parts < (R + 255) / 256) parts = (R + 255) / 256;
   if (parts > (R + 63) / 64) parts = (R + 63) / 64;
   const int64_t rowsPerPart = (R + parts - 1) / parts;
   parts = (R + rowsPerPart - 1) / rowsPerPart;
   float *dz = act == ACT_GELU ? malloc((size_t)(R * Out) * sizeof(float)) : NULL;
-  double *partial = malloc((size_t)(parts * Out) * sizeof(double));
+  float *partial = malloc((size_t)(parts * Out) * sizeof(float));
   if ((act == ACT_GELU && !dz) || !partial) abort(); /* R·Out floats, as one activation tensor */
   GradJob job = {dy, pre, dz, dz ? dz : dy, partial, R, Out, rowsPerPart};
   rred_parallel_for(parts, 1, grad_rows, &job);
   for (int64_t c = 0; c < Out; c++) {
     double s = 0.0;
-    for (int64_t p = 0; p < parts; p++) s += partial[p * Out + c];
+    for (int64_t p = 0; p < parts; p++) s += (double)partial[p * Out + c];
     db[c] = (float)s;
   }
   Products pr = {x, w, dz ? dz : dy, dx, dw, (int)R, (int)In, (int)Out};
