@@ -18,6 +18,18 @@ function randomMask(rng: Rng, maskB: number, S: number, T: number): tf.Tensor4D 
   return tf.tensor4d(v, [maskB, 1, S, W]);
 }
 
+/** qkv [B·S, 3·H·dh] holding q, k, v [B, H, S, dh] as the QKV projection lays them out (the inverse of splitHeads). */
+function toQkv(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D): tf.Tensor2D {
+  const [B, H, S, dh] = q.shape;
+  return tf.tidy(
+    () =>
+      tf.concat(
+        [q, k, v].map((t) => tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [B * S, H * dh])),
+        1,
+      ) as tf.Tensor2D,
+  );
+}
+
 describeNative('fused attention (native/src/attention.c)', () => {
   let set: NativeKernelSet;
   const rng = new Rng(17);
@@ -42,11 +54,12 @@ describeNative('fused attention (native/src/attention.c)', () => {
       const vNew = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
       const mask = randomMask(rng, maskB, S, T);
       const scale = 1 / Math.sqrt(dh);
-      const { native, stock } = runBoth(set, () => attendPast(q, kPast, vPast, kNew, vNew, mask, scale));
-      expect(native[0].shape).toEqual([B, H, S, dh]);
+      const qkv = toQkv(q, kNew, vNew);
+      const { native, stock } = runBoth(set, () => attendPast(qkv, B, H, kPast, vPast, mask, scale));
+      expect(native[0].shape).toEqual([B * S, H * dh]);
       expect(normwiseError(native[0].values, stock[0].values)).toBeLessThan(1e-5);
       expect(elementwiseMismatch(native[0].values, stock[0].values, 1e-3, 1e-5)).toBeNull();
-      tf.dispose([q, kPast, vPast, kNew, vNew, mask]);
+      tf.dispose([q, kPast, vPast, kNew, vNew, mask, qkv]);
     }
   });
 
@@ -55,15 +68,15 @@ describeNative('fused attention (native/src/attention.c)', () => {
     const kv = new Float32Array(B * H * T * dh).fill(0.5);
     kv[0] = NaN; // row 0, cached slot 0
     const kPast = tf.tensor4d(kv, [B, H, T, dh]);
-    const ones = tf.ones([B, H, S, dh]) as tf.Tensor4D;
+    const ones = tf.ones([B * S, 3 * H * dh]) as tf.Tensor2D;
     const mask = randomMask(new Rng(1), B, S, T);
     const m = mask.dataSync();
-    const { native } = runBoth(set, () => attendPast(ones, kPast, kPast, ones, ones, mask, 1));
+    const { native } = runBoth(set, () => attendPast(ones, B, H, kPast, kPast, mask, 1));
     const W = T + S;
     for (let b = 0; b < B; b++)
       for (let s = 0; s < S; s++) {
         const seesNaN = b === 0 && m[(b * S + s) * W] === 0;
-        const row = native[0].values.slice((b * H * S + s) * dh, (b * H * S + s + 1) * dh);
+        const row = native[0].values.slice((b * S + s) * H * dh, (b * S + s + 1) * H * dh); // H = 1
         expect(Array.from(row).every(Number.isNaN)).toBe(seesNaN);
         if (!seesNaN) expect(Array.from(row).some(Number.isNaN)).toBe(false);
       }
@@ -81,15 +94,16 @@ describeNative('fused attention (native/src/attention.c)', () => {
       const vNew = randomNormal(rng, [B, H, S, dh]) as tf.Tensor4D;
       const mask = randomMask(rng, B, S, held);
       const start = [randomNormal(rng, [B, H, slots, dh]), randomNormal(rng, [B, H, slots, dh])] as tf.Tensor4D[];
+      const qkv = toQkv(q, kNew, vNew);
       const heldPart = (t: tf.Tensor4D) => tf.slice(t, [0, 0, 0, 0], [B, H, held, dh]) as tf.Tensor4D;
-      const expected = runBoth(set, () => attendPast(q, heldPart(start[0]), heldPart(start[1]), kNew, vNew, mask, 0.3)).stock[0];
+      const expected = runBoth(set, () => attendPast(qkv, B, H, heldPart(start[0]), heldPart(start[1]), mask, 0.3)).stock[0];
       const grownK = tf.concat([heldPart(start[0]), kNew, tf.slice(start[0], [0, 0, held + S, 0], [B, H, slots - held - S, dh])], 2);
       const grownV = tf.concat([heldPart(start[1]), vNew, tf.slice(start[1], [0, 0, held + S, 0], [B, H, slots - held - S, dh])], 2);
       for (const native of [true, false]) {
         const cache = { k: start[0].clone(), v: start[1].clone() };
         if (native) set.useNative();
         else set.useStock();
-        const out = attendAndAppend(cache, held, q, kNew, vNew, mask, 0.3);
+        const out = attendAndAppend(cache, held, qkv, B, H, mask, 0.3);
         expect(out.cache.k === cache.k).toBe(native); // native: the same tensors, written in place
         expect(normwiseError(out.attended.dataSync(), expected.values)).toBeLessThan(1e-5);
         expect(normwiseError(out.cache.k.dataSync(), grownK.dataSync())).toBe(0);
@@ -97,11 +111,11 @@ describeNative('fused attention (native/src/attention.c)', () => {
         tf.dispose([out.attended, out.cache.k, out.cache.v, cache.k, cache.v]);
       }
       set.useNative();
-      tf.dispose([q, kNew, vNew, mask, ...start, grownK, grownV]);
+      tf.dispose([q, kNew, vNew, qkv, mask, ...start, grownK, grownV]);
     }
     const c = { k: tf.zeros([1, 1, 4, 2]) as tf.Tensor4D, v: tf.zeros([1, 1, 4, 2]) as tf.Tensor4D };
-    const one = tf.zeros([1, 1, 2, 2]) as tf.Tensor4D;
-    expect(() => attendAndAppend(c, 3, one, one, one, tf.zeros([1, 1, 2, 5]) as tf.Tensor4D, 1)).toThrow(/holding 3/);
+    const one = tf.zeros([2, 6]) as tf.Tensor2D;
+    expect(() => attendAndAppend(c, 3, one, 1, 1, tf.zeros([1, 1, 2, 5]) as tf.Tensor4D, 1)).toThrow(/holding 3/);
     tf.dispose([c.k, c.v, one]);
   });
 
@@ -132,12 +146,13 @@ describeNative('fused attention (native/src/attention.c)', () => {
   });
 
   it('names the shapes when they do not fit', () => {
-    const a = tf.zeros([2, 1, 3, 4]) as tf.Tensor4D;
+    const a = tf.zeros([6, 12]) as tf.Tensor2D; // B 2 × S 3 rows, 1 head of dh 4
     const past = tf.zeros([2, 1, 5, 4]) as tf.Tensor4D;
-    expect(() => attendPast(a, past, past, a, a, tf.zeros([2, 1, 3, 7]) as tf.Tensor4D, 1)).toThrow(/mask \[2,1,3,7\]/);
-    expect(() => attendPast(a, tf.zeros([3, 1, 5, 4]) as tf.Tensor4D, past, a, a, tf.zeros([2, 1, 3, 8]) as tf.Tensor4D, 1)).toThrow(
+    expect(() => attendPast(a, 2, 1, past, past, tf.zeros([2, 1, 3, 7]) as tf.Tensor4D, 1)).toThrow(/mask \[2,1,3,7\]/);
+    expect(() => attendPast(a, 2, 1, tf.zeros([3, 1, 5, 4]) as tf.Tensor4D, past, tf.zeros([2, 1, 3, 8]) as tf.Tensor4D, 1)).toThrow(
       /kPast \[3,1,5,4\]/,
     );
+    expect(() => attendPast(a, 4, 1, past, past, tf.zeros([2, 1, 3, 8]) as tf.Tensor4D, 1)).toThrow(/qkv \[6,12\] with batch 4/);
     tf.dispose([a, past]);
   });
 });

@@ -124,55 +124,86 @@ export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: t
 
 const sameShape = (t: tf.Tensor, shape: readonly number[]) => t.shape.join(',') === shape.join(',');
 
-/** Whether kNew, vNew match q [B, H, S, dh] and the mask is [B or 1, 1, S, keys]: the new positions of attendPast and attendAndAppend. */
-function newPositionsFit(q: tf.Tensor4D, kNew: tf.Tensor4D, vNew: tf.Tensor4D, mask: tf.Tensor4D, keys: number): boolean {
-  const [B, , S] = q.shape;
-  return (
-    sameShape(kNew, q.shape) &&
-    sameShape(vNew, q.shape) &&
-    (mask.shape[0] === 1 || mask.shape[0] === B) &&
-    sameShape(mask, [mask.shape[0], 1, S, keys])
-  );
+/** Rows B, positions S per row, heads H, width C and head width dh of qkv [B·S, 3C], or null if they do not fit. */
+function qkvDims(qkv: tf.Tensor2D, batch: number, heads: number): { B: number; S: number; H: number; C: number; dh: number } | null {
+  const [rows, width] = qkv.shape;
+  const S = rows / batch;
+  const C = width / 3;
+  if (qkv.rank !== 2 || !Number.isInteger(S) || !Number.isInteger(C) || !Number.isInteger(heads) || heads < 1 || C % heads !== 0)
+    return null;
+  return { B: batch, S, H: heads, C, dh: C / heads };
+}
+
+/** Whether mask is [B or 1, 1, S, keys]. */
+const maskFits = (mask: tf.Tensor4D, B: number, S: number, keys: number) =>
+  (mask.shape[0] === 1 || mask.shape[0] === B) && sameShape(mask, [mask.shape[0], 1, S, keys]);
+
+/**
+ * The heads of qkv [B·S, 3C] (row b·S + s: position s of row b, q ++ k ++ v, each H heads of dh = C/H) as
+ * [B, H, S, dh] tensors, from column block `from` on (0: q, k, v; 1: k, v). tfjs ops: the composites use
+ * it, and the transformer for the K/V it keeps.
+ */
+export function splitHeads(qkv: tf.Tensor2D, batch: number, heads: number, from = 0): tf.Tensor4D[] {
+  const [rows, width] = qkv.shape;
+  const [B, S, C] = [batch, rows / batch, width / 3];
+  const dh = C / heads;
+  return tf.tidy(() => {
+    const cols = tf.slice(tf.reshape(qkv, [B, S, 3, heads, dh]), [0, 0, from, 0, 0], [B, S, 3 - from, heads, dh]);
+    return tf.split(tf.transpose(cols, [2, 0, 3, 1, 4]), 3 - from, 0).map((t) => tf.reshape(t, [B, heads, S, dh]) as tf.Tensor4D);
+  });
+}
+
+/** [B, H, S, dh] → [B·S, H·dh]: heads merged back into rows. */
+function mergeHeads(t: tf.Tensor4D): tf.Tensor2D {
+  const [B, H, S, dh] = t.shape;
+  return tf.reshape(tf.transpose(t, [0, 2, 1, 3]), [B * S, H * dh]) as tf.Tensor2D;
 }
 
 /**
  * Attention of S new positions per row over T cached and the S new ones (inference only: it has no
  * gradient on wasm+native), for every row b and head h:
  *   softmax(scale · q·[kPast; kNew]ᵀ + mask) · [vPast; vNew]
- *   q, kNew, vNew: [B, H, S, dh]; kPast, vPast: [B or 1, H, T, dh] (1: one prefix for every row);
- *   mask: additive, [B or 1, 1, S, T + S]; returns [B, H, S, dh].
- * One native kernel on wasm+native (no concatenated keys, no score tensors); elsewhere this composite.
+ *   qkv [B·S, 3C]: the new positions' q, k, v as the QKV projection gives them (see splitHeads);
+ *   kPast, vPast [B or 1, H, T, dh] (1: one prefix for every row); mask additive [B or 1, 1, S, T + S];
+ *   returns the heads' outputs merged, [B·S, C].
+ * One native kernel on wasm+native, reading q, k, v in place (no head split or merge, no concatenated
+ * keys, no score tensors); elsewhere the tfjs composite.
  */
 export function attendPast(
-  q: tf.Tensor4D,
+  qkv: tf.Tensor2D,
+  batch: number,
+  heads: number,
   kPast: tf.Tensor4D,
   vPast: tf.Tensor4D,
-  kNew: tf.Tensor4D,
-  vNew: tf.Tensor4D,
   mask: tf.Tensor4D,
   scale: number,
-): tf.Tensor4D {
-  const [B, H, S, dh] = q.shape;
+): tf.Tensor2D {
+  const dims = qkvDims(qkv, batch, heads);
   const [pastB, pastH, T, pastDh] = kPast.shape;
   if (
-    !(pastB === 1 || pastB === B) ||
-    pastH !== H ||
-    pastDh !== dh ||
+    !dims ||
+    !(pastB === 1 || pastB === batch) ||
+    pastH !== heads ||
+    pastDh !== dims.dh ||
     !sameShape(vPast, kPast.shape) ||
-    !newPositionsFit(q, kNew, vNew, mask, T + S)
+    !maskFits(mask, batch, dims.S, T + dims.S)
   ) {
     throw new Error(
-      `attendPast: q [${q.shape}], kPast [${kPast.shape}], vPast [${vPast.shape}], kNew [${kNew.shape}], vNew [${vNew.shape}], mask [${mask.shape}] do not fit ` +
-        '(q, kNew, vNew [B, H, S, dh]; kPast, vPast [B or 1, H, T, dh]; mask [B or 1, 1, S, T + S])',
+      `attendPast: qkv [${qkv.shape}] with batch ${batch} and ${heads} heads, kPast [${kPast.shape}], vPast [${vPast.shape}], mask [${mask.shape}] do not fit ` +
+        '(qkv [B·S, 3·H·dh]; kPast, vPast [B or 1, H, T, dh]; mask [B or 1, 1, S, T + S])',
     );
   }
-  if (fusedFor([q, kPast, vPast, kNew, vNew, mask]))
-    return run(FUSED.attendPast, { q, kPast, vPast, kNew, vNew, mask }, { scale, pastLength: T, append: false })[0] as tf.Tensor4D;
-  return attendPastComposite(q, kPast, vPast, kNew, vNew, mask, scale);
+  if (fusedFor([qkv, kPast, vPast, mask]))
+    return run(FUSED.attendPast, { qkv, kPast, vPast, mask }, { batch, heads, scale, pastLength: T, append: false })[0] as tf.Tensor2D;
+  return tf.tidy(() => {
+    const [q, kNew, vNew] = splitHeads(qkv, batch, heads);
+    return mergeHeads(attendPastComposite(q, kPast, vPast, kNew, vNew, mask, scale));
+  });
 }
 
 const fusedFor = (ts: tf.Tensor[]) => ts.every((t) => t.dtype === 'float32') && fusedActive(FUSED.attendPast);
 
+/** attendPast as tfjs ops on split heads: q, kNew, vNew [B, H, S, dh] → [B, H, S, dh]. */
 function attendPastComposite(
   q: tf.Tensor4D,
   kPast: tf.Tensor4D,
@@ -202,16 +233,8 @@ function attendPastComposite(
  * zero gradient.
  */
 export function selfAttention(qkv: tf.Tensor2D, batch: number, heads: number, mask: tf.Tensor4D, scale: number): tf.Tensor2D {
-  const [rows, width] = qkv.shape;
-  const S = rows / batch;
-  const C = width / 3;
-  if (
-    !Number.isInteger(S) ||
-    !Number.isInteger(C) ||
-    C % heads !== 0 ||
-    !(mask.shape[0] === 1 || mask.shape[0] === batch) ||
-    mask.shape.slice(1).join(',') !== `1,${S},${S}`
-  ) {
+  const dims = qkvDims(qkv, batch, heads);
+  if (!dims || !maskFits(mask, batch, dims.S, dims.S)) {
     throw new Error(
       `selfAttention: qkv [${qkv.shape}] with batch ${batch} and ${heads} heads, mask [${mask.shape}] do not fit (qkv [B·S, 3·H·dh], mask [B or 1, 1, S, S])`,
     );
@@ -235,60 +258,58 @@ export function selfAttention(qkv: tf.Tensor2D, batch: number, heads: number, ma
 
 /** `selfAttention` as tfjs ops: heads split by a transpose, scores, mask, softmax, merged back. */
 export function selfAttentionComposite(qkv: tf.Tensor2D, batch: number, heads: number, mask: tf.Tensor4D, scale: number): tf.Tensor2D {
-  const [rows, width] = qkv.shape;
-  const [B, S, C] = [batch, rows / batch, width / 3];
-  const dh = C / heads;
   return tf.tidy(() => {
-    const split = tf.transpose(tf.reshape(qkv, [B, S, 3, heads, dh]), [2, 0, 3, 1, 4]); // [3, B, H, S, dh]
-    const [q3, k3, v3] = tf.split(split, 3, 0);
-    const q = tf.mul(tf.reshape(q3, [B, heads, S, dh]), scale);
-    const scores = tf.add(tf.matMul(q, tf.reshape(k3, [B, heads, S, dh]), false, true), mask); // [B, H, S, S]
-    const attended = tf.matMul(tf.softmax(scores), tf.reshape(v3, [B, heads, S, dh])); // [B, H, S, dh]
-    return tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D;
+    const [q, k, v] = splitHeads(qkv, batch, heads);
+    const scores = tf.add(tf.matMul(tf.mul(q, scale), k, false, true), mask); // [B, H, S, S]
+    return mergeHeads(tf.matMul(tf.softmax(scores), v) as tf.Tensor4D);
   });
 }
 
 /**
  * `attendPast` over a preallocated cache that grows in place (the sampler's decode steps): `cache.k`,
- * `cache.v` [B, H, slots, dh] hold `length` cached positions; the S new keys/values go into slots
- * length..length+S−1 and the new positions attend over all length + S (mask [B or 1, 1, S, length + S]).
- * Returns the attention [B, H, S, dh] and the cache holding length + S positions. On wasm+native that
- * cache is the same tensors, written in place by the kernel: the caller must own them and must not
- * have given them to anything else. Elsewhere it is new tensors (the caller disposes the old ones).
+ * `cache.v` [B, H, slots, dh] hold `length` cached positions; the S new keys/values (of qkv [B·S, 3C])
+ * go into slots length..length+S−1 and the new positions attend over all length + S (mask
+ * [B or 1, 1, S, length + S]). Returns the attention, heads merged [B·S, C], and the cache holding
+ * length + S positions. On wasm+native that cache is the same tensors, written in place by the kernel:
+ * the caller must own them and must not have given them to anything else. Elsewhere it is new tensors
+ * (the caller disposes the old ones).
  */
 export function attendAndAppend(
   cache: { k: tf.Tensor4D; v: tf.Tensor4D },
   length: number,
-  q: tf.Tensor4D,
-  kNew: tf.Tensor4D,
-  vNew: tf.Tensor4D,
+  qkv: tf.Tensor2D,
+  batch: number,
+  heads: number,
   mask: tf.Tensor4D,
   scale: number,
-): { attended: tf.Tensor4D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
-  const [B, H, S, dh] = q.shape;
+): { attended: tf.Tensor2D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
+  const dims = qkvDims(qkv, batch, heads);
   const slots = cache.k.shape[2];
   if (
-    !sameShape(cache.k, [B, H, slots, dh]) ||
+    !dims ||
+    !sameShape(cache.k, [batch, heads, slots, dims.dh]) ||
     !sameShape(cache.v, cache.k.shape) ||
-    !(Number.isInteger(length) && length >= 0 && length + S <= slots) ||
-    !newPositionsFit(q, kNew, vNew, mask, length + S)
+    !(Number.isInteger(length) && length >= 0 && length + dims.S <= slots) ||
+    !maskFits(mask, batch, dims.S, length + dims.S)
   ) {
     throw new Error(
-      `attendAndAppend: cache [${cache.k.shape}] holding ${length}, q [${q.shape}], kNew [${kNew.shape}], vNew [${vNew.shape}], mask [${mask.shape}] do not fit ` +
-        '(cache [B, H, slots ≥ length + S, dh]; q, kNew, vNew [B, H, S, dh]; mask [B or 1, 1, S, length + S])',
+      `attendAndAppend: cache [${cache.k.shape}] holding ${length}, qkv [${qkv.shape}] with batch ${batch} and ${heads} heads, mask [${mask.shape}] do not fit ` +
+        '(cache [B, H, slots ≥ length + S, dh]; qkv [B·S, 3·H·dh]; mask [B or 1, 1, S, length + S])',
     );
   }
-  if (fusedFor([q, cache.k, cache.v, kNew, vNew, mask])) {
-    const inputs = { q, kPast: cache.k, vPast: cache.v, kNew, vNew, mask };
-    const attended = run(FUSED.attendPast, inputs, { scale, pastLength: length, append: true })[0] as tf.Tensor4D;
+  const { S, dh } = dims;
+  if (fusedFor([qkv, cache.k, cache.v, mask])) {
+    const inputs = { qkv, kPast: cache.k, vPast: cache.v, mask };
+    const attended = run(FUSED.attendPast, inputs, { batch, heads, scale, pastLength: length, append: true })[0] as tf.Tensor2D;
     return { attended, cache };
   }
   return tf.tidy(() => {
-    const held = (t: tf.Tensor4D) => tf.slice(t, [0, 0, 0, 0], [B, H, length, dh]);
+    const [q, kNew, vNew] = splitHeads(qkv, batch, heads);
+    const held = (t: tf.Tensor4D) => tf.slice(t, [0, 0, 0, 0], [batch, heads, length, dh]);
     const grown = (t: tf.Tensor4D, added: tf.Tensor4D) =>
-      tf.concat([held(t), added, tf.slice(t, [0, 0, length + S, 0], [B, H, slots - length - S, dh])], 2) as tf.Tensor4D;
+      tf.concat([held(t), added, tf.slice(t, [0, 0, length + S, 0], [batch, heads, slots - length - S, dh])], 2) as tf.Tensor4D;
     return {
-      attended: attendPastComposite(q, held(cache.k), held(cache.v), kNew, vNew, mask, scale),
+      attended: mergeHeads(attendPastComposite(q, held(cache.k), held(cache.v), kNew, vNew, mask, scale)),
       cache: { k: grown(cache.k, kNew), v: grown(cache.v, vNew) },
     };
   });

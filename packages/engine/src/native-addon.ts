@@ -57,14 +57,12 @@ export interface NativeAddon {
     dh: number,
     scale: number,
   ): void;
-  /** Attention over cached + new positions (attention.c); shapes as there, in elements. */
+  /** Attention over cached + new positions, the new ones' q/k/v read from qkv [B·S, 3C] (attention.c); shapes as there, in elements. */
   attendPast(
     heap: ArrayBuffer,
-    qOff: number,
+    qkvOff: number,
     kPastOff: number,
     vPastOff: number,
-    kNewOff: number,
-    vNewOff: number,
     maskOff: number,
     outOff: number,
     B: number,

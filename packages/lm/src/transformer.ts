@@ -1,5 +1,5 @@
 import type { Rng } from '@rred/core';
-import { attendAndAppend, attendPast, selfAttention, tf } from '@rred/engine';
+import { attendAndAppend, attendPast, selfAttention, splitHeads, tf } from '@rred/engine';
 import { parseModelConfig, type ModelConfig } from './config';
 import { causalMask, embedRows, layerNorm, linear } from './layers';
 
@@ -275,33 +275,28 @@ export class Transformer {
    * engine's selfAttention; over a cache, attendAndAppend (a preallocated cache, `pass.pastLength`) or attendPast.
    */
   private attend(qkv: tf.Tensor2D, pass: BlockPass, layer: number): { rows: tf.Tensor2D; kept: LayerKV | null } {
-    const { batch: B, length: S } = pass;
+    const { batch: B } = pass;
     const { dModel: C, nHeads: H } = this.config;
-    const dh = C / H;
-    const scale = 1 / Math.sqrt(dh);
-    const heads = (from: number) => {
-      // qkv columns from·C.. as heads: [3 − from, B, H, S, dh] split into [B, H, S, dh] each
-      const cols = tf.slice(tf.reshape(qkv, [B, S, 3, H, dh]), [0, 0, from, 0, 0], [B, S, 3 - from, H, dh]);
-      return tf.split(tf.transpose(cols, [2, 0, 3, 1, 4]), 3 - from, 0).map((t) => tf.reshape(t, [B, H, S, dh]) as tf.Tensor4D);
+    const scale = 1 / Math.sqrt(C / H);
+    const keys = () => {
+      const [k, v] = splitHeads(qkv, B, H, 1); // [B, H, S, dh] each
+      return { k, v };
     };
     const past = pass.past?.[layer];
     if (!past) {
       // From scratch (training, prefill, pass 1): one fused op from qkv, heads merged; K/V split out only if asked for.
       const rows = selfAttention(qkv, B, H, pass.mask, scale);
-      if (pass.keepKV === false) return { rows, kept: null };
-      const [k, v] = heads(1);
-      return { rows, kept: { k, v } };
+      return { rows, kept: pass.keepKV === false ? null : keys() };
     }
-    const [q, k, v] = heads(0);
-    const merge = (attended: tf.Tensor4D) => tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [B * S, C]) as tf.Tensor2D; // [B, H, S, dh] → [B·S, C]
     if (pass.pastLength !== undefined) {
       // Decode: the new K/V go into the preallocated cache, nothing it holds is copied.
-      const grown = attendAndAppend(past, pass.pastLength, q, k, v, pass.mask, scale);
-      return { rows: merge(grown.attended), kept: grown.cache };
+      const grown = attendAndAppend(past, pass.pastLength, qkv, B, H, pass.mask, scale);
+      return { rows: grown.attended, kept: grown.cache };
     }
     // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
-    const rows = merge(attendPast(q, past.k, past.v, k, v, pass.mask, scale));
+    const rows = attendPast(qkv, B, H, past.k, past.v, pass.mask, scale);
     if (pass.keepKV === false) return { rows, kept: null };
+    const { k, v } = keys();
     const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));
     return { rows, kept: { k: tf.concat([expand(past.k), k], 2), v: tf.concat([expand(past.v), v], 2) } }; // [B, H, P+S, dh]
   }

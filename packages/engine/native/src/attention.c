@@ -6,9 +6,11 @@
  * without concatenating the cached and new keys/values, scaling q, adding the mask or taking the
  * softmax as separate tensors. The (b, h) pairs are split across the engine's pool, OpenBLAS on one
  * thread (as everywhere: blas.c).
- * Shapes: q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, slots, dh] of which the first T slots
- * are cached (pastB 1: one prefix shared by every row); mask [maskB, 1, S, T + S] (maskB 1: the same for
- * every row); out [B, H, S, dh]. With append, the new keys/values are also written into slots T.. of
+ * Shapes: the new positions' q, kNew, vNew are the head columns of qkv [B·S, 3C] (C = H·dh: row b·S + s
+ * holds q ++ k ++ v of position s of row b), as the QKV projection writes them; kPast, vPast
+ * [pastB, H, slots, dh] of which the first T slots are cached (pastB 1: one prefix shared by every row);
+ * mask [maskB, 1, S, T + S] (maskB 1: the same for every row); out [B·S, C], heads merged. No head
+ * split or merge copies. With append, the new keys/values are also written into slots T.. of
  * kPast/vPast in place: the sampler's preallocated cache grows without a copy of what it holds.
  * S = 1 (a decode step) uses matrix-vector products: sgemm with one query row packs all T cached keys
  * per call, which cost as much as the product itself.
@@ -24,7 +26,7 @@
 #include "pool.h"
 
 typedef struct {
-  const float *q, *kp, *vp, *kn, *vn, *mask;
+  const float *qkv, *kp, *vp, *mask;
   float *out;
   int64_t H, S, T, dh, pastB, maskB;
   int64_t slots; /* positions allocated per (row, head) in kPast/vPast (≥ T) */
@@ -103,15 +105,15 @@ static void run_pairs(int64_t pairs, int64_t perPair, rred_chunk_fn fn, void *jo
 
 static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
   const AttendJob *j = ctx;
-  const int64_t S = j->S, T = j->T, dh = j->dh, W = T + S;
+  const int64_t S = j->S, T = j->T, dh = j->dh, W = T + S, C = j->H * dh, ld = 3 * C;
   float *p = malloc((size_t)(S * W) * sizeof(float));
   if (!p) abort(); /* S·(T+S) floats; the heap the tensors live on is far larger */
   for (int64_t bh = begin; bh < end; bh++) {
     const int64_t b = bh / j->H, h = bh % j->H;
     const int64_t past = ((j->pastB == 1 ? 0 : b) * j->H + h) * j->slots * dh;
-    const float *q = j->q + bh * S * dh, *kn = j->kn + bh * S * dh, *vn = j->vn + bh * S * dh;
+    const float *q = j->qkv + b * S * ld + h * dh, *kn = q + C, *vn = q + 2 * C; /* rows ld apart */
     const float *m = j->mask + (j->maskB == 1 ? 0 : b) * S * W;
-    float *o = j->out + bh * S * dh;
+    float *o = j->out + b * S * C + h * dh; /* rows C apart */
     if (S == 1) { /* a decode step: matrix-vector products (sgemm would pack all T cached keys for one query) */
       if (T > 0) cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)T, (int)dh, j->scale, j->kp + past, (int)dh, q, 1, 0.0f, p, 1);
       float self = 0.0f;
@@ -123,58 +125,59 @@ static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
       continue;
     }
     if (T > 0)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)T, (int)dh, j->scale, q, (int)dh, j->kp + past, (int)dh,
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)T, (int)dh, j->scale, q, (int)ld, j->kp + past, (int)dh,
                   0.0f, p, (int)W);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)S, (int)dh, j->scale, q, (int)dh, kn, (int)dh, 0.0f, p + T,
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)S, (int)dh, j->scale, q, (int)ld, kn, (int)ld, 0.0f, p + T,
                 (int)W);
     for (int64_t r = 0; r < S; r++) masked_softmax_row(p + r * W, m + r * W, W);
     if (T > 0)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)T, 1.0f, p, (int)W, j->vp + past, (int)dh, 0.0f,
-                  o, (int)dh);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, 1.0f, p + T, (int)W, vn, (int)dh,
-                T > 0 ? 1.0f : 0.0f, o, (int)dh);
+                  o, (int)C);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, 1.0f, p + T, (int)W, vn, (int)ld,
+                T > 0 ? 1.0f : 0.0f, o, (int)C);
   }
   free(p);
 }
 
-/* Copies the new keys and values of every (row, head) into slots T..T+S−1 of its cached ones. */
+/* Copies the new keys and values of every (row, head) from qkv into slots T..T+S−1 of its cached ones. */
 static void append_chunk(void *ctx, int64_t begin, int64_t end) {
   const AttendJob *j = ctx;
-  const int64_t n = j->S * j->dh;
+  const int64_t S = j->S, dh = j->dh, C = j->H * dh, ld = 3 * C;
   for (int64_t bh = begin; bh < end; bh++) {
-    const int64_t at = (bh * j->slots + j->T) * j->dh;
-    memcpy((float *)j->kp + at, j->kn + bh * n, (size_t)n * sizeof(float));
-    memcpy((float *)j->vp + at, j->vn + bh * n, (size_t)n * sizeof(float));
+    const int64_t b = bh / j->H, h = bh % j->H;
+    const float *kn = j->qkv + b * S * ld + C + h * dh, *vn = kn + C;
+    for (int64_t s = 0; s < S; s++) {
+      const int64_t at = (bh * j->slots + j->T + s) * dh;
+      memcpy((float *)j->kp + at, kn + s * ld, (size_t)dh * sizeof(float));
+      memcpy((float *)j->vp + at, vn + s * ld, (size_t)dh * sizeof(float));
+    }
   }
 }
 
 /*
- * attendPast(heap, qOff, kPastOff, vPastOff, kNewOff, vNewOff, maskOff, outOff, B, H, S, T, dh, pastB, maskB, scale,
- *            slots, append)
+ * attendPast(heap, qkvOff, kPastOff, vPastOff, maskOff, outOff, B, H, S, T, dh, pastB, maskB, scale, slots, append)
  * slots: positions allocated per (row, head) in kPast/vPast, of which the first T are cached. append = 1 (pastB = B,
  * slots ≥ T + S): first write the new keys/values into slots T..T+S−1, in place (a cache the caller owns).
  */
 napi_value rred_attend_past(napi_env env, napi_callback_info info) {
   Args a;
-  if (!args_load(env, info, &a, 18) || !args_heap(&a, 0)) return NULL;
-  const int64_t B = arg_int(&a, 8), H = arg_int(&a, 9), S = arg_int(&a, 10), T = arg_int(&a, 11), dh = arg_int(&a, 12);
-  const int64_t pastB = arg_int(&a, 13), maskB = arg_int(&a, 14);
-  const float scale = (float)arg_num(&a, 15);
-  const int64_t slots = arg_int(&a, 16);
-  const int append = arg_int(&a, 17) != 0;
+  if (!args_load(env, info, &a, 16) || !args_heap(&a, 0)) return NULL;
+  const int64_t B = arg_int(&a, 6), H = arg_int(&a, 7), S = arg_int(&a, 8), T = arg_int(&a, 9), dh = arg_int(&a, 10);
+  const int64_t pastB = arg_int(&a, 11), maskB = arg_int(&a, 12);
+  const float scale = (float)arg_num(&a, 13);
+  const int64_t slots = arg_int(&a, 14);
+  const int append = arg_int(&a, 15) != 0;
   if (a.failed) return NULL;
   if (B < 0 || H < 1 || S < 0 || T < 0 || dh < 1 || (pastB != 1 && pastB != B) || (maskB != 1 && maskB != B) || slots < T ||
       (append && (pastB != B || slots < T + S)))
     return args_throw(&a, "attendPast: inconsistent shapes");
-  const size_t rows = (size_t)(B * H * S * dh), pastRows = (size_t)(pastB * H * slots * dh);
+  const size_t C = (size_t)(H * dh), pastRows = (size_t)(pastB * H * slots * dh);
   AttendJob job = {
-      arg_heap_ptr(&a, 1, rows, 4),
+      arg_heap_ptr(&a, 1, (size_t)(B * S) * 3 * C, 4),
       arg_heap_ptr(&a, 2, pastRows, 4),
       arg_heap_ptr(&a, 3, pastRows, 4),
-      arg_heap_ptr(&a, 4, rows, 4),
-      arg_heap_ptr(&a, 5, rows, 4),
-      arg_heap_ptr(&a, 6, (size_t)(maskB * S * (T + S)), 4),
-      arg_heap_ptr(&a, 7, rows, 4),
+      arg_heap_ptr(&a, 4, (size_t)(maskB * S * (T + S)), 4),
+      arg_heap_ptr(&a, 5, (size_t)(B * S) * C, 4),
       H, S, T, dh, pastB, maskB, slots, scale,
   };
   if (a.failed) return NULL;

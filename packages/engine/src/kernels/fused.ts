@@ -17,7 +17,7 @@ export const FUSED = {
   selfAttentionGrad: 'RredSelfAttentionGrad',
 } as const;
 
-/** Rows B, heads H, positions S per row and width C of a self-attention's qkv [B·S, 3C]. */
+/** Rows B, heads H, positions S per row and width C of the qkv [B·S, 3C] of selfAttention and attendPast. */
 function selfAttentionDims(qkv: TensorInfo, attrs: NamedAttrMap): { B: number; H: number; S: number; C: number } {
   const B = attrs.batch as number;
   return { B, H: attrs.heads as number, S: qkv.shape[0] / B, C: qkv.shape[1] / 3 };
@@ -186,28 +186,26 @@ export function fusedKernels(ctx: NativeContext) {
       return dqkv;
     }),
     wasmKernel(FUSED.attendPast, ({ inputs, backend, attrs }: KernelArgs) => {
-      // q, kNew, vNew [B, H, S, dh]; kPast, vPast [pastB, H, slots, dh], the first T = attrs.pastLength cached;
-      // mask [maskB, 1, S, T + S] → [B, H, S, dh]. attrs.append: also write kNew/vNew into slots T.. in place.
-      const q = inputs.q as TensorInfo;
+      // qkv [B·S, 3C] (the new positions); kPast, vPast [pastB, H, slots, dh], the first T = attrs.pastLength cached;
+      // mask [maskB, 1, S, T + S] → [B·S, C]. attrs.append: also write the new k/v into slots T.. in place.
+      const qkv = inputs.qkv as TensorInfo;
       const kPast = inputs.kPast as TensorInfo;
       const mask = inputs.mask as TensorInfo;
-      const [B, H, S, dh] = q.shape;
-      const out = backend.makeOutput(q.shape, 'float32');
+      const { B, H, S, C } = selfAttentionDims(qkv, attrs);
+      const out = backend.makeOutput([B * S, C], 'float32');
       const off = (name: string) => offsetOf(backend, inputs[name] as TensorInfo);
       ctx.addon.attendPast(
         heapOf(backend),
-        off('q'),
+        off('qkv'),
         off('kPast'),
         off('vPast'),
-        off('kNew'),
-        off('vNew'),
         off('mask'),
         offsetOf(backend, out),
         B,
         H,
         S,
         attrs.pastLength as number,
-        dh,
+        C / H,
         kPast.shape[0],
         mask.shape[0],
         attrs.scale as number,
