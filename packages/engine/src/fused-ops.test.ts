@@ -105,14 +105,18 @@ describeNative('fused gelu and layerNorm', () => {
     x.dispose();
   });
 
-  it('adamwStep: the fused kernel equals the composite update (1e-6 normwise; FMA rounding differs under cancellation), with and without decay', () => {
+  it('adamwStep: the fused kernel equals the composite update (1e-6 normwise; FMA rounding differs under cancellation), with and without decay and a gradient scale', () => {
     const shape = [200, 180];
     const p = randomNormal(rng, shape);
     const g = randomNormal(rng, shape, 0.1);
     const m = randomNormal(rng, shape, 0.01);
     const v = tf.abs(randomNormal(rng, shape, 0.001));
-    for (const weightDecay of [0, 0.1]) {
-      const h = { lr: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay, step: 7 };
+    for (const [weightDecay, gradScale] of [
+      [0, 1],
+      [0.1, 1],
+      [0.1, 0.37], // the global-norm clip's factor, applied inside the kernel
+    ]) {
+      const h = { lr: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay, step: 7, gradScale };
       const { native, stock } = runBoth(set, () => {
         const r = adamwStep(p, g, m, v, h);
         return [r.param, r.m, r.v];

@@ -324,23 +324,26 @@ interface AdamWHyper {
   weightDecay: number;
   /** 1-based step number, for the bias corrections 1 − β^step. */
   step: number;
+  /** Factor the gradient is multiplied by first (the global-norm clip's). Default 1. */
+  gradScale?: number;
 }
 
 /**
- * One AdamW update of one parameter (Loshchilov & Hutter; Adam of Kingma & Ba with decoupled decay):
+ * One AdamW update of one parameter (Loshchilov & Hutter; Adam of Kingma & Ba with decoupled decay),
+ * on g = gradScale·grad:
  *   m' = β1·m + (1−β1)·g,  v' = β2·v + (1−β2)·g²,
  *   p' = p − lr·(m'/(1−β1^t)) / (√(v'/(1−β2^t)) + ε) − lr·wd·p.
  * Returns new tensors (the caller assigns them); one native kernel instead of ~15 ops on wasm+native.
  */
 export function adamwStep(
   param: tf.Tensor,
-  grad: tf.Tensor,
+  rawGrad: tf.Tensor,
   m: tf.Tensor,
   v: tf.Tensor,
   h: AdamWHyper,
 ): { param: tf.Tensor; m: tf.Tensor; v: tf.Tensor } {
   for (const [name, t] of [
-    ['grad', grad],
+    ['grad', rawGrad],
     ['m', m],
     ['v', v],
   ] as const) {
@@ -349,15 +352,17 @@ export function adamwStep(
   if (!(h.step >= 1)) throw new Error(`adamwStep: step must be >= 1, got ${h.step}`);
   const c1 = 1 - Math.pow(h.beta1, h.step);
   const c2 = 1 - Math.pow(h.beta2, h.step);
+  const gradScale = h.gradScale ?? 1;
   if (param.dtype === 'float32' && fusedActive(FUSED.adamw)) {
     const [p2, m2, v2] = run(
       FUSED.adamw,
-      { param, grad, m, v },
-      { lr: h.lr, beta1: h.beta1, beta2: h.beta2, epsilon: h.epsilon, c1, c2, weightDecay: h.weightDecay },
+      { param, grad: rawGrad, m, v },
+      { lr: h.lr, beta1: h.beta1, beta2: h.beta2, epsilon: h.epsilon, c1, c2, weightDecay: h.weightDecay, gradScale },
     );
     return { param: p2, m: m2, v: v2 };
   }
   return tf.tidy(() => {
+    const grad = gradScale === 1 ? rawGrad : tf.mul(rawGrad, gradScale);
     const m2 = tf.add(tf.mul(m, h.beta1), tf.mul(grad, 1 - h.beta1));
     const v2 = tf.add(tf.mul(v, h.beta2), tf.mul(tf.square(grad), 1 - h.beta2));
     const update = tf.div(tf.div(m2, c1), tf.add(tf.sqrt(tf.div(v2, c2)), h.epsilon));

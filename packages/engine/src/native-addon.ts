@@ -151,6 +151,7 @@ export interface NativeAddon {
     c1: number,
     c2: number,
     weightDecay: number,
+    gradScale: number,
   ): void;
   unaryOps: Record<string, number>;
   binaryOps: Record<string, number>;

@@ -161,15 +161,27 @@ describe('AdamW (fused adamwStep)', () => {
     tf.dispose([w, ...Object.values(g)]);
   });
 
-  it('clipGradNorm scales to the max norm and leaves non-finite norms to the caller', () => {
+  it('clipGradNorm gives the norm and the factor to the max norm, 1 for a non-finite norm; AdamW applies the factor', () => {
     const g = { x: tf.tensor1d([3, 4]) };
-    const clipped = clipGradNorm(g, 1);
-    expect(clipped.norm).toBeCloseTo(5, 5);
-    expect(maxError(clipped.grads.x.dataSync(), [0.6, 0.8])).toBeLessThan(1e-5);
+    const clip = clipGradNorm(g, 1);
+    expect(clip.norm).toBeCloseTo(5, 5);
+    expect(clip.scale).toBeCloseTo(1 / (5 + 1e-6), 7);
+    expect(clipGradNorm(g, 10).scale).toBe(1);
     const bad = { y: tf.tensor1d([NaN, 1]) };
     const kept = clipGradNorm(bad, 1);
     expect(Number.isNaN(kept.norm)).toBe(true);
-    expect(kept.grads).toBe(bad);
-    tf.dispose([clipped.grads.x, bad.y]);
+    expect(kept.scale).toBe(1);
+    // the factor inside the update equals an update on the scaled gradient (same float product)
+    const opts = { beta1: 0.9, beta2: 0.99, epsilon: 1e-8, weightDecay: 0 };
+    const [a, b] = [tf.variable(tf.tensor1d([1, 2])), tf.variable(tf.tensor1d([1, 2]))];
+    const [oa, ob] = [new AdamW(opts), new AdamW(opts)];
+    oa.apply([a], { [a.name]: g.x }, 0.1, clip.scale);
+    const scaled = tf.mul(g.x, clip.scale);
+    ob.apply([b], { [b.name]: scaled }, 0.1);
+    expect(maxError(a.dataSync(), b.dataSync())).toBeLessThan(1e-7);
+    expect(maxError(a.dataSync(), [1, 2])).toBeGreaterThan(1e-3); // it moved
+    tf.dispose([g.x, bad.y, scaled, a, b]);
+    oa.dispose();
+    ob.dispose();
   });
 });

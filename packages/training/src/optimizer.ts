@@ -35,7 +35,7 @@ export class AdamW {
   }
 
   /** One update of every variable that has a gradient; `lr` comes from the schedule. */
-  apply(variables: tf.Variable[], grads: Record<string, tf.Tensor>, lr: number): void {
+  apply(variables: tf.Variable[], grads: Record<string, tf.Tensor>, lr: number, gradScale = 1): void {
     this.step += 1;
     const { beta1, beta2, epsilon, weightDecay } = this.options;
     variables.forEach((variable, index) => {
@@ -47,7 +47,7 @@ export class AdamW {
       //   m' = β1·m + (1−β1)·g, v' = β2·v + (1−β2)·g², p' = p − lr·(m'/c1)/(√(v'/c2) + ε) − lr·wd·p,
       // with decoupled decay only on matrices (rank ≥ 2), never on biases or norm gains.
       const decay = weightDecay > 0 && variable.rank >= 2 ? weightDecay : 0;
-      const next = adamwStep(variable, g, m, v, { lr, beta1, beta2, epsilon, weightDecay: decay, step: this.step });
+      const next = adamwStep(variable, g, m, v, { lr, beta1, beta2, epsilon, weightDecay: decay, step: this.step, gradScale });
       m.assign(next.m);
       v.assign(next.v);
       variable.assign(next.param);
@@ -122,26 +122,25 @@ export function clipAndApply(
   o: { gradClip: number; lr: number },
   label: string,
 ): number {
-  const clipped = clipGradNorm(grads, o.gradClip);
+  const clip = clipGradNorm(grads, o.gradClip);
   try {
-    if (!Number.isFinite(loss) || !Number.isFinite(clipped.norm))
-      throw new Error(`${label}: non-finite loss ${loss} or grad norm ${clipped.norm}; refusing to update`);
-    optimizer.apply(variables, clipped.grads, o.lr);
+    if (!Number.isFinite(loss) || !Number.isFinite(clip.norm))
+      throw new Error(`${label}: non-finite loss ${loss} or grad norm ${clip.norm}; refusing to update`);
+    optimizer.apply(variables, grads, o.lr, clip.scale); // the clip's factor is applied inside the fused update
   } finally {
-    for (const g of Object.values(clipped.grads)) g.dispose(); // the clip disposed `grads` if it scaled them
+    for (const g of Object.values(grads)) g.dispose();
   }
-  return clipped.norm;
+  return clip.norm;
 }
 
-export function clipGradNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: number } {
+/**
+ * Global-norm clip (the gradients are not touched): norm = √Σ_g ‖g‖², and the factor AdamW multiplies them
+ * by, maxNorm / (norm + 1e-6) when norm > maxNorm > 0, else 1 (also for a non-finite norm, which the
+ * caller refuses).
+ */
+export function clipGradNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { norm: number; scale: number } {
   const names = Object.keys(grads);
   const norm = names.length ? Math.sqrt(tf.tidy(() => tf.addN(names.map((n) => tf.sum(tf.square(grads[n])))).dataSync()[0])) : 0;
-  if (!(maxNorm > 0) || !Number.isFinite(norm) || norm <= maxNorm) return { grads, norm };
-  const scale = maxNorm / (norm + 1e-6);
-  const out: Record<string, tf.Tensor> = {};
-  for (const n of names) {
-    out[n] = tf.mul(grads[n], scale);
-    grads[n].dispose();
-  }
-  return { grads: out, norm };
+  if (!(maxNorm > 0) || !Number.isFinite(norm) || norm <= maxNorm) return { norm, scale: 1 };
+  return { norm, scale: maxNorm / (norm + 1e-6) };
 }

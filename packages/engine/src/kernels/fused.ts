@@ -140,6 +140,7 @@ export function fusedKernels(ctx: NativeContext) {
         attrs.c1 as number,
         attrs.c2 as number,
         attrs.weightDecay as number,
+        attrs.gradScale as number,
       );
       return outs;
     }),
