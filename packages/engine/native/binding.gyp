@@ -22,7 +22,7 @@
         "-Wl,-rpath,<!(node openblas-paths.js lib)",
         "-lopenblas"
       ],
-      "cflags": ["-std=gnu11", "-O3", "-march=native", "-mprefer-vector-width=512", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags": ["-std=gnu11", "-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp-simd", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "cflags!": ["-O2", "-O0"]
     }
   ]

@@ -33,65 +33,39 @@ typedef struct {
   float scale;
 } AttendJob;
 
-/* Lanes of the row reductions below: gcc vectorizes a reduction into LANES separate accumulators (one
-   vector register), where it keeps a single float accumulator scalar to preserve its rounding order. */
-#define LANES 16
-
-/* Row softmax in place after adding the mask row; a NaN anywhere makes the row NaN (as Softmax does). */
+/* Row softmax in place after adding the mask row; a NaN anywhere makes the row NaN (as Softmax does).
+   The reductions are `omp simd` loops (-fopenmp-simd: vectorized, no runtime): without it gcc keeps a
+   float max or sum scalar to preserve its order, and this row loop was the larger part of the forward. */
 static void masked_softmax_row(float *restrict p, const float *restrict m, int64_t n) {
-  float mx[LANES], sum[LANES];
-  int nan[LANES];
-  for (int l = 0; l < LANES; l++) mx[l] = -INFINITY, sum[l] = 0.0f, nan[l] = 0;
-  int64_t c = 0;
-  for (; c + LANES <= n; c += LANES) {
-    for (int l = 0; l < LANES; l++) {
-      const float x = p[c + l] + m[c + l];
-      p[c + l] = x;
-      mx[l] = x > mx[l] ? x : mx[l];
-      nan[l] |= x != x;
-    }
-  }
-  for (int l = 0; c + l < n; l++) {
-    const float x = p[c + l] + m[c + l];
-    p[c + l] = x;
-    mx[l] = x > mx[l] ? x : mx[l];
-    nan[l] |= x != x;
-  }
   float top = -INFINITY;
-  int anyNan = 0;
-  for (int l = 0; l < LANES; l++) top = mx[l] > top ? mx[l] : top, anyNan |= nan[l];
-  if (anyNan) {
-    for (c = 0; c < n; c++) p[c] = NAN;
+  int nan = 0;
+#pragma omp simd reduction(max : top) reduction(| : nan)
+  for (int64_t c = 0; c < n; c++) {
+    const float x = p[c] + m[c];
+    p[c] = x;
+    top = x > top ? x : top;
+    nan |= x != x;
+  }
+  if (nan) {
+    for (int64_t c = 0; c < n; c++) p[c] = NAN;
     return;
   }
-  for (c = 0; c + LANES <= n; c += LANES) {
-    for (int l = 0; l < LANES; l++) {
-      const float e = rred_expf(p[c + l] - top);
-      p[c + l] = e;
-      sum[l] += e;
-    }
-  }
-  for (int l = 0; c + l < n; l++) {
-    const float e = rred_expf(p[c + l] - top);
-    p[c + l] = e;
-    sum[l] += e;
-  }
   float s = 0.0f;
-  for (int l = 0; l < LANES; l++) s += sum[l];
+#pragma omp simd reduction(+ : s)
+  for (int64_t c = 0; c < n; c++) {
+    const float e = rred_expf(p[c] - top);
+    p[c] = e;
+    s += e;
+  }
   const float inv = 1.0f / s;
-  for (c = 0; c < n; c++) p[c] *= inv;
+  for (int64_t c = 0; c < n; c++) p[c] *= inv;
 }
 
-/* Σ a[c]·b[c], c < n, in LANES partial sums. */
-static float dot_lanes(const float *restrict a, const float *restrict b, int64_t n) {
-  float acc[LANES];
-  for (int l = 0; l < LANES; l++) acc[l] = 0.0f;
-  int64_t c = 0;
-  for (; c + LANES <= n; c += LANES)
-    for (int l = 0; l < LANES; l++) acc[l] += a[c + l] * b[c + l];
-  for (int l = 0; c + l < n; l++) acc[l] += a[c + l] * b[c + l];
+/* Σ a[c]·b[c], c < n (a vectorized reduction). */
+static float dot(const float *restrict a, const float *restrict b, int64_t n) {
   float s = 0.0f;
-  for (int l = 0; l < LANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+  for (int64_t c = 0; c < n; c++) s += a[c] * b[c];
   return s;
 }
 
@@ -116,9 +90,7 @@ static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
     float *o = j->out + b * S * C + h * dh; /* rows C apart */
     if (S == 1) { /* a decode step: matrix-vector products (sgemm would pack all T cached keys for one query) */
       if (T > 0) cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)T, (int)dh, j->scale, j->kp + past, (int)dh, q, 1, 0.0f, p, 1);
-      float self = 0.0f;
-      for (int64_t d = 0; d < dh; d++) self += q[d] * kn[d];
-      p[T] = j->scale * self;
+      p[T] = j->scale * dot(q, kn, dh);
       masked_softmax_row(p, m, W);
       if (T > 0) cblas_sgemv(CblasRowMajor, CblasTrans, (int)T, (int)dh, 1.0f, j->vp + past, (int)dh, p, 1, 0.0f, o, 1);
       for (int64_t d = 0; d < dh; d++) o[d] = (T > 0 ? o[d] : 0.0f) + p[T] * vn[d];
@@ -238,8 +210,8 @@ static void self_grad_chunk(void *ctx, int64_t begin, int64_t end) {
     for (int64_t r = 0; r < S; r++) {
       const float *pr = p + r * S;
       float *dr = ds + r * S;
-      const float dot = dot_lanes(pr, dr, S);
-      for (int64_t c = 0; c < S; c++) dr[c] = pr[c] * (dr[c] - dot);
+      const float d = dot(pr, dr, S);
+      for (int64_t c = 0; c < S; c++) dr[c] = pr[c] * (dr[c] - d);
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, j->scale, ds, (int)S, k, (int)ld, 0.0f, dq, (int)ld);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)S, (int)dh, (int)S, j->scale, ds, (int)S, q, (int)ld, 0.0f, dk, (int)ld);

@@ -65,33 +65,27 @@ typedef struct {
   float eps;
 } LayerNormJob;
 
-/* Per row: mean and 1/sqrt(var + eps) (two passes, double accumulators), then the affine output. */
+/* Per row: mean and 1/sqrt(var + eps) (two passes, double accumulators, vectorized: omp simd), then the affine output. */
 static void layernorm_rows(void *ctx, int64_t begin, int64_t end) {
   const LayerNormJob *job = ctx;
   const int64_t C = job->cols;
   for (int64_t r = begin; r < end; r++) {
     const float *restrict x = job->x + r * C;
     float *restrict y = job->y + r * C;
-    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t j = 0;
-    for (; j + 8 <= C; j += 8)
-      for (int k = 0; k < 8; k++) s[k] += x[j + k];
-    double sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-    for (; j < C; j++) sum += x[j];
+    double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < C; j++) sum += x[j];
     const float mean = (float)(sum / (double)C);
-    double q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    j = 0;
-    for (; j + 8 <= C; j += 8)
-      for (int k = 0; k < 8; k++) {
-        const double d = (double)(x[j + k] - mean);
-        q[k] += d * d;
-      }
-    double sq = ((q[0] + q[1]) + (q[2] + q[3])) + ((q[4] + q[5]) + (q[6] + q[7]));
-    for (; j < C; j++) sq += (double)(x[j] - mean) * (double)(x[j] - mean);
+    double sq = 0.0;
+#pragma omp simd reduction(+ : sq)
+    for (int64_t j = 0; j < C; j++) {
+      const double d = (double)(x[j] - mean);
+      sq += d * d;
+    }
     const float rstd = (float)(1.0 / sqrt(sq / (double)C + (double)job->eps));
     job->mean[r] = mean;
     job->rstd[r] = rstd;
-    for (j = 0; j < C; j++) y[j] = (x[j] - mean) * rstd * job->gamma[j] + job->beta[j];
+    for (int64_t j = 0; j < C; j++) y[j] = (x[j] - mean) * rstd * job->gamma[j] + job->beta[j];
   }
 }
 
@@ -104,24 +98,15 @@ static void layernorm_grad_rows(void *ctx, int64_t begin, int64_t end) {
     const float *restrict dy = job->dy + r * C;
     float *restrict dx = job->y + r * C;
     const float mean = job->mean[r], rstd = job->rstd[r];
-    /* Σ g and Σ g·x̂ in 8 double lanes each (vectorized; one double accumulator stays scalar) */
-    double lg[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lgx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t j = 0;
-    for (; j + 8 <= C; j += 8)
-      for (int k = 0; k < 8; k++) {
-        const float g = dy[j + k] * job->gamma[j + k];
-        lg[k] += g;
-        lgx[k] += (double)g * (double)((x[j + k] - mean) * rstd);
-      }
-    double sg = ((lg[0] + lg[1]) + (lg[2] + lg[3])) + ((lg[4] + lg[5]) + (lg[6] + lg[7]));
-    double sgx = ((lgx[0] + lgx[1]) + (lgx[2] + lgx[3])) + ((lgx[4] + lgx[5]) + (lgx[6] + lgx[7]));
-    for (; j < C; j++) {
+    double sg = 0.0, sgx = 0.0;
+#pragma omp simd reduction(+ : sg, sgx)
+    for (int64_t j = 0; j < C; j++) {
       const float g = dy[j] * job->gamma[j];
       sg += g;
       sgx += (double)g * (double)((x[j] - mean) * rstd);
     }
     const float mg = (float)(sg / (double)C), mgx = (float)(sgx / (double)C);
-    for (j = 0; j < C; j++) {
+    for (int64_t j = 0; j < C; j++) {
       const float xhat = (x[j] - mean) * rstd;
       dx[j] = rstd * (dy[j] * job->gamma[j] - mg - xhat * mgx);
     }
