@@ -28,7 +28,7 @@ interface EngineInfo {
   backend: BackendName;
   /** Why each backend tried before the chosen one was skipped. */
   reasonsSkipped: Partial<Record<BackendName, string>>;
-  /** OpenBLAS threads (wasm+native only, else null). */
+  /** Threads asked for with RRED_BLAS_THREADS / blasThreads: the kernel pool's (OpenBLAS itself runs on one; wasm+native only, else null). */
   openblasThreads: number | null;
   /** OpenBLAS build and core type, e.g. "OpenBLAS 0.3.21 ... SkylakeX" (wasm+native only). */
   openblasConfig: string | null;
@@ -47,7 +47,9 @@ const InitEngineOptionsSchema = z
       .int()
       .min(1)
       .optional()
-      .describe('OpenBLAS threads for wasm+native. Default: env RRED_BLAS_THREADS, else os.availableParallelism().'),
+      .describe(
+        'Kernel-pool threads for wasm+native (large products split across them; OpenBLAS runs on one thread, the sgemm peak on this many). Default: env RRED_BLAS_THREADS, else os.availableParallelism().',
+      ),
     quiet: z.boolean().optional().describe('Default false. true: do not log the backend line (fallback warnings still print).'),
     addonPath: z
       .string()
