@@ -1,7 +1,7 @@
 /*
  * A dense layer as one native call each way:
  *   forward   pre = x·W + b,  y = act(pre)                (act: identity, or GELU with pre kept)
- *   backward  dz = dy ⊙ act'(pre),  dx = dz·Wᵀ,  dW = xᵀ·dz,  db = Σ_rows dz
+ *   backward  dz = dy ⊙ act'(pre),  dx = dz·Wᵀ,  dW = xᵀ·dz,  db = Σ_rows dz  (in row blocks: below)
  * Shapes: x [R, In], W [In, Out], b [Out], y and pre [R, Out]; dx [R, In], dW [In, Out], db [Out].
  * Each row part of the product (blas.h) starts from the bias (beta 1: no zero fill, no bias pass) and
  * takes its GELU right after, while its rows are in cache, instead of a broadcast Add and an activation
@@ -61,53 +61,53 @@ napi_value rred_linear(napi_env env, napi_callback_info info) {
   return js_undefined(env);
 }
 
+/*
+ * The backward runs in blocks of BLOCK rows, each thread over its own contiguous run of blocks: a
+ * block's dz (dy ⊙ gelu'(pre), or dy itself) is made, summed into db, multiplied into dx's rows and
+ * added into the thread's dw while it is in L2, instead of a pass over the whole [R, Out] dz followed
+ * by two products that read it back from memory.
+ */
+#define BLOCK 256
+
 typedef struct {
-  const float *dy, *pre;
-  float *dz;
-  const float *src; /* dz, or dy without an activation */
-  float *partial;   /* [parts, Out]: column sums of each part's rows (≤ 256 rows: float is enough) */
-  int64_t R, Out, rowsPerPart;
+  const float *x, *w, *dy, *pre;
+  float *dx;
+  float **dw;      /* [parts]: each part's dw accumulator [In, Out] (part 0's is the output) */
+  float **scratch; /* [parts]: a block's dz, BLOCK·Out floats (NULL without an activation) */
+  double **db;     /* [parts]: each part's column sums [Out] */
+  int64_t R, In, Out, rowsPerPart;
 } GradJob;
 
-/* dz = dy ⊙ gelu'(pre) on rows of part p, and that part's column sums of dz (or of dy). */
-static void grad_rows(void *ctx, int64_t begin, int64_t end) {
+static void grad_part(void *ctx, int64_t begin, int64_t end) {
   const GradJob *j = ctx;
-  const int64_t Out = j->Out;
+  const int64_t In = j->In, Out = j->Out;
   for (int64_t p = begin; p < end; p++) {
     const int64_t r0 = p * j->rowsPerPart, r1 = r0 + j->rowsPerPart < j->R ? r0 + j->rowsPerPart : j->R;
-    float *restrict sum = j->partial + p * Out;
-    for (int64_t c = 0; c < Out; c++) sum[c] = 0.0f;
-    for (int64_t r = r0; r < r1; r++) {
-      if (j->dz) {
-        const float *restrict dy = j->dy + r * Out, *restrict pre = j->pre + r * Out;
-        float *restrict dz = j->dz + r * Out;
-        for (int64_t c = 0; c < Out; c++) dz[c] = dy[c] * gelu_deriv(pre[c]);
+    double *restrict db = j->db[p];
+    for (int64_t c = 0; c < Out; c++) db[c] = 0.0;
+    for (int64_t b0 = r0; b0 < r1; b0 += BLOCK) {
+      const int64_t n = b0 + BLOCK < r1 ? BLOCK : r1 - b0;
+      const float *g = j->dy + b0 * Out; /* this block's dz [n, Out] */
+      if (j->pre) {
+        float *restrict dz = j->scratch[p];
+        const float *restrict dy = g, *restrict pre = j->pre + b0 * Out;
+        for (int64_t i = 0; i < n * Out; i++) dz[i] = dy[i] * gelu_deriv(pre[i]);
+        g = dz;
       }
-      const float *restrict src = j->src + r * Out;
-      for (int64_t c = 0; c < Out; c++) sum[c] += src[c];
+      for (int64_t r = 0; r < n; r++) {
+        const float *restrict row = g + r * Out;
+        for (int64_t c = 0; c < Out; c++) db[c] += row[c];
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)In, (int)Out, 1.0f, g, (int)Out, j->w, (int)Out, 0.0f,
+                  j->dx + b0 * In, (int)In);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)In, (int)Out, (int)n, 1.0f, j->x + b0 * In, (int)In, g, (int)Out,
+                  b0 == r0 ? 0.0f : 1.0f, j->dw[p], (int)Out);
     }
   }
 }
 
-/* Products large enough to split: below this both run on the calling thread. */
+/* Products this large split their rows across the pool; below it the calling thread does all. */
 #define SPLIT_MNK (1 << 20)
-
-typedef struct {
-  const float *x, *w, *g; /* g = dz [R, Out] */
-  float *dx, *dw;
-  int R, In, Out;
-} Products;
-
-/* Item 0: dx = g·wᵀ [R, In]; item 1: dw = xᵀ·g [In, Out]. 2·R·In·Out flops each. */
-static void grad_products(void *ctx, int64_t begin, int64_t end) {
-  const Products *p = ctx;
-  for (int64_t i = begin; i < end; i++) {
-    if (i == 0)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, p->R, p->In, p->Out, 1.0f, p->g, p->Out, p->w, p->Out, 0.0f, p->dx, p->In);
-    else
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->In, p->Out, p->R, 1.0f, p->x, p->In, p->g, p->Out, 0.0f, p->dw, p->Out);
-  }
-}
 
 /* linearGrad(heap, xOff, wOff, dyOff, preOff, dxOff, dwOff, dbOff, R, In, Out, act): preOff is read only with act 1. */
 napi_value rred_linear_grad(napi_env env, napi_callback_info info) {
@@ -129,30 +129,38 @@ napi_value rred_linear_grad(napi_env env, napi_callback_info info) {
     memset(db, 0, (size_t)Out * sizeof(float));
     return js_undefined(env);
   }
-  /* parts of 64..256 rows, about 4 per thread; each part's column sums in float, the parts' added in double in part order */
+  /* one part per pool thread (whole 16-row multiples), or one part below the split size */
   const int64_t threads = rred_pool_threads();
-  int64_t parts = threads * 4;
-  if (parts < (R + 255) / 256) parts = (R + 255) / 256;
-  if (parts > (R + 63) / 64) parts = (R + 63) / 64;
-  const int64_t rowsPerPart = (R + parts - 1) / parts;
+  int64_t parts = threads > 1 && R * In * Out >= SPLIT_MNK && R >= 32 ? threads : 1;
+  const int64_t rowsPerPart = ((R + parts - 1) / parts + 15) / 16 * 16;
   parts = (R + rowsPerPart - 1) / rowsPerPart;
-  float *dz = act == ACT_GELU ? malloc((size_t)(R * Out) * sizeof(float)) : NULL;
-  float *partial = malloc((size_t)(parts * Out) * sizeof(float));
-  if ((act == ACT_GELU && !dz) || !partial) abort(); /* R·Out floats, as one activation tensor */
-  GradJob job = {dy, pre, dz, dz ? dz : dy, partial, R, Out, rowsPerPart};
-  rred_parallel_for(parts, 1, grad_rows, &job);
+  float *dwParts[64], *scratch[64];
+  double *dbParts[64];
+  if (parts > 64) parts = 64; /* the pool has at most 32 threads */
+  int failed = 0;
+  for (int64_t p = 0; p < parts; p++) {
+    dwParts[p] = p == 0 ? dw : malloc((size_t)(In * Out) * sizeof(float));
+    scratch[p] = pre ? malloc((size_t)(BLOCK * Out) * sizeof(float)) : NULL;
+    dbParts[p] = malloc((size_t)Out * sizeof(double));
+    failed |= !dwParts[p] || (pre && !scratch[p]) || !dbParts[p];
+  }
+  if (failed) abort(); /* a few [In, Out] and [BLOCK, Out] buffers */
+  GradJob job = {x, w, dy, pre, dx, dwParts, scratch, dbParts, R, In, Out, rowsPerPart};
+  rred_parallel_for(parts, 1, grad_part, &job);
+  /* parts added in part order: the result depends on the thread count, not on timing */
+  for (int64_t p = 1; p < parts; p++) {
+    const float *restrict src = dwParts[p];
+    for (int64_t i = 0; i < In * Out; i++) dw[i] += src[i];
+  }
   for (int64_t c = 0; c < Out; c++) {
     double s = 0.0;
-    for (int64_t p = 0; p < parts; p++) s += (double)partial[p * Out + c];
+    for (int64_t p = 0; p < parts; p++) s += dbParts[p][c];
     db[c] = (float)s;
   }
-  Products pr = {x, w, dz ? dz : dy, dx, dw, (int)R, (int)In, (int)Out};
-  if (rred_pool_threads() > 1 && R * In * Out >= SPLIT_MNK) {
-    rred_parallel_for(2, 1, grad_products, &pr); /* dx and dw at once, one thread each: same flops */
-  } else {
-    grad_products(&pr, 0, 2);
+  for (int64_t p = 0; p < parts; p++) {
+    if (p > 0) free(dwParts[p]);
+    free(scratch[p]);
+    free(dbParts[p]);
   }
-  free(partial);
-  free(dz);
   return js_undefined(env);
 }
