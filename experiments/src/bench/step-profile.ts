@@ -1,6 +1,9 @@
 import { tf } from '@rred/engine';
 import { round } from './timing';
 
+/** What tf.profile names a kernel-function invocation without a kernel name: a custom gradient's forward. */
+const CUSTOM_GRAD_SCOPE = 'unnamed scope';
+
 /** Kernel time of one profiled call of `run`, grouped by kernel (BatchMatMul also by shapes). */
 export interface StepProfile {
   profiledStepMs: number;
@@ -22,6 +25,9 @@ export async function profileStep(run: () => void, top = 12): Promise<StepProfil
   const byShape = new Map<string, { ms: number; calls: number; flops: number }>();
   let total = 0;
   for (const k of info.kernels) {
+    // A custom-gradient op's forward (the engine's fused ops) is profiled as a scope ('unnamed scope')
+    // around the registered kernel it runs, which is profiled too: counting both double-counted it.
+    if (k.name === CUSTOM_GRAD_SCOPE) continue;
     const ms = Number(await k.kernelTimeMs) || 0;
     total += ms;
     const e = byKernel.get(k.name) ?? { ms: 0, calls: 0 };
