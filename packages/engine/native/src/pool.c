@@ -1,6 +1,7 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -10,7 +11,8 @@
  * A training step runs a kernel every few hundred µs with JS in between; a worker that slept after
  * ~100 µs (the earlier 2000 pause rounds) had to be woken for most kernels and joined late, leaving the
  * caller to run most chunks alone. Spinning up to 2 ms: engine-bench train step 72-74 -> 69-70 ms
- * (alternating builds). An idle process still sleeps 2 ms after its last kernel.
+ * (alternating builds). An idle process still sleeps 2 ms after its last kernel, and a spinning worker
+ * yields its core every SPIN_CHECK rounds, so another process's thread that wants it is not held off.
  */
 #define SPIN_NS 2000000
 #define SPIN_CHECK 64 /* pause rounds between clock reads */
@@ -74,7 +76,10 @@ static void *worker_main(void *arg) {
     for (int spin = 1; (uint32_t)(v >> 32) == seen; spin++) {
       cpu_relax();
       v = atomic_load_explicit(&ctrl, memory_order_acquire);
-      if (spin % SPIN_CHECK == 0 && now_ns() > until) break;
+      if (spin % SPIN_CHECK == 0) {
+        if (now_ns() > until) break;
+        sched_yield(); /* another process's runnable thread on this core goes first (e.g. two jobs on 2 cores) */
+      }
     }
     if ((uint32_t)(v >> 32) == seen) {
       pthread_mutex_lock(&mu);
