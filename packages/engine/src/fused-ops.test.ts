@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { adamwStep, gelu, geluComposite, layerNorm, layerNormComposite } from './fused-ops';
+import { adamwStep, geluComposite, layerNorm, layerNormComposite, linear } from './fused-ops';
 import {
   elementwiseMismatch,
   normwiseError,
@@ -12,7 +12,16 @@ import {
 } from './kernel-compare';
 import type { NativeKernelSet } from './native-kernels';
 
-describeNative('fused gelu and layerNorm', () => {
+/** GELU as the fused dense layer computes it: linear(x, I, 0, 'gelu') over the last axis (x·I is exact in float32). */
+function gelu(x: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => {
+    const C = x.shape[x.rank - 1];
+    const rows = tf.reshape(x, [-1, C]) as tf.Tensor2D;
+    return tf.reshape(linear(rows, tf.eye(C) as tf.Tensor2D, tf.zeros([C]) as tf.Tensor1D, 'gelu'), x.shape);
+  });
+}
+
+describeNative('fused GELU (the dense layer epilogue) and layerNorm', () => {
   let set: NativeKernelSet;
   const rng = new Rng(3);
   beforeAll(async () => {
@@ -27,7 +36,7 @@ describeNative('fused gelu and layerNorm', () => {
     return [v * s, s + 2 * v * s * (1 - s) * c * (1 + 3 * 0.044715 * v * v)];
   }
 
-  it('gelu: the fused kernel is within 1e-5 relative of float64 and matches the tfjs composite', () => {
+  it('gelu (linear.c): the fused kernel is within 1e-5 relative of float64 and matches the tfjs composite', () => {
     for (const shape of [[7], [4, 9], [256, 160]]) {
       const x = randomNormal(rng, shape, 2.5);
       const w = randomNormal(rng, shape);

@@ -26,21 +26,6 @@ export function geluComposite<T extends tf.Tensor>(x: T): T {
   });
 }
 
-let geluFused: ((x: tf.Tensor) => tf.Tensor) | null = null;
-
-/** GELU (tanh form); one native kernel each way on wasm+native. */
-export function gelu<T extends tf.Tensor>(x: T): T {
-  if (x.dtype !== 'float32' || !fusedActive(FUSED.gelu)) return geluComposite(x);
-  geluFused ??= tf.customGrad(((input: tf.Tensor, save: tf.GradSaveFunc) => {
-    save([input]);
-    return {
-      value: run(FUSED.gelu, { x: input })[0],
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => run(FUSED.geluGrad, { x: saved[0], dy })[0],
-    };
-  }) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor) => tf.Tensor;
-  return geluFused(x) as T;
-}
-
 /** Dense layer x·w + b, then GELU if asked (tfjs composite). */
 export function linearComposite(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
   return tf.tidy(() => {

@@ -79,8 +79,6 @@ export interface NativeAddon {
   /** Returns -1, or the position of the first out-of-range index. */
   gatherRows(heap: ArrayBuffer, xOff: number, idxOff: number, outOff: number, nRows: number, rowLen: number, nIdx: number): number;
   segmentSum(heap: ArrayBuffer, xOff: number, idsOff: number, outOff: number, n: number, rowLen: number, numSegments: number): void;
-  gelu(heap: ArrayBuffer, xOff: number, yOff: number, n: number): void;
-  geluGrad(heap: ArrayBuffer, xOff: number, dyOff: number, dxOff: number, n: number): void;
   layerNorm(
     heap: ArrayBuffer,
     xOff: number,

@@ -1,13 +1,14 @@
 import { Rng } from '@rred/core';
 import { engineInfo, initEngine, setNativeKernelsEnabled, tf } from '@rred/engine';
-import { gelu, layerNorm } from './layers';
+import { layerNorm, linear } from './layers';
 import { tokenLogprobs } from './logprobs';
 import { createTransformer } from './transformer';
 
 /**
- * layers.ts delegates GELU and LayerNorm to the engine's fused ops. These tests pin the function they
- * compute to the tf-op composites the layer held before (written out again here as the reference), so
- * every checkpoint trained with the composites behaves identically.
+ * layers.ts delegates GELU (inside the dense layer, as the MLP runs it) and LayerNorm to the engine's
+ * fused ops. These tests pin the function they compute to the tf-op composites the layer held before
+ * (written out again here as the reference), so every checkpoint trained with the composites behaves
+ * identically.
  */
 
 /** The previous layer: GELU, tanh form, as tf ops. */
@@ -23,6 +24,15 @@ function layerNormBefore(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Te
   const centred = tf.sub(x, mean);
   const variance = tf.mean(tf.square(centred), -1, true);
   return tf.add(tf.mul(tf.mul(centred, tf.rsqrt(tf.add(variance, 1e-5))), gamma), beta);
+}
+
+/** GELU as the model computes it: the MLP's `linear(x, w, b, 'gelu')`, here with w = I and b = 0 (exact in float32). */
+function gelu(x: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => {
+    const C = x.shape[x.rank - 1] ?? 1;
+    const rows = tf.reshape(x, [-1, C]) as tf.Tensor2D;
+    return tf.reshape(linear(rows, tf.eye(C) as tf.Tensor2D, tf.zeros([C]) as tf.Tensor1D, 'gelu'), x.shape);
+  });
 }
 
 function normal(rng: Rng, shape: number[], scale = 1): tf.Tensor {
@@ -55,7 +65,9 @@ describe('layers: fused GELU and LayerNorm compute the previous composites', () 
   it('runs on the fused path when the native kernels are present (so the comparison means something)', () => {
     // On plain wasm/cpu the engine falls back to the same composites and the tests below hold trivially.
     if (engineInfo().backend === 'wasm+native')
-      expect(engineInfo().nativeKernels).toEqual(expect.arrayContaining([expect.stringMatching(/gelu/i)]));
+      expect(engineInfo().nativeKernels).toEqual(
+        expect.arrayContaining([expect.stringMatching(/linear/i), expect.stringMatching(/layernorm/i)]),
+      );
   });
 
   it('gelu equals the tanh-form composite within 1e-5, value and gradient', () => {

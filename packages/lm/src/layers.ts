@@ -1,4 +1,4 @@
-import { gelu as fusedGelu, layerNorm as fusedLayerNorm, linear as fusedLinear, tf } from '@rred/engine';
+import { layerNorm as fusedLayerNorm, linear as fusedLinear, tf } from '@rred/engine';
 
 /**
  * The few building blocks of the transformer, written with ops that have kernels and gradients on
@@ -10,8 +10,9 @@ import { gelu as fusedGelu, layerNorm as fusedLayerNorm, linear as fusedLinear, 
 export const MASKED = -1e9;
 
 /**
- * act(x·W + b) for x [N, in], W [in, out], b [out] → [N, out]; act the identity (default) or GELU (tanh
- * form, as `gelu` below). The engine's fused dense layer: one native kernel each way on wasm+native.
+ * act(x·W + b) for x [N, in], W [in, out], b [out] → [N, out]; act the identity (default) or GELU, tanh
+ * approximation (GPT-2): 0.5·z·(1 + tanh(√(2/π)·(z + 0.044715·z³))), the form every checkpoint was trained
+ * with (not the erf form). The engine's fused dense layer: one native kernel each way on wasm+native.
  */
 export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
   return fusedLinear(x, w, b, activation);
@@ -24,14 +25,6 @@ export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activatio
  */
 export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: tf.Tensor1D): T {
   return fusedLayerNorm(x, gamma, beta, 1e-5);
-}
-
-/**
- * GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) — the form every
- * checkpoint was trained with; the engine's fused GELU is this tanh form (not the erf form).
- */
-export function gelu<T extends tf.Tensor>(x: T): T {
-  return fusedGelu(x);
 }
 
 /**

@@ -40,8 +40,6 @@ static napi_value init(napi_env env, napi_value exports) {
   set_fn(env, exports, "selfAttentionGrad", rred_self_attention_grad);
   set_fn(env, exports, "gatherRows", rred_gather_rows);
   set_fn(env, exports, "segmentSum", rred_segment_sum);
-  set_fn(env, exports, "gelu", rred_gelu);
-  set_fn(env, exports, "geluGrad", rred_gelu_grad);
   set_fn(env, exports, "layerNorm", rred_layernorm);
   set_fn(env, exports, "layerNormGrad", rred_layernorm_grad);
   set_fn(env, exports, "linear", rred_linear);

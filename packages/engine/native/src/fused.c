@@ -1,61 +1,13 @@
 /*
- * Fused forward/backward kernels for the two elementwise-heavy pieces of a transformer block. Built
- * from tfjs ops, GELU is ~9 passes over a [B·T, 4C] tensor forward and ~20 backward, LayerNorm ~9 and
- * ~25; fused, each direction is one or two passes.
+ * Fused forward/backward kernels of LayerNorm and the AdamW update. Built from tfjs ops, LayerNorm is ~9
+ * passes over its input forward and ~25 backward; fused, each direction is one or two passes. (GELU is
+ * the dense layer's epilogue: linear.c.)
  */
 #include <math.h>
 
 #include "args.h"
-#include "fastmath.h"
-#include "gelu.h"
 #include "kernels.h"
 #include "pool.h"
-
-typedef struct {
-  const float *x, *dy;
-  float *y;
-} GeluJob;
-
-static void gelu_chunk(void *ctx, int64_t begin, int64_t end) {
-  const GeluJob *job = ctx;
-  const float *restrict x = job->x;
-  float *restrict y = job->y;
-  for (int64_t i = begin; i < end; i++) y[i] = gelu_value(x[i]);
-}
-
-static void gelu_grad_chunk(void *ctx, int64_t begin, int64_t end) {
-  const GeluJob *job = ctx;
-  const float *restrict x = job->x;
-  const float *restrict dy = job->dy;
-  float *restrict dx = job->y;
-  for (int64_t i = begin; i < end; i++) dx[i] = dy[i] * gelu_deriv(x[i]);
-}
-
-/* gelu(heap, xOff, yOff, n) */
-napi_value rred_gelu(napi_env env, napi_callback_info info) {
-  Args a;
-  if (!args_load(env, info, &a, 4) || !args_heap(&a, 0)) return NULL;
-  const int64_t n = arg_int(&a, 3);
-  if (a.failed) return NULL;
-  if (n < 0) return args_throw(&a, "gelu: negative size");
-  GeluJob job = {arg_heap_ptr(&a, 1, (size_t)n, 4), NULL, arg_heap_ptr(&a, 2, (size_t)n, 4)};
-  if (a.failed) return NULL;
-  rred_parallel_for(n, 16384, gelu_chunk, &job);
-  return js_undefined(env);
-}
-
-/* geluGrad(heap, xOff, dyOff, dxOff, n) */
-napi_value rred_gelu_grad(napi_env env, napi_callback_info info) {
-  Args a;
-  if (!args_load(env, info, &a, 5) || !args_heap(&a, 0)) return NULL;
-  const int64_t n = arg_int(&a, 4);
-  if (a.failed) return NULL;
-  if (n < 0) return args_throw(&a, "geluGrad: negative size");
-  GeluJob job = {arg_heap_ptr(&a, 1, (size_t)n, 4), arg_heap_ptr(&a, 2, (size_t)n, 4), arg_heap_ptr(&a, 3, (size_t)n, 4)};
-  if (a.failed) return NULL;
-  rred_parallel_for(n, 16384, gelu_grad_chunk, &job);
-  return js_undefined(env);
-}
 
 typedef struct {
   const float *x, *gamma, *beta, *dy;

@@ -18,8 +18,6 @@ napi_value rred_self_attention(napi_env env, napi_callback_info info);
 napi_value rred_self_attention_grad(napi_env env, napi_callback_info info);
 napi_value rred_gather_rows(napi_env env, napi_callback_info info);
 napi_value rred_segment_sum(napi_env env, napi_callback_info info);
-napi_value rred_gelu(napi_env env, napi_callback_info info);
-napi_value rred_gelu_grad(napi_env env, napi_callback_info info);
 napi_value rred_layernorm(napi_env env, napi_callback_info info);
 napi_value rred_layernorm_grad(napi_env env, napi_callback_info info);
 napi_value rred_linear(napi_env env, napi_callback_info info);

@@ -5,8 +5,6 @@ import { type KernelArgs, type NativeContext, wasmKernel } from './context';
 
 /** Kernel names of the fused ops (no stock wasm equivalent: without them the ops use tfjs composites). */
 export const FUSED = {
-  gelu: 'RredGelu',
-  geluGrad: 'RredGeluGrad',
   layerNorm: 'RredLayerNorm',
   layerNormGrad: 'RredLayerNormGrad',
   adamw: 'RredAdamW',
@@ -25,19 +23,6 @@ function selfAttentionDims(qkv: TensorInfo, attrs: NamedAttrMap): { B: number; H
 
 export function fusedKernels(ctx: NativeContext) {
   return [
-    wasmKernel(FUSED.gelu, ({ inputs, backend }: KernelArgs) => {
-      const x = inputs.x as TensorInfo;
-      const out = backend.makeOutput(x.shape, 'float32');
-      ctx.addon.gelu(heapOf(backend), offsetOf(backend, x), offsetOf(backend, out), sizeOf(x.shape));
-      return out;
-    }),
-    wasmKernel(FUSED.geluGrad, ({ inputs, backend }: KernelArgs) => {
-      const x = inputs.x as TensorInfo;
-      const dy = inputs.dy as TensorInfo;
-      const dx = backend.makeOutput(x.shape, 'float32');
-      ctx.addon.geluGrad(heapOf(backend), offsetOf(backend, x), offsetOf(backend, dy), offsetOf(backend, dx), sizeOf(x.shape));
-      return dx;
-    }),
     wasmKernel(FUSED.layerNorm, ({ inputs, backend, attrs }: KernelArgs) => {
       const x = inputs.x as TensorInfo;
       const cols = x.shape[x.shape.length - 1];
