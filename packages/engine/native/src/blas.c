@@ -77,27 +77,25 @@ static void batch_chunk(void *ctx, int64_t begin, int64_t end) {
  */
 static int requested = 1;
 
+RowParts rred_row_parts(int64_t M, int want) {
+  if (want <= 1 || M < 32) return (RowParts){1, (int)M};
+  const int rows = (int)(((M + want - 1) / want + 15) / 16 * 16);
+  return (RowParts){(int)((M + rows - 1) / rows), rows};
+}
+
 typedef struct {
   enum CBLAS_TRANSPOSE ta, tb;
-  int M, N, K, lda, ldb, parts;
+  int M, N, K, lda, ldb;
+  RowParts split;
   const float *A, *B;
   float *C;
   const RowHooks *hooks;
 } RowSplit;
 
-/* First row of part p: M split into `parts` slices of whole 16-row blocks (the last takes the rest). */
-static int split_row(const RowSplit *s, int64_t p) {
-  if (p >= s->parts) return s->M;
-  const int block = ((s->M / s->parts + 15) / 16) * 16;
-  const int64_t r = p * (int64_t)block;
-  return r < s->M ? (int)r : s->M;
-}
-
 static void split_chunk(void *ctx, int64_t begin, int64_t end) {
   const RowSplit *s = ctx;
   for (int64_t p = begin; p < end; p++) {
-    const int m0 = split_row(s, p), m1 = split_row(s, p + 1);
-    if (m1 <= m0) continue;
+    const int m0 = (int)p * s->split.rows, m1 = m0 + s->split.rows < s->M ? m0 + s->split.rows : s->M;
     /* rows m0.. of op(A): row m0 of A [M, K], or column m0 of A [K, M] when transposed */
     const float *Ap = s->ta == CblasNoTrans ? s->A + (size_t)m0 * s->lda : s->A + m0;
     const RowHooks *h = s->hooks;
@@ -110,14 +108,13 @@ static void split_chunk(void *ctx, int64_t begin, int64_t end) {
 
 void rred_sgemm_rows(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int K, const float *A, int lda,
                      const float *B, int ldb, float *C, const RowHooks *hooks) {
-  const int threads = rred_pool_threads();
-  const int split = threads > 1 && (int64_t)M * N * K >= POOL_SPLIT_MNK && M >= 32;
-  RowSplit s = {ta, tb, M, N, K, lda, ldb, split ? threads : 1, A, B, C, hooks};
-  if (!split) {
+  const int big = (int64_t)M * N * K >= POOL_SPLIT_MNK;
+  RowSplit s = {ta, tb, M, N, K, lda, ldb, rred_row_parts(M, big ? rred_pool_threads() : 1), A, B, C, hooks};
+  if (s.split.parts == 1) {
     split_chunk(&s, 0, 1);
     return;
   }
-  rred_parallel_for(threads, 1, split_chunk, &s);
+  rred_parallel_for(s.split.parts, 1, split_chunk, &s);
 }
 
 /*

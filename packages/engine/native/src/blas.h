@@ -18,6 +18,14 @@ typedef struct {
   void *ctx;
 } RowHooks;
 
+/* M rows split into `parts` runs of `rows` rows each (whole 16-row blocks; the last run may be shorter). */
+typedef struct {
+  int parts, rows;
+} RowParts;
+
+/* At most `want` parts of M rows; one part when want <= 1 or M < 32. */
+RowParts rred_row_parts(int64_t M, int want);
+
 /* C [M, N] (row stride N) = op(A)·op(B), or += with hooks->before; hooks may be NULL. */
 void rred_sgemm_rows(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int K, const float *A, int lda,
                      const float *B, int ldb, float *C, const RowHooks *hooks);

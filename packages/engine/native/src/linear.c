@@ -126,6 +126,7 @@ static void grad_part(void *ctx, int64_t begin, int64_t end) {
 
 /* Products this large split their rows across the pool; below it the calling thread does all. */
 #define SPLIT_MNK (1 << 20)
+#define MAX_PARTS 64 /* the pool has at most 32 threads */
 
 /* linearGrad(heap, xOff, wOff, dyOff, preOff, dxOff, dwOff, dbOff, R, In, Out, act): preOff is read only with act 1. */
 napi_value rred_linear_grad(napi_env env, napi_callback_info info) {
@@ -147,14 +148,12 @@ napi_value rred_linear_grad(napi_env env, napi_callback_info info) {
     memset(db, 0, (size_t)Out * sizeof(float));
     return js_undefined(env);
   }
-  /* one part per pool thread (whole 16-row multiples), or one part below the split size */
-  const int64_t threads = rred_pool_threads();
-  int64_t parts = threads > 1 && R * In * Out >= SPLIT_MNK && R >= 32 ? threads : 1;
-  const int64_t rowsPerPart = ((R + parts - 1) / parts + 15) / 16 * 16;
-  parts = (R + rowsPerPart - 1) / rowsPerPart;
-  float *dwParts[64], *scratch[64];
-  double *dbParts[64];
-  if (parts > 64) parts = 64; /* the pool has at most 32 threads */
+  /* one part per pool thread (as blas.h splits rows), or one part below the split size */
+  const int64_t threads = rred_pool_threads() < MAX_PARTS ? rred_pool_threads() : MAX_PARTS;
+  const RowParts split = rred_row_parts(R, R * In * Out >= SPLIT_MNK ? (int)threads : 1);
+  const int64_t parts = split.parts, rowsPerPart = split.rows;
+  float *dwParts[MAX_PARTS], *scratch[MAX_PARTS];
+  double *dbParts[MAX_PARTS];
   int failed = 0;
   for (int64_t p = 0; p < parts; p++) {
     dwParts[p] = p == 0 ? dw : malloc((size_t)(In * Out) * sizeof(float));
