@@ -63,6 +63,57 @@ describeNative('fused attention (native/src/attention.c)', () => {
     }
   });
 
+  it('ragged rows (packed qkv [N, 3C], rows [B, 2]) give the full-layout result at every real slot, natively and as the composite', () => {
+    // [B, H, S, T, dh, pastB]: row lengths include 0 (an empty row) and S (a full one)
+    for (const [B, H, S, T, dh, pastB] of [
+      [5, 4, 9, 23, 32, 5],
+      [4, 2, 6, 0, 8, 4],
+      [3, 3, 5, 12, 16, 1],
+    ]) {
+      const lengths = Array.from({ length: B }, (_, b) => (b === 0 ? S : b === 1 ? 0 : 1 + Math.floor(rng.next() * S)));
+      const starts = lengths.map((_, b) => lengths.slice(0, b).reduce((x, y) => x + y, 0));
+      const N = lengths.reduce((x, y) => x + y, 0);
+      const C = H * dh;
+      const full = randomNormal(rng, [B * S, 3 * C]) as tf.Tensor2D; // the rows layout; padding slots hold noise
+      const slots = lengths.flatMap((n, b) => Array.from({ length: n }, (_, s) => b * S + s));
+      const packed = tf.gather(full, tf.tensor1d(slots, 'int32')) as tf.Tensor2D;
+      const rows = tf.tensor2d(
+        lengths.flatMap((n, b) => [starts[b], n]),
+        [B, 2],
+        'int32',
+      );
+      const kPast = randomNormal(rng, [pastB, H, T, dh]) as tf.Tensor4D;
+      const vPast = randomNormal(rng, [pastB, H, T, dh]) as tf.Tensor4D;
+      // each real query sees some cached slots and the new slots ≤ itself, never a padding slot
+      const mask = randomMask(rng, B, S, T);
+      const { native, stock } = runBoth(set, () => attendPast(packed, B, H, kPast, vPast, mask, 0.2, rows));
+      const wide = runBoth(set, () => tf.gather(attendPast(full, B, H, kPast, vPast, mask, 0.2), tf.tensor1d(slots, 'int32'))).stock[0];
+      expect(native[0].shape).toEqual([N, C]);
+      expect(normwiseError(native[0].values, wide.values)).toBeLessThan(1e-5);
+      expect(normwiseError(stock[0].values, wide.values)).toBeLessThan(1e-6);
+      expect(elementwiseMismatch(native[0].values, wide.values, 1e-3, 1e-5)).toBeNull();
+      tf.dispose([full, packed, rows, kPast, vPast, mask]);
+    }
+  });
+
+  it('leaves out keys hidden from every query of a row: a NaN there does not reach the result', () => {
+    // one row, one head, T = 4 cached slots; both queries see slots 0..1 only, slot 3 holds NaN
+    const [B, H, S, T, dh] = [1, 1, 2, 4, 2];
+    const kv = new Float32Array(T * dh).fill(0.5);
+    kv[3 * dh] = NaN;
+    const kPast = tf.tensor4d(kv, [B, H, T, dh]);
+    const m = new Float32Array(S * (T + S)).fill(MASKED);
+    for (let s = 0; s < S; s++) {
+      m[s * (T + S)] = m[s * (T + S) + 1] = 0;
+      for (let j = 0; j <= s; j++) m[s * (T + S) + T + j] = 0;
+    }
+    const mask = tf.tensor4d(m, [1, 1, S, T + S]);
+    const qkv = tf.ones([S, 3 * dh]) as tf.Tensor2D;
+    const { native } = runBoth(set, () => attendPast(qkv, B, H, kPast, kPast, mask, 1));
+    expect(Array.from(native[0].values).every(Number.isFinite)).toBe(true);
+    tf.dispose([kPast, mask, qkv]);
+  });
+
   it('a NaN in a cached key makes the rows that see it NaN and leaves the others finite', () => {
     const [B, H, S, T, dh] = [2, 1, 2, 3, 4];
     const kv = new Float32Array(B * H * T * dh).fill(0.5);
@@ -153,6 +204,16 @@ describeNative('fused attention (native/src/attention.c)', () => {
       /kPast \[3,1,5,4\]/,
     );
     expect(() => attendPast(a, 4, 1, past, past, tf.zeros([2, 1, 3, 8]) as tf.Tensor4D, 1)).toThrow(/qkv \[6,12\] with batch 4/);
-    tf.dispose([a, past]);
+    const mask = tf.zeros([2, 1, 3, 8]) as tf.Tensor4D;
+    expect(() => attendPast(a, 2, 1, past, past, mask, 1, tf.zeros([2, 2]) as tf.Tensor2D)).toThrow(/rows \[2,2\] float32/);
+    // a row past the packed tokens: named by the composite, refused by the native kernel
+    const beyond = tf.tensor2d([0, 3, 4, 3], [2, 2], 'int32');
+    for (const native of [true, false]) {
+      if (native) set.useNative();
+      else set.useStock();
+      expect(() => attendPast(a, 2, 1, past, past, mask, 1, beyond)).toThrow(native ? /ragged row is outside/ : /rows\[1\] = \[4, 3\]/);
+    }
+    set.useNative();
+    tf.dispose([a, past, mask, beyond]);
   });
 });

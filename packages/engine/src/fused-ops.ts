@@ -109,11 +109,17 @@ export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: t
 
 const sameShape = (t: tf.Tensor, shape: readonly number[]) => t.shape.join(',') === shape.join(',');
 
-/** Rows B, positions S per row, heads H, width C and head width dh of qkv [B·S, 3C], or null if they do not fit. */
-function qkvDims(qkv: tf.Tensor2D, batch: number, heads: number): { B: number; S: number; H: number; C: number; dh: number } | null {
-  const [rows, width] = qkv.shape;
-  const S = rows / batch;
-  const C = width / 3;
+/**
+ * Rows B, positions S per row, heads H, width C and head width dh of qkv [B·S, 3C] (S given: of packed
+ * qkv [N, 3C] with rows of S slots), or null if they do not fit.
+ */
+function qkvDims(
+  qkv: tf.Tensor2D,
+  batch: number,
+  heads: number,
+  S = qkv.shape[0] / batch,
+): { B: number; S: number; H: number; C: number; dh: number } | null {
+  const C = qkv.shape[1] / 3;
   if (qkv.rank !== 2 || !Number.isInteger(S) || !Number.isInteger(C) || !Number.isInteger(heads) || heads < 1 || C % heads !== 0)
     return null;
   return { B: batch, S, H: heads, C, dh: C / heads };
@@ -151,8 +157,14 @@ function mergeHeads(t: tf.Tensor4D): tf.Tensor2D {
  *   qkv [B·S, 3C]: the new positions' q, k, v as the QKV projection gives them (see splitHeads);
  *   kPast, vPast [B or 1, H, T, dh] (1: one prefix for every row); mask additive [B or 1, 1, S, T + S];
  *   returns the heads' outputs merged, [B·S, C].
+ * Ragged rows (`rows`, int32 [B, 2]: each row's first token in qkv and its count n_b ≤ S): qkv holds N
+ * packed tokens [N, 3C], row b's n_b consecutive from rows[b][0], and the result is [N, C] in the same
+ * order. Row b then has n_b new positions: its mask is the first n_b rows of its [S, T + S] block, and
+ * the new-key columns T + n_b.. (slots it does not fill) must be hidden (≤ −1e8) from them. No slot of
+ * padding is computed (the scorer's pass 2: rows of 12–24 suffix tokens padded to the widest).
  * One native kernel on wasm+native, reading q, k, v in place (no head split or merge, no concatenated
- * keys, no score tensors); elsewhere the tfjs composite.
+ * keys, no score tensors; keys hidden (mask ≤ −1e8) from every query of a row past its last visible
+ * one are skipped, their weight being exactly 0); elsewhere the tfjs composite.
  */
 export function attendPast(
   qkv: tf.Tensor2D,
@@ -162,8 +174,10 @@ export function attendPast(
   vPast: tf.Tensor4D,
   mask: tf.Tensor4D,
   scale: number,
+  rows?: tf.Tensor2D,
 ): tf.Tensor2D {
-  const dims = qkvDims(qkv, batch, heads);
+  const S = rows ? mask.shape[2] : qkv.shape[0] / batch;
+  const dims = qkvDims(qkv, batch, heads, S);
   const [pastB, pastH, T, pastDh] = kPast.shape;
   if (
     !dims ||
@@ -171,19 +185,46 @@ export function attendPast(
     pastH !== heads ||
     pastDh !== dims.dh ||
     !sameShape(vPast, kPast.shape) ||
-    !maskFits(mask, batch, dims.S, T + dims.S)
+    !maskFits(mask, batch, dims.S, T + dims.S) ||
+    (rows && (rows.dtype !== 'int32' || !sameShape(rows, [batch, 2])))
   ) {
     throw new Error(
-      `attendPast: qkv [${qkv.shape}] with batch ${batch} and ${heads} heads, kPast [${kPast.shape}], vPast [${vPast.shape}], mask [${mask.shape}] do not fit ` +
-        '(qkv [B·S, 3·H·dh]; kPast, vPast [B or 1, H, T, dh]; mask [B or 1, 1, S, T + S])',
+      `attendPast: qkv [${qkv.shape}] with batch ${batch} and ${heads} heads, kPast [${kPast.shape}], vPast [${vPast.shape}], mask [${mask.shape}]` +
+        `${rows ? `, rows [${rows.shape}] ${rows.dtype}` : ''} do not fit ` +
+        '(qkv [B·S, 3·H·dh] or, with rows, [N, 3·H·dh]; kPast, vPast [B or 1, H, T, dh]; mask [B or 1, 1, S, T + S]; rows int32 [B, 2])',
     );
   }
   if (fusedFor([qkv, kPast, vPast, mask]))
-    return run(FUSED.attendPast, { qkv, kPast, vPast, mask }, { batch, heads, scale, pastLength: T, append: false })[0] as tf.Tensor2D;
+    return run(
+      FUSED.attendPast,
+      { qkv, kPast, vPast, mask, ...(rows ? { rows } : {}) },
+      { batch, heads, scale, pastLength: T, append: false },
+    )[0] as tf.Tensor2D;
+  if (rows) return raggedComposite(qkv, batch, S, rows, (full) => attendPast(full, batch, heads, kPast, vPast, mask, scale));
   return tf.tidy(() => {
     const [q, kNew, vNew] = splitHeads(qkv, batch, heads);
     return mergeHeads(attendPastComposite(q, kPast, vPast, kNew, vNew, mask, scale));
   });
+}
+
+/**
+ * `f` of qkv spread to rows of S slots: packed [N, k] → [B·S, k] (a padding slot holds its row's first
+ * token, or token 0 for an empty row), then f's [B·S, m] back to the N packed tokens.
+ */
+function raggedComposite(packed: tf.Tensor2D, B: number, S: number, rows: tf.Tensor2D, f: (full: tf.Tensor2D) => tf.Tensor2D): tf.Tensor2D {
+  const spans = rows.dataSync();
+  const toRows = new Int32Array(B * S);
+  const toPacked = new Int32Array(packed.shape[0]);
+  for (let b = 0; b < B; b++) {
+    const [first, n] = [spans[2 * b], spans[2 * b + 1]];
+    if (first < 0 || n < 0 || n > S || first + n > packed.shape[0])
+      throw new Error(`attendPast: rows[${b}] = [${first}, ${n}] is outside the ${packed.shape[0]} packed tokens or wider than S = ${S}`);
+    for (let s = 0; s < S; s++) toRows[b * S + s] = s < n ? first + s : n > 0 ? first : 0;
+    for (let s = 0; s < n; s++) toPacked[first + s] = b * S + s;
+  }
+  return tf.tidy(
+    () => tf.gather(f(tf.gather(packed, tf.tensor1d(toRows, 'int32')) as tf.Tensor2D), tf.tensor1d(toPacked, 'int32')) as tf.Tensor2D,
+  );
 }
 
 const fusedFor = (ts: tf.Tensor[]) => ts.every((t) => t.dtype === 'float32') && fusedActive(FUSED.attendPast);

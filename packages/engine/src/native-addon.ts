@@ -75,6 +75,9 @@ export interface NativeAddon {
     scale: number,
     slots: number,
     append: number,
+    /** Ragged rows int32 [B, 2] (first packed token, count), or -1: qkv and out then hold N packed tokens. */
+    rowsOff: number,
+    N: number,
   ): void;
   /** Returns -1, or the position of the first out-of-range index. */
   gatherRows(heap: ArrayBuffer, xOff: number, idxOff: number, outOff: number, nRows: number, rowLen: number, nIdx: number): number;

@@ -162,13 +162,13 @@ export async function scoreBatch(
       const R = chunk.length;
       const input = suffixRowTensors(chunk, activeRequests, slots, S, T, contextLength);
       // Projections and MLP run on the chunk's N real tokens only; attention on the [R, S] rows (BlockPass.packing).
-      const { toPacked, toRows } = packedSlots(chunk, S);
+      const { toPacked, toRows, spans } = packedSlots(chunk, S);
       const N = toPacked.length;
       const packed = (a: Int32Array) => Int32Array.from(toPacked, (slot) => a[slot]);
       const picked = tf.tidy(() => {
         const past = chunkPast(chunk); // made in this tidy (stacked or gathered), or the shared stack
         const x = model.embedAt(tf.tensor2d(packed(input.tokens), [1, N], 'int32'), tf.tensor2d(packed(input.positions), [1, N], 'int32')); // [N, C]
-        const packing = { toRows: tf.tensor1d(toRows, 'int32'), toPacked: tf.tensor1d(toPacked, 'int32') };
+        const packing = { rows: tf.tensor2d(spans, [R, 2], 'int32') };
         const mask = tf.tensor4d(input.mask, [R, 1, S, T + S]);
         const { hidden } = model.runBlocks({ x, batch: R, length: S, mask, past, packing, keepKV: false }); // [N, C]
         const logp = tf.logSoftmax(model.head(hidden)); // [N, V]

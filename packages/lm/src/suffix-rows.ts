@@ -157,13 +157,17 @@ function fillRows(
 /**
  * The real tokens of `rows` (padded to `width` slots) in row-major order, for a packed pass
  * (transformer.ts BlockPass.packing): toPacked[n] = the slot (r·width + s) of token n; toRows[slot] =
- * the token at that slot, 0 (a real token, masked away) for a padding slot.
+ * the token at that slot, 0 (a real token, masked away) for a padding slot; spans [R·2] = each row's
+ * first token and count (a row's tokens fill its first slots, so they are consecutive).
  */
-export function packedSlots(rows: readonly PackedRow[], width: number): { toPacked: Int32Array; toRows: Int32Array } {
+export function packedSlots(rows: readonly PackedRow[], width: number): { toPacked: Int32Array; toRows: Int32Array; spans: Int32Array } {
   const toPacked = new Int32Array(rows.reduce((n, r) => n + r.length, 0));
   const toRows = new Int32Array(rows.length * width);
+  const spans = new Int32Array(2 * rows.length);
   let n = 0;
   rows.forEach((row, r) => {
+    spans[2 * r] = n;
+    spans[2 * r + 1] = row.length;
     for (const p of row.placed)
       for (let j = 0; j < p.length; j++) {
         const slot = r * width + p.offset + j;
@@ -171,5 +175,5 @@ export function packedSlots(rows: readonly PackedRow[], width: number): { toPack
         toRows[slot] = n++;
       }
   });
-  return { toPacked, toRows };
+  return { toPacked, toRows, spans };
 }

@@ -30,15 +30,14 @@ interface BlockPass {
    */
   past?: LayerKV[];
   /**
-   * Packed tokens (optional): `x` holds only the N real tokens [N, C], not B·S slots. Everything
-   * per token (projections, MLP) runs on those N; only attention uses the [B, S] layout, reached by
-   * gathering `toRows` and left by gathering `toPacked`. Rows of a few real tokens then cost their
-   * tokens, not their width (the scorer's pass 2: 3-token suffixes in 24-slot rows).
-   *   toRows:   int32 [B·S], the packed token at each row slot (any real one for a padding slot:
-   *             the mask hides it from every real query)
-   *   toPacked: int32 [N], the row slot of each packed token
+   * Packed tokens (optional; with `past`, without `pastLength`, keepKV false): `x` holds only the N real tokens
+   * [N, C], not B·S slots, row b's n_b tokens consecutive from rows[b][0] (rows: int32 [B, 2], first
+   * token and count). Everything per token (projections, MLP) runs on those N, and attention on the
+   * ragged rows (the engine's attendPast with rows): rows of a few real tokens cost their tokens, not
+   * their width (the scorer's pass 2: 12–24 suffix tokens in rows of the widest). The mask stays
+   * [B, 1, S, T + S]; row b's first n_b rows and new-key columns are used.
    */
-  packing?: { toRows: tf.Tensor1D; toPacked: tf.Tensor1D };
+  packing?: { rows: tf.Tensor2D };
   /**
    * Whether to return each layer's K/V (default true): of past ++ new with `past` (the sampler extends its
    * cache with them), of the pass itself without (prefill, pass 1). false skips making them (training
@@ -241,19 +240,15 @@ export class Transformer {
     const activation = ACTIVATIONS[this.config.activation];
     let x = pass.x; // [B·S, C], or [N, C] packed
     const kv: LayerKV[] = [];
-    const { packing } = pass;
-    const toRows = (t: tf.Tensor2D) => (packing ? (tf.gather(t, packing.toRows) as tf.Tensor2D) : t); // [N, k] → [B·S, k]
-    const toPacked = (t: tf.Tensor2D) => (packing ? (tf.gather(t, packing.toPacked) as tf.Tensor2D) : t); // [B·S, k] → [N, k]
+    if (pass.packing && (!pass.past || pass.pastLength !== undefined || pass.keepKV !== false))
+      throw new Error('runBlocks: packing needs past, no pastLength and keepKV false (only attendPast has ragged rows)');
     this.blocks.forEach((p, layer) => {
       // Each layer in its own tidy so inference frees a layer's intermediates before the next
       // (gradient recording keeps what backprop needs regardless).
       const out = tf.tidy(() => {
         // --- attention ---
-        const qkv = toRows(
-          linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D),
-        ); // [B·S, 3C]
-        const { rows: attendedRows, kept } = this.attend(qkv, pass, layer); // [B·S, C], this layer's K/V if kept
-        const merged = toPacked(attendedRows); // [B·S, C] (packed: [N, C])
+        const qkv = linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D); // [B·S, 3C] (packed: [N, 3C])
+        const { rows: merged, kept } = this.attend(qkv, pass, layer); // [B·S, C] (packed: [N, C]), this layer's K/V if kept
         const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
         // --- MLP ---
         const normed = layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D);
@@ -294,7 +289,7 @@ export class Transformer {
       return { rows: grown.attended, kept: grown.cache };
     }
     // Inference over cached positions: one fused op (a shared prefix, batch 1, is broadcast inside it).
-    const rows = attendPast(qkv, B, H, past.k, past.v, pass.mask, scale);
+    const rows = attendPast(qkv, B, H, past.k, past.v, pass.mask, scale, pass.packing?.rows);
     if (pass.keepKV === false) return { rows, kept: null };
     const { k, v } = keys();
     const expand = (t: tf.Tensor4D) => (t.shape[0] === B ? t : tf.tile(t, [B, 1, 1, 1]));

@@ -14,6 +14,10 @@
  * kPast/vPast in place: the sampler's preallocated cache grows without a copy of what it holds.
  * S = 1 (a decode step) uses matrix-vector products: sgemm with one query row packs all T cached keys
  * per call, which cost as much as the product itself.
+ * Ragged rows (the scorer's packed pass 2): rows [B, 2] gives each batch row's first packed token and
+ * its count n_b ≤ S; qkv is then [N, 3C] and out [N, C] (packed tokens, row b's at start_b..start_b+n_b−1),
+ * and row b has n_b queries and new keys, its mask the first n_b rows and the columns [0, T) ∪ [T, T + n_b)
+ * of its [S, T + S] block. The padding slots of a row are neither computed nor read.
  */
 #include <cblas.h>
 #include <math.h>
@@ -27,6 +31,7 @@
 
 typedef struct {
   const float *qkv, *kp, *vp, *mask;
+  const int32_t *rows; /* ragged rows: [B, 2] (first packed token, count), or NULL (S slots per row) */
   float *out;
   int64_t H, S, T, dh, pastB, maskB;
   int64_t slots; /* positions allocated per (row, head) in kPast/vPast (≥ T) */
@@ -77,17 +82,51 @@ static void run_pairs(int64_t pairs, int64_t perPair, rred_chunk_fn fn, void *jo
   rred_parallel_for(pairs, 1 + 65536 / (perPair > 0 ? perPair : 1), fn, job);
 }
 
+/*
+ * A mask entry at or below this hides its key: the key's weight is exactly 0 (exp underflows to 0 for
+ * every finite score), so the key can be left out of the products. MASKED (-1e9) in @rred/lm is below it.
+ */
+#define HIDDEN_AT (-1e8f)
+
+/*
+ * The keys a pair's n queries can see, from its mask m (n rows W = T + S apart; new keys at columns T..T+n−1):
+ * *tv = 1 + the last cached key (< T) and *sv = 1 + the last new key any query sees (0 if none). Keys past
+ * them are hidden from every query and are not computed; hidden keys before them are (their weight is 0
+ * either way). When some query sees no key at all, the full ranges (then every key gets the same weight,
+ * as softmax of a row of equal values gives).
+ */
+static void visible_keys(const float *m, int64_t n, int64_t T, int64_t W, int64_t *tv, int64_t *sv) {
+  int64_t lastPast = -1, lastNew = -1;
+  for (int64_t r = 0; r < n; r++) {
+    const float *row = m + r * W;
+    int64_t c = T + n - 1;
+    while (c >= T && row[c] <= HIDDEN_AT) c--;
+    if (c >= T && c - T > lastNew) lastNew = c - T;
+    int64_t p = T - 1;
+    while (p >= 0 && row[p] <= HIDDEN_AT) p--;
+    if (p > lastPast) lastPast = p;
+    if (c < T && p < 0) { /* this query sees nothing */
+      *tv = T, *sv = n;
+      return;
+    }
+  }
+  *tv = lastPast + 1, *sv = lastNew + 1;
+}
+
 static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
   const AttendJob *j = ctx;
   const int64_t S = j->S, T = j->T, dh = j->dh, W = T + S, C = j->H * dh, ld = 3 * C;
-  float *p = malloc((size_t)(S * W) * sizeof(float));
-  if (!p) abort(); /* S·(T+S) floats; the heap the tensors live on is far larger */
+  float *p = malloc((size_t)(S * W + W) * sizeof(float));
+  if (!p) abort(); /* S·(T+S) floats and a mask row; the heap the tensors live on is far larger */
+  float *mrow = p + S * W;
   for (int64_t bh = begin; bh < end; bh++) {
     const int64_t b = bh / j->H, h = bh % j->H;
     const int64_t past = ((j->pastB == 1 ? 0 : b) * j->H + h) * j->slots * dh;
-    const float *q = j->qkv + b * S * ld + h * dh, *kn = q + C, *vn = q + 2 * C; /* rows ld apart */
+    const int64_t first = j->rows ? j->rows[2 * b] : b * S, n = j->rows ? j->rows[2 * b + 1] : S; /* this row's tokens in qkv/out */
+    const float *q = j->qkv + first * ld + h * dh, *kn = q + C, *vn = q + 2 * C; /* rows ld apart */
     const float *m = j->mask + (j->maskB == 1 ? 0 : b) * S * W;
-    float *o = j->out + b * S * C + h * dh; /* rows C apart */
+    float *o = j->out + first * C + h * dh; /* rows C apart */
+    if (n == 0) continue;
     if (S == 1) { /* a decode step: matrix-vector products (sgemm would pack all T cached keys for one query) */
       if (T > 0) cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)T, (int)dh, j->scale, j->kp + past, (int)dh, q, 1, 0.0f, p, 1);
       p[T] = j->scale * dot(q, kn, dh);
@@ -96,17 +135,28 @@ static void attend_chunk(void *ctx, int64_t begin, int64_t end) {
       for (int64_t d = 0; d < dh; d++) o[d] = (T > 0 ? o[d] : 0.0f) + p[T] * vn[d];
       continue;
     }
-    if (T > 0)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)T, (int)dh, j->scale, q, (int)ld, j->kp + past, (int)dh,
-                  0.0f, p, (int)W);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)S, (int)dh, j->scale, q, (int)ld, kn, (int)ld, 0.0f, p + T,
-                (int)W);
-    for (int64_t r = 0; r < S; r++) masked_softmax_row(p + r * W, m + r * W, W);
-    if (T > 0)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)T, 1.0f, p, (int)W, j->vp + past, (int)dh, 0.0f,
+    /* Several queries (the scorer's suffix rows): only the keys some query sees, tv cached and sv new
+       ones; p [n, tv + sv] holds the cached keys' scores, then the new keys'. */
+    int64_t tv, sv;
+    visible_keys(m, n, T, W, &tv, &sv);
+    const int64_t wv = tv + sv;
+    if (tv > 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)tv, (int)dh, j->scale, q, (int)ld, j->kp + past, (int)dh,
+                  0.0f, p, (int)wv);
+    if (sv > 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)sv, (int)dh, j->scale, q, (int)ld, kn, (int)ld, 0.0f,
+                  p + tv, (int)wv);
+    for (int64_t r = 0; r < n; r++) {
+      memcpy(mrow, m + r * W, (size_t)tv * sizeof(float));
+      memcpy(mrow + tv, m + r * W + T, (size_t)sv * sizeof(float));
+      masked_softmax_row(p + r * wv, mrow, wv);
+    }
+    if (tv > 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dh, (int)tv, 1.0f, p, (int)wv, j->vp + past, (int)dh, 0.0f,
                   o, (int)C);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, 1.0f, p + T, (int)W, vn, (int)ld,
-                T > 0 ? 1.0f : 0.0f, o, (int)C);
+    if (sv > 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dh, (int)sv, 1.0f, p + tv, (int)wv, vn, (int)ld,
+                  tv > 0 ? 1.0f : 0.0f, o, (int)C);
   }
   free(p);
 }
@@ -127,32 +177,41 @@ static void append_chunk(void *ctx, int64_t begin, int64_t end) {
 }
 
 /*
- * attendPast(heap, qkvOff, kPastOff, vPastOff, maskOff, outOff, B, H, S, T, dh, pastB, maskB, scale, slots, append)
+ * attendPast(heap, qkvOff, kPastOff, vPastOff, maskOff, outOff, B, H, S, T, dh, pastB, maskB, scale, slots, append, rowsOff, N)
  * slots: positions allocated per (row, head) in kPast/vPast, of which the first T are cached. append = 1 (pastB = B,
  * slots ≥ T + S): first write the new keys/values into slots T..T+S−1, in place (a cache the caller owns).
+ * rowsOff ≥ 0: ragged rows, int32 [B, 2] (first packed token, count ≤ S) over N packed tokens (no append); −1: none.
  */
 napi_value rred_attend_past(napi_env env, napi_callback_info info) {
   Args a;
-  if (!args_load(env, info, &a, 16) || !args_heap(&a, 0)) return NULL;
+  if (!args_load(env, info, &a, 18) || !args_heap(&a, 0)) return NULL;
   const int64_t B = arg_int(&a, 6), H = arg_int(&a, 7), S = arg_int(&a, 8), T = arg_int(&a, 9), dh = arg_int(&a, 10);
   const int64_t pastB = arg_int(&a, 11), maskB = arg_int(&a, 12);
   const float scale = (float)arg_num(&a, 13);
   const int64_t slots = arg_int(&a, 14);
   const int append = arg_int(&a, 15) != 0;
+  const int ragged = arg_int(&a, 16) >= 0;
+  const int64_t N = ragged ? arg_int(&a, 17) : B * S; /* tokens in qkv and out */
   if (a.failed) return NULL;
   if (B < 0 || H < 1 || S < 0 || T < 0 || dh < 1 || (pastB != 1 && pastB != B) || (maskB != 1 && maskB != B) || slots < T ||
-      (append && (pastB != B || slots < T + S)))
+      (append && (pastB != B || slots < T + S || ragged)) || N < 0)
     return args_throw(&a, "attendPast: inconsistent shapes");
   const size_t C = (size_t)(H * dh), pastRows = (size_t)(pastB * H * slots * dh);
+  const int32_t *rows = ragged ? arg_heap_ptr(&a, 16, (size_t)(2 * B), 4) : NULL;
   AttendJob job = {
-      arg_heap_ptr(&a, 1, (size_t)(B * S) * 3 * C, 4),
+      arg_heap_ptr(&a, 1, (size_t)N * 3 * C, 4),
       arg_heap_ptr(&a, 2, pastRows, 4),
       arg_heap_ptr(&a, 3, pastRows, 4),
       arg_heap_ptr(&a, 4, (size_t)(maskB * S * (T + S)), 4),
-      arg_heap_ptr(&a, 5, (size_t)(B * S) * C, 4),
+      rows,
+      arg_heap_ptr(&a, 5, (size_t)N * C, 4),
       H, S, T, dh, pastB, maskB, slots, scale,
   };
   if (a.failed) return NULL;
+  if (rows)
+    for (int64_t b = 0; b < B; b++)
+      if (rows[2 * b] < 0 || rows[2 * b + 1] < 0 || rows[2 * b + 1] > S || rows[2 * b] + rows[2 * b + 1] > N)
+        return args_throw(&a, "attendPast: a ragged row is outside the packed tokens or wider than S");
   if (B == 0 || S == 0) return js_undefined(env);
   if (append) rred_parallel_for(B * H, 64, append_chunk, &job);
   run_pairs(B * H, S * (T + S) * dh * 2, attend_chunk, &job);

@@ -15,7 +15,7 @@ export const FUSED = {
   selfAttentionGrad: 'RredSelfAttentionGrad',
 } as const;
 
-/** Rows B, heads H, positions S per row and width C of the qkv [B·S, 3C] of selfAttention and attendPast. */
+/** Rows B, heads H, positions S per row and width C of selfAttention's qkv [B·S, 3C]. */
 function selfAttentionDims(qkv: TensorInfo, attrs: NamedAttrMap): { B: number; H: number; S: number; C: number } {
   const B = attrs.batch as number;
   return { B, H: attrs.heads as number, S: qkv.shape[0] / B, C: qkv.shape[1] / 3 };
@@ -174,11 +174,17 @@ export function fusedKernels(ctx: NativeContext) {
     wasmKernel(FUSED.attendPast, ({ inputs, backend, attrs }: KernelArgs) => {
       // qkv [B·S, 3C] (the new positions); kPast, vPast [pastB, H, slots, dh], the first T = attrs.pastLength cached;
       // mask [maskB, 1, S, T + S] → [B·S, C]. attrs.append: also write the new k/v into slots T.. in place.
+      // With rows (int32 [B, 2], ragged rows): qkv [N, 3C] packed tokens, row b's the rows[b][1] from rows[b][0] on → [N, C].
       const qkv = inputs.qkv as TensorInfo;
       const kPast = inputs.kPast as TensorInfo;
       const mask = inputs.mask as TensorInfo;
-      const { B, H, S, C } = selfAttentionDims(qkv, attrs);
-      const out = backend.makeOutput([B * S, C], 'float32');
+      const rows = inputs.rows as TensorInfo | undefined;
+      const B = attrs.batch as number;
+      const H = attrs.heads as number;
+      const C = qkv.shape[1] / 3;
+      const N = qkv.shape[0];
+      const S = rows ? mask.shape[2] : N / B;
+      const out = backend.makeOutput([N, C], 'float32');
       const off = (name: string) => offsetOf(backend, inputs[name] as TensorInfo);
       ctx.addon.attendPast(
         heapOf(backend),
@@ -197,6 +203,8 @@ export function fusedKernels(ctx: NativeContext) {
         attrs.scale as number,
         kPast.shape[2],
         attrs.append ? 1 : 0,
+        rows ? offsetOf(backend, rows) : -1,
+        N,
       );
       return out;
     }),
