@@ -25,14 +25,15 @@ describe('packRows', () => {
 });
 
 describe('packedSlots', () => {
-  it('lists the real slots row by row and maps every slot back to its token (padding to token 0)', () => {
+  it('lists the real slots row by row, maps every slot back to its token (padding to token 0) and spans each row', () => {
     const rows = packRows(
       [3, 1, 2].map((length, request) => ({ job: 0, request, length })),
       3,
     ); // rows: [req 0 (3)], [req 2 (2), req 1 (1)] — both full at width 3
     const narrow = [rows[0], { length: 2, placed: [rows[1].placed[0]] }]; // a second row with one padding slot
-    const { toPacked, toRows } = packedSlots(narrow, 3);
+    const { toPacked, toRows, spans } = packedSlots(narrow, 3);
     expect(Array.from(toPacked)).toEqual([0, 1, 2, 3, 4]);
+    expect(Array.from(spans)).toEqual([0, 3, 3, 2]); // row 0: tokens 0..2; row 1: tokens 3..4
     expect(Array.from(toRows)).toEqual([0, 1, 2, 3, 4, 0]);
     narrow.forEach((row, r) => row.placed.forEach((p) => expect(toRows[r * 3 + p.offset]).toBe(toPacked.indexOf(r * 3 + p.offset))));
   });
