@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '@rred/core';
-import { adamwStep, geluComposite, layerNorm, layerNormComposite, linear } from './fused-ops';
+import { adamwStep, geluComposite, layerNorm, layerNormComposite, linear, sumOfSquares } from './fused-ops';
 import {
   elementwiseMismatch,
   normwiseError,
@@ -136,5 +136,27 @@ describeNative('fused GELU (the dense layer epilogue) and layerNorm', () => {
       /grad has shape \[3\]/,
     );
     tf.dispose([p, g, m, v]);
+  });
+
+  it('sumOfSquares: one kernel over every tensor equals float64 Σx² (1e-6 relative) and the composite; NaN and inf propagate; none gives 0', () => {
+    const tensors = [[3], [40, 17], [128, 512], [1], [2, 3, 5]].map((shape) => randomNormal(rng, shape, 0.3));
+    let ref = 0;
+    for (const t of tensors) for (const x of t.dataSync()) ref += x * x;
+    const values: number[] = [];
+    for (const native of [true, false]) {
+      if (native) set.useNative();
+      else set.useStock();
+      const before = tf.memory().numTensors;
+      values.push(sumOfSquares(tensors));
+      expect(tf.memory().numTensors).toBe(before);
+    }
+    set.useNative();
+    expect(Math.abs(values[0] - ref) / ref).toBeLessThan(1e-6);
+    expect(Math.abs(values[1] - ref) / ref).toBeLessThan(1e-4); // the stock Sum adds 65k float32 squares in order
+    expect(sumOfSquares([])).toBe(0);
+    const bad = [tf.tensor1d([1, NaN]), tf.tensor1d([Infinity])];
+    expect(sumOfSquares([tensors[0], bad[0]])).toBeNaN();
+    expect(sumOfSquares([tensors[0], bad[1]])).toBe(Infinity);
+    tf.dispose([...tensors, ...bad]);
   });
 });

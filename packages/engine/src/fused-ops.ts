@@ -396,3 +396,19 @@ export function adamwStep(
     return { param: p2, m: m2, v: v2 };
   });
 }
+
+/**
+ * Σ over all `tensors` of Σ x² (the square of a global gradient norm), as a number: one native kernel
+ * over every tensor on wasm+native (float64 sums), elsewhere Σ of tfjs Sum(Square) per tensor. NaN or
+ * inf anywhere gives NaN or inf. No tensors: 0.
+ */
+export function sumOfSquares(tensors: tf.Tensor[]): number {
+  if (tensors.length === 0) return 0;
+  if (tensors.every((t) => t.dtype === 'float32') && fusedActive(FUSED.sumSquares)) {
+    const out = run(FUSED.sumSquares, Object.fromEntries(tensors.map((t, i) => [`t${i}`, t])))[0];
+    const value = out.dataSync()[0];
+    out.dispose();
+    return value;
+  }
+  return tf.tidy(() => tf.addN(tensors.map((t) => tf.sum(tf.square(t)))).dataSync()[0]);
+}

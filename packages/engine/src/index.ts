@@ -4,6 +4,6 @@ export * as tf from '@tensorflow/tfjs-core';
 export { initEngine, engineInfo } from './init';
 export { sgemmGflops, setNativeKernelsEnabled } from './native-control';
 // Fused transformer pieces: one native kernel each way on wasm+native, tfjs composites elsewhere.
-export { adamwStep, attendAndAppend, attendPast, layerNorm, linear, selfAttention, splitHeads } from './fused-ops';
+export { adamwStep, attendAndAppend, attendPast, layerNorm, linear, selfAttention, splitHeads, sumOfSquares } from './fused-ops';
 // Zero-copy reads of a tensor's data on wasm (the sampler's cache handoff).
 export { float32TensorFrom, float32View } from './float-view';

@@ -79,6 +79,8 @@ export interface NativeAddon {
     rowsOff: number,
     N: number,
   ): void;
+  /** Σ x² over float32 arrays of the heap, spans [byteOffset, count, …] (reduce.c), summed in float64. */
+  sumSquares(heap: ArrayBuffer, spans: Float64Array): number;
   /** Returns -1, or the position of the first out-of-range index. */
   gatherRows(heap: ArrayBuffer, xOff: number, idxOff: number, outOff: number, nRows: number, rowLen: number, nIdx: number): number;
   segmentSum(heap: ArrayBuffer, xOff: number, idsOff: number, outOff: number, n: number, rowLen: number, numSegments: number): void;

@@ -1,4 +1,4 @@
-import { adamwStep, tf } from '@rred/engine';
+import { adamwStep, sumOfSquares, tf } from '@rred/engine';
 
 /** Hyper-parameters of AdamW (Loshchilov & Hutter, decoupled weight decay). */
 export interface AdamWOptions {
@@ -140,7 +140,7 @@ export function clipAndApply(
  */
 export function clipGradNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { norm: number; scale: number } {
   const names = Object.keys(grads);
-  const norm = names.length ? Math.sqrt(tf.tidy(() => tf.addN(names.map((n) => tf.sum(tf.square(grads[n])))).dataSync()[0])) : 0;
+  const norm = Math.sqrt(sumOfSquares(names.map((n) => grads[n])));
   if (!(maxNorm > 0) || !Number.isFinite(norm) || norm <= maxNorm) return { norm, scale: 1 };
   return { norm, scale: maxNorm / (norm + 1e-6) };
 }

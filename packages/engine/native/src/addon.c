@@ -34,6 +34,7 @@ static napi_value init(napi_env env, napi_value exports) {
   set_fn(env, exports, "unary", rred_unary);
   set_fn(env, exports, "binary", rred_binary);
   set_fn(env, exports, "reduce", rred_reduce);
+  set_fn(env, exports, "sumSquares", rred_sum_squares);
   set_fn(env, exports, "softmax", rred_softmax);
   set_fn(env, exports, "attendPast", rred_attend_past);
   set_fn(env, exports, "selfAttention", rred_self_attention);

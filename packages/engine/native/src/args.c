@@ -66,21 +66,25 @@ void *arg_heap_ptr(Args *a, size_t i, size_t count, size_t elem_size) {
   return a->heap + (size_t)off;
 }
 
-const int32_t *arg_i32array(Args *a, size_t i, size_t *len) {
+/* The data of typed array argument i if it has `want` type, else throws naming `what`. */
+static const void *typed_array(Args *a, size_t i, napi_typedarray_type want, const char *what, size_t *len) {
   napi_typedarray_type type;
   void *data = NULL;
   size_t length = 0;
   if (a->failed) return NULL;
-  if (napi_get_typedarray_info(a->env, a->argv[i], &type, &length, &data, NULL, NULL) != napi_ok ||
-      type != napi_int32_array) {
+  if (napi_get_typedarray_info(a->env, a->argv[i], &type, &length, &data, NULL, NULL) != napi_ok || type != want) {
     char msg[80];
-    snprintf(msg, sizeof msg, "rred_native: argument %zu must be an Int32Array", i);
+    snprintf(msg, sizeof msg, "rred_native: argument %zu must be a%s", i, what);
     args_throw(a, msg);
     return NULL;
   }
   *len = length;
-  return (const int32_t *)data;
+  return data;
 }
+
+const int32_t *arg_i32array(Args *a, size_t i, size_t *len) { return typed_array(a, i, napi_int32_array, "n Int32Array", len); }
+
+const double *arg_f64array(Args *a, size_t i, size_t *len) { return typed_array(a, i, napi_float64_array, " Float64Array", len); }
 
 napi_value js_undefined(napi_env env) {
   napi_value v;

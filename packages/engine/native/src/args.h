@@ -34,6 +34,8 @@ int64_t arg_int(Args *a, size_t i);
 void *arg_heap_ptr(Args *a, size_t i, size_t count, size_t elem_size);
 /* Contents of an Int32Array argument. */
 const int32_t *arg_i32array(Args *a, size_t i, size_t *len);
+/* Contents of a Float64Array argument. */
+const double *arg_f64array(Args *a, size_t i, size_t *len);
 napi_value args_throw(Args *a, const char *message);
 napi_value js_undefined(napi_env env);
 napi_value js_number(napi_env env, double value);

@@ -12,6 +12,7 @@ napi_value rred_strided_copy(napi_env env, napi_callback_info info);
 napi_value rred_unary(napi_env env, napi_callback_info info);
 napi_value rred_binary(napi_env env, napi_callback_info info);
 napi_value rred_reduce(napi_env env, napi_callback_info info);
+napi_value rred_sum_squares(napi_env env, napi_callback_info info);
 napi_value rred_softmax(napi_env env, napi_callback_info info);
 napi_value rred_attend_past(napi_env env, napi_callback_info info);
 napi_value rred_self_attention(napi_env env, napi_callback_info info);

@@ -127,3 +127,65 @@ napi_value rred_reduce(napi_env env, napi_callback_info info) {
   free(j.acc);
   return js_undefined(env);
 }
+
+/*
+ * Σ x² over several float32 arrays of the heap (a global gradient norm², one call for every
+ * variable): each array's sum in double on the pool, then the sums added in array order, so the
+ * result does not depend on the thread count. A NaN or inf anywhere gives NaN or inf.
+ */
+typedef struct {
+  const float **x;
+  const int64_t *n;
+  double *sums;
+} SquaresJob;
+
+static void squares_chunk(void *ctx, int64_t begin, int64_t end) {
+  const SquaresJob *j = ctx;
+  for (int64_t t = begin; t < end; t++) {
+    const float *restrict x = j->x[t];
+    double s = 0.0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < j->n[t]; i++) s += (double)x[i] * (double)x[i];
+    j->sums[t] = s;
+  }
+}
+
+#define MAX_SQUARES 4096
+
+/* sumSquares(heap, spans): spans a Float64Array [byteOffset_0, count_0, byteOffset_1, count_1, …] → Σ x² */
+napi_value rred_sum_squares(napi_env env, napi_callback_info info) {
+  Args a;
+  if (!args_load(env, info, &a, 2) || !args_heap(&a, 0)) return NULL;
+  size_t len = 0;
+  const double *spans = arg_f64array(&a, 1, &len);
+  if (a.failed) return NULL;
+  const int64_t count = (int64_t)(len / 2);
+  if (len % 2 != 0 || count > MAX_SQUARES) return args_throw(&a, "sumSquares: expected at most 4096 (offset, count) pairs");
+  const float **x = malloc((size_t)(count > 0 ? count : 1) * sizeof *x);
+  int64_t *n = malloc((size_t)(count > 0 ? count : 1) * sizeof *n);
+  double *sums = malloc((size_t)(count > 0 ? count : 1) * sizeof *sums);
+  if (!x || !n || !sums) abort();
+  int64_t total = 0;
+  for (int64_t t = 0; t < count && !a.failed; t++) {
+    const double off = spans[2 * t], c = spans[2 * t + 1];
+    n[t] = c >= 0 && c == (double)(int64_t)c ? (int64_t)c : -1;
+    if (n[t] < 0) {
+      args_throw(&a, "sumSquares: a count is not a non-negative integer");
+      break;
+    }
+    if (off < 0 || off + c * 4.0 > (double)a.heap_len) {
+      args_throw(&a, "sumSquares: an array runs past the heap");
+      break;
+    }
+    x[t] = (const float *)(a.heap + (size_t)off);
+    total += n[t];
+  }
+  double s = 0.0;
+  if (!a.failed) {
+    SquaresJob job = {x, n, sums};
+    rred_parallel_for(count, total > 65536 ? 1 : count, squares_chunk, &job);
+    for (int64_t t = 0; t < count; t++) s += sums[t];
+  }
+  free(x), free(n), free(sums);
+  return a.failed ? NULL : js_number(env, s);
+}

@@ -11,6 +11,7 @@ export const FUSED = {
   linear: 'RredLinear',
   linearGrad: 'RredLinearGrad',
   attendPast: 'RredAttendPast',
+  sumSquares: 'RredSumSquares',
   selfAttention: 'RredSelfAttention',
   selfAttentionGrad: 'RredSelfAttentionGrad',
 } as const;
@@ -206,6 +207,19 @@ export function fusedKernels(ctx: NativeContext) {
         rows ? offsetOf(backend, rows) : -1,
         N,
       );
+      return out;
+    }),
+    wasmKernel(FUSED.sumSquares, ({ inputs, backend }: KernelArgs) => {
+      // inputs t0, t1, … (float32, any shapes) → scalar Σ x² over all of them (float64 sums)
+      const tensors = Object.values(inputs) as TensorInfo[];
+      const spans = new Float64Array(2 * tensors.length);
+      tensors.forEach((t, i) => {
+        spans[2 * i] = offsetOf(backend, t);
+        spans[2 * i + 1] = sizeOf(t.shape);
+      });
+      const total = ctx.addon.sumSquares(heapOf(backend), spans);
+      const out = backend.makeOutput([], 'float32');
+      new Float32Array(heapOf(backend), offsetOf(backend, out), 1)[0] = total;
       return out;
     }),
   ];
