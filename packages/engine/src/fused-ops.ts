@@ -26,46 +26,71 @@ export function geluComposite<T extends tf.Tensor>(x: T): T {
   });
 }
 
-/** Dense layer x·w + b, then GELU if asked (tfjs composite). */
-export function linearComposite(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
+/** Dense layer x·w + b, then GELU if asked, then + residual if given (tfjs composite). */
+export function linearComposite(
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  b: tf.Tensor1D,
+  activation: 'none' | 'gelu' = 'none',
+  residual?: tf.Tensor2D,
+): tf.Tensor2D {
   return tf.tidy(() => {
     const pre = tf.add(tf.matMul(x, w), b) as tf.Tensor2D;
-    return activation === 'gelu' ? geluComposite(pre) : pre;
+    const y = activation === 'gelu' ? geluComposite(pre) : pre;
+    return residual ? (tf.add(residual, y) as tf.Tensor2D) : y;
   });
 }
 
-const linearFused = new Map<string, (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.Tensor>();
+type LinearFn = (...inputs: tf.Tensor[]) => tf.Tensor;
+const linearFused = new Map<string, LinearFn>();
 
 /**
- * Dense layer act(x·w + b): x [R, I], w [I, O], b [O] → [R, O]; act is the identity or GELU (tanh
- * form). One native kernel each way on wasm+native: the bias and GELU run on each row block of the
+ * Dense layer act(x·w + b), plus `residual` if given: x [R, I], w [I, O], b [O] (residual [R, O]) →
+ * [R, O]; act is the identity or GELU (tanh form), the residual only with the identity (the
+ * transformer's skip connections: residual + (x·w + b), the same float additions as a separate Add).
+ * One native kernel each way on wasm+native: the bias, GELU and residual run on each row block of the
  * product while it is in cache, and the backward gives dx = dz·wᵀ, dw = xᵀ·dz and db = Σ_rows dz
- * (dz = dy ⊙ act'(x·w + b)) in one call. Elsewhere the composite.
+ * (dz = dy ⊙ act'(x·w + b)) in one call (the residual's gradient is dy). Elsewhere the composite.
  */
-export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
-  const [, I] = x.shape;
+export function linear(
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  b: tf.Tensor1D,
+  activation: 'none' | 'gelu' = 'none',
+  residual?: tf.Tensor2D,
+): tf.Tensor2D {
+  const [R, I] = x.shape;
   const [wI, O] = w.shape;
   if (x.rank !== 2 || w.rank !== 2 || b.rank !== 1 || wI !== I || b.shape[0] !== O) {
     throw new Error(`linear: x [${x.shape}], w [${w.shape}], b [${b.shape}] do not fit (x [R, I], w [I, O], b [O])`);
   }
-  if (x.dtype !== 'float32' || w.dtype !== 'float32' || b.dtype !== 'float32' || !fusedActive(FUSED.linear)) {
-    return linearComposite(x, w, b, activation);
+  if (residual && (activation !== 'none' || !sameShape(residual, [R, O]))) {
+    throw new Error(
+      `linear: a residual [${residual.shape}] needs activation 'none' and shape [${R},${O}] (got activation '${activation}')`,
+    );
   }
-  let fn = linearFused.get(activation);
+  const inputs = residual ? [x, w, b, residual] : [x, w, b];
+  if (inputs.some((t) => t.dtype !== 'float32') || !fusedActive(FUSED.linear)) return linearComposite(x, w, b, activation, residual);
+  const key = `${activation}${residual ? '+residual' : ''}`;
+  let fn = linearFused.get(key);
   if (!fn) {
     const gelu = activation === 'gelu';
-    fn = tf.customGrad(((input: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
-      const outs = run(FUSED.linear, { x: input, w: weight, b: bias }, { gelu });
+    fn = tf.customGrad(((...args: unknown[]) => {
+      const [input, weight, bias] = args as tf.Tensor[];
+      const save = args[args.length - 1] as tf.GradSaveFunc;
+      const outs = run(FUSED.linear, { x: input, w: weight, b: bias, ...(residual ? { residual: args[3] as tf.Tensor } : {}) }, { gelu });
       save(gelu ? [input, weight, outs[1]] : [input, weight]);
       return {
         value: outs[0],
-        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
-          run(FUSED.linearGrad, { dy, x: saved[0], w: saved[1], ...(gelu ? { pre: saved[2] } : {}) }, { gelu }),
+        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+          const grads = run(FUSED.linearGrad, { dy, x: saved[0], w: saved[1], ...(gelu ? { pre: saved[2] } : {}) }, { gelu });
+          return residual ? [...grads, tf.reshape(dy, dy.shape)] : grads; // the residual's gradient: dy (a new handle, as Add gives)
+        },
       };
-    }) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.Tensor;
-    linearFused.set(activation, fn);
+    }) as unknown as Parameters<typeof tf.customGrad>[0]) as LinearFn;
+    linearFused.set(key, fn);
   }
-  return fn(x, w, b) as tf.Tensor2D;
+  return fn(...inputs) as tf.Tensor2D;
 }
 
 /** Layer normalisation over the last axis, then per-channel scale and shift (tfjs composite). */

@@ -44,6 +44,31 @@ describeNative('fused linear (dense layer, bias and GELU in the epilogue)', () =
     });
   }
 
+  it('with a residual: the same bits as residual + linear, and the four gradients equal the composite (1e-5 normwise)', () => {
+    for (const [R, I, O] of shapes) {
+      const x = randomNormal(rng, [R, I], 1.5) as tf.Tensor2D;
+      const w = randomNormal(rng, [I, O], 0.2) as tf.Tensor2D;
+      const b = randomNormal(rng, [O], 0.5) as tf.Tensor1D;
+      const r = randomNormal(rng, [R, O]) as tf.Tensor2D;
+      const probe = randomNormal(rng, [R, O]);
+      const [fused, separate] = runNative(set, () => [linear(x, w, b, 'none', r), tf.add(r, linear(x, w, b))]);
+      expect(Array.from(fused.values)).toEqual(Array.from(separate.values));
+      const loss = (f: typeof linear) => (xx: tf.Tensor, ww: tf.Tensor, bb: tf.Tensor, rr: tf.Tensor) =>
+        tf.sum(tf.mul(f(xx as tf.Tensor2D, ww as tf.Tensor2D, bb as tf.Tensor1D, 'none', rr as tf.Tensor2D), probe)) as tf.Scalar;
+      const grads = runNative(set, () => tf.grads(loss(linear))([x, w, b, r]));
+      const comp = runNative(set, () => tf.grads(loss(linearComposite))([x, w, b, r]));
+      grads.forEach((g, i) => expect(normwiseError(g.values, comp[i].values)).toBeLessThan(1e-5));
+      expect(Array.from(grads[3].values)).toEqual(Array.from(probe.dataSync())); // ∂/∂residual = dy
+      tf.dispose([x, w, b, r, probe]);
+    }
+    const x = tf.zeros([2, 3]) as tf.Tensor2D;
+    const w = tf.zeros([3, 4]) as tf.Tensor2D;
+    const b = tf.zeros([4]) as tf.Tensor1D;
+    expect(() => linear(x, w, b, 'gelu', tf.zeros([2, 4]) as tf.Tensor2D)).toThrow(/residual \[2,4\] needs activation 'none'/);
+    expect(() => linear(x, w, b, 'none', tf.zeros([2, 3]) as tf.Tensor2D)).toThrow(/shape \[2,4\]/);
+    tf.dispose([x, w, b]);
+  });
+
   it('leaks no tensor across a forward and backward', () => {
     const x = randomNormal(rng, [64, 32]) as tf.Tensor2D;
     const w = randomNormal(rng, [32, 48]) as tf.Tensor2D;

@@ -109,7 +109,7 @@ export interface NativeAddon {
     rows: number,
     cols: number,
   ): void;
-  /** Dense layer (linear.c): pre = x·w + b [R, O]; with act 1 also y = gelu(pre) (else y is pre, yOff unused). */
+  /** Dense layer (linear.c): pre = x·w + b (+ residual, act 0 only; resOff −1: none) [R, O]; with act 1 also y = gelu(pre) (else y is pre, yOff unused). */
   linear(
     heap: ArrayBuffer,
     xOff: number,
@@ -121,6 +121,7 @@ export interface NativeAddon {
     I: number,
     O: number,
     act: number,
+    resOff: number,
   ): void;
   /** Its gradient: dx [R, I], dw [I, O], db [O] from dy [R, O] (and pre with act 1). */
   linearGrad(

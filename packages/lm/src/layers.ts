@@ -12,10 +12,17 @@ export const MASKED = -1e9;
 /**
  * act(x·W + b) for x [N, in], W [in, out], b [out] → [N, out]; act the identity (default) or GELU, tanh
  * approximation (GPT-2): 0.5·z·(1 + tanh(√(2/π)·(z + 0.044715·z³))), the form every checkpoint was trained
- * with (not the erf form). The engine's fused dense layer: one native kernel each way on wasm+native.
+ * with (not the erf form); with `residual` [N, out] (identity only), residual + (x·W + b). The engine's
+ * fused dense layer: one native kernel each way on wasm+native.
  */
-export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, activation: 'none' | 'gelu' = 'none'): tf.Tensor2D {
-  return fusedLinear(x, w, b, activation);
+export function linear(
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  b: tf.Tensor1D,
+  activation: 'none' | 'gelu' = 'none',
+  residual?: tf.Tensor2D,
+): tf.Tensor2D {
+  return fusedLinear(x, w, b, activation, residual);
 }
 
 /**

@@ -249,12 +249,12 @@ export class Transformer {
         // --- attention ---
         const qkv = linear(layerNorm(x, p.ln1Gamma as tf.Tensor1D, p.ln1Beta as tf.Tensor1D), p.wQkv as tf.Tensor2D, p.bQkv as tf.Tensor1D); // [B·S, 3C] (packed: [N, 3C])
         const { rows: merged, kept } = this.attend(qkv, pass, layer); // [B·S, C] (packed: [N, C]), this layer's K/V if kept
-        const afterAttn = tf.add(x, linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D)) as tf.Tensor2D;
+        const afterAttn = linear(merged, p.wAttnOut as tf.Tensor2D, p.bAttnOut as tf.Tensor1D, 'none', x); // x + merged·W + b
         // --- MLP ---
         const normed = layerNorm(afterAttn, p.ln2Gamma as tf.Tensor1D, p.ln2Beta as tf.Tensor1D);
         const hiddenFF = activation(normed, p.wIn as tf.Tensor2D, p.bIn as tf.Tensor1D); // [B·S, F]
         return {
-          x: tf.add(afterAttn, linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D)) as tf.Tensor2D,
+          x: linear(hiddenFF, p.wOut as tf.Tensor2D, p.bOut as tf.Tensor1D, 'none', afterAttn), // afterAttn + hiddenFF·W + b
           kept: kept ? [kept] : [],
         };
       });

@@ -3,6 +3,9 @@
  *   forward   pre = x·W + b,  y = act(pre)                (act: identity, or GELU with pre kept)
  *   backward  dz = dy ⊙ act'(pre),  dx = dz·Wᵀ,  dW = xᵀ·dz,  db = Σ_rows dz  (in row blocks: below)
  * Shapes: x [R, In], W [In, Out], b [Out], y and pre [R, Out]; dx [R, In], dW [In, Out], db [Out].
+ * With a residual r [R, Out] (no activation): pre = r + (x·W + b), the transformer's skip connection
+ * added to each row part right after its product, while in cache, instead of a separate Add over the
+ * output (the same float additions, so the same bits; its gradient is dy).
  * Each row part of the product (blas.h) starts from the bias (beta 1: no zero fill, no bias pass) and
  * takes its GELU right after, while its rows are in cache, instead of a broadcast Add and an activation
  * over the whole output afterwards; the bias gradient is one column sum instead of tfjs' Sum over the
@@ -38,8 +41,8 @@ static inline float gelu_deriv(float v) {
 }
 
 typedef struct {
-  const float *b;
-  float *pre, *y; /* pre = x·W + b; y = gelu(pre) (y == pre without an activation) */
+  const float *b, *res; /* res: the residual [R, Out], or NULL */
+  float *pre, *y;       /* pre = x·W + b (+ res); y = gelu(pre) (y == pre without an activation) */
   int Out;
 } Epilogue;
 
@@ -48,6 +51,15 @@ static void bias_rows(void *ctx, int m0, int m1) {
   const Epilogue *e = ctx;
   const int Out = e->Out;
   for (int r = m0; r < m1; r++) memcpy(e->pre + (size_t)r * Out, e->b, (size_t)Out * sizeof(float));
+}
+
+/* After it: pre += the residual. */
+static void residual_rows(void *ctx, int m0, int m1) {
+  const Epilogue *e = ctx;
+  float *restrict pre = e->pre + (size_t)m0 * e->Out;
+  const float *restrict res = e->res + (size_t)m0 * e->Out;
+  const int64_t n = (int64_t)(m1 - m0) * e->Out;
+  for (int64_t i = 0; i < n; i++) pre[i] = res[i] + pre[i];
 }
 
 /* After it: y = gelu(pre). */
@@ -59,22 +71,26 @@ static void gelu_rows(void *ctx, int m0, int m1) {
   for (int64_t i = 0; i < n; i++) y[i] = gelu_value(pre[i]);
 }
 
-/* linear(heap, xOff, wOff, bOff, preOff, yOff, R, In, Out, act): with act 0, yOff is ignored (y is pre). */
+/* linear(heap, xOff, wOff, bOff, preOff, yOff, R, In, Out, act, resOff): with act 0, yOff is ignored (y is pre);
+   resOff ≥ 0: the residual (act 0 only), −1: none. */
 napi_value rred_linear(napi_env env, napi_callback_info info) {
   Args a;
-  if (!args_load(env, info, &a, 10) || !args_heap(&a, 0)) return NULL;
+  if (!args_load(env, info, &a, 11) || !args_heap(&a, 0)) return NULL;
   const int64_t R = arg_int(&a, 6), In = arg_int(&a, 7), Out = arg_int(&a, 8), act = arg_int(&a, 9);
+  const int residual = arg_int(&a, 10) >= 0;
   if (a.failed) return NULL;
-  if (R < 0 || In < 1 || Out < 1 || (act != ACT_NONE && act != ACT_GELU)) return args_throw(&a, "linear: bad shape or activation");
+  if (R < 0 || In < 1 || Out < 1 || (act != ACT_NONE && act != ACT_GELU) || (residual && act != ACT_NONE))
+    return args_throw(&a, "linear: bad shape or activation (a residual needs act none)");
   const float *x = arg_heap_ptr(&a, 1, (size_t)(R * In), 4);
   const float *w = arg_heap_ptr(&a, 2, (size_t)(In * Out), 4);
   const float *b = arg_heap_ptr(&a, 3, (size_t)Out, 4);
   float *pre = arg_heap_ptr(&a, 4, (size_t)(R * Out), 4);
   float *y = act == ACT_GELU ? arg_heap_ptr(&a, 5, (size_t)(R * Out), 4) : pre;
+  const float *res = residual ? arg_heap_ptr(&a, 10, (size_t)(R * Out), 4) : NULL;
   if (a.failed) return NULL;
   if (R == 0) return js_undefined(env);
-  Epilogue e = {b, pre, y, (int)Out};
-  const RowHooks hooks = {bias_rows, act == ACT_GELU ? gelu_rows : NULL, &e};
+  Epilogue e = {b, res, pre, y, (int)Out};
+  const RowHooks hooks = {bias_rows, act == ACT_GELU ? gelu_rows : res ? residual_rows : NULL, &e};
   rred_sgemm_rows(CblasNoTrans, CblasNoTrans, (int)R, (int)Out, (int)In, x, (int)In, w, (int)Out, pre, &hooks);
   return js_undefined(env);
 }

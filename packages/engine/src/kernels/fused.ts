@@ -67,7 +67,7 @@ export function fusedKernels(ctx: NativeContext) {
       return [dx, dgamma, dbeta];
     }),
     wasmKernel(FUSED.linear, ({ inputs, backend, attrs }: KernelArgs) => {
-      // x [R, I], w [I, O], b [O] → pre [R, O] (= x·w + b), and y = gelu(pre) [R, O] with attrs.gelu
+      // x [R, I], w [I, O], b [O] (, residual [R, O]) → pre [R, O] (= x·w + b (+ residual)), and y = gelu(pre) [R, O] with attrs.gelu
       const x = inputs.x as TensorInfo;
       const [R, I] = x.shape;
       const O = (inputs.w as TensorInfo).shape[1];
@@ -75,7 +75,20 @@ export function fusedKernels(ctx: NativeContext) {
       const pre = backend.makeOutput([R, O], 'float32');
       const y = act ? backend.makeOutput([R, O], 'float32') : pre;
       const off = (t: TensorInfo) => offsetOf(backend, t);
-      ctx.addon.linear(heapOf(backend), off(x), off(inputs.w as TensorInfo), off(inputs.b as TensorInfo), off(pre), off(y), R, I, O, act);
+      const res = inputs.residual as TensorInfo | undefined;
+      ctx.addon.linear(
+        heapOf(backend),
+        off(x),
+        off(inputs.w as TensorInfo),
+        off(inputs.b as TensorInfo),
+        off(pre),
+        off(y),
+        R,
+        I,
+        O,
+        act,
+        res ? off(res) : -1,
+      );
       return act ? [y, pre] : [pre];
     }),
     wasmKernel(FUSED.linearGrad, ({ inputs, backend, attrs }: KernelArgs) => {
