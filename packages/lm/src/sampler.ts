@@ -32,8 +32,8 @@ interface Row {
   budget: number;
   done: boolean;
   truncated: boolean;
-  /** keepCache: the logits [V] each token was drawn from, then the row's cache once it finished. */
-  logits?: Float32Array[];
+  /** keepCache: the logits [V] each token was drawn from, [budget, V] flat (row t: token t's), then the row's cache once it finished. */
+  logits?: Float32Array;
   cache?: TransformerSequenceCache;
   /** Index of the row's prompt among the distinct prompts (rows of one prompt share its prefill and, kept, its K/V). */
   promptId?: number;
@@ -146,7 +146,11 @@ function drawForRows(rows: Row[], live: number[], logits: Float32Array, V: numbe
   live.forEach((id, b) => {
     const row = rows[id];
     const d = drawToken(logits.subarray(b * V, (b + 1) * V), options, rng);
-    if (options.keepCache) (row.logits ??= []).push(logits.slice(b * V, (b + 1) * V));
+    if (options.keepCache) {
+      const kept = (row.logits ??= new Float32Array(row.budget * V));
+      const at = row.tokens.length * V;
+      for (let v = 0; v < V; v++) kept[at + v] = logits[b * V + v];
+    }
     row.tokens.push(d.token);
     row.logprobs.push(d.logprob);
     row.entropies.push(d.entropy);
@@ -186,7 +190,7 @@ function keepFinished(
     const own = copyCacheRows(kv, b, pad + P, ownLength);
     const layers = own.map((part, l) => ({ prompt: prompt[l], own: part }));
     const tokens = [...row.prompt, ...row.tokens.slice(0, -1)];
-    row.cache = new TransformerSequenceCache(model, tokens, P, layers, row.logits ?? []);
+    row.cache = new TransformerSequenceCache(model, tokens, P, layers, row.logits!, model.config.vocabSize, row.tokens.length);
     row.logits = undefined;
   });
 }

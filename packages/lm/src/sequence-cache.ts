@@ -25,8 +25,9 @@ export interface RowKV {
  *           sampled from the same prompt) and the row's own, each [H, positions, dh] (JS memory, not
  *           tensors: the scorer writes many rows in place into one tensor per layer, stackRows, instead of
  *           one pad/slice op per row and layer)
- *   logits: logits[t] = next-token logits [V] after the first `promptLength + t` tokens, as the sampler
- *           drew token t from them (t = 0..generated−1; V floats each)
+ *   logits: [generated, V] flat: row t = the next-token logits after the first `promptLength + t` tokens,
+ *           as the sampler drew token t from them (t = 0..generated−1), filled in place as it drew
+ *           (one array per row, not one per token)
  * Memory per row: 2·L·(generated − 1)·C + generated·V floats, plus 2·L·|prompt|·C per distinct prompt,
  * all JS; released by whoever asked for it (or by GC).
  */
@@ -40,8 +41,14 @@ export class TransformerSequenceCache implements SequenceCache {
     readonly tokens: readonly number[],
     readonly promptLength: number,
     kv: RowKV[],
-    private readonly logits: readonly Float32Array[],
+    /** [steps, V] flat (see above); rows past `steps` are ignored. */
+    private readonly logits: Float32Array,
+    private readonly vocabSize: number,
+    /** Logits rows held: the tokens drawn. */
+    private readonly steps: number,
   ) {
+    if (logits.length < steps * vocabSize)
+      throw new Error(`sequence cache: ${logits.length} logits for ${steps} steps of vocabulary ${vocabSize}`);
     this.kvLayers = kv;
   }
 
@@ -61,21 +68,21 @@ export class TransformerSequenceCache implements SequenceCache {
 
   /** log p(token | first `exitAt` tokens), exitAt in promptLength..length (the sampled positions), in float64 from the kept logits. */
   logprob(exitAt: number, token: number): number {
-    const row = this.logits[exitAt - this.promptLength];
+    const V = this.vocabSize;
+    const at = (exitAt - this.promptLength) * V;
+    const row = this.logits;
     let max = -Infinity;
-    for (const x of row) if (x > max) max = x;
+    for (let v = at; v < at + V; v++) if (row[v] > max) max = row[v];
     let sum = 0;
-    for (const x of row) sum += Math.exp(x - max);
-    return row[token] - max - Math.log(sum);
+    for (let v = at; v < at + V; v++) sum += Math.exp(row[v] - max);
+    return row[at + token] - max - Math.log(sum);
   }
 
   /** Whether scoring `sequence` with `requests` can start from this cache (see ScoreJob.cache). */
   serves(model: Transformer, sequence: readonly number[], requests: readonly SuffixRequest[]): boolean {
     if (this.owner !== model || this.released || sequence.length > this.length) return false;
     for (let i = 0; i < sequence.length; i++) if (sequence[i] !== this.tokens[i]) return false;
-    return requests.every(
-      (r) => r.suffix.length === 0 || (r.exitAt >= this.promptLength && r.exitAt - this.promptLength < this.logits.length),
-    );
+    return requests.every((r) => r.suffix.length === 0 || (r.exitAt >= this.promptLength && r.exitAt - this.promptLength < this.steps));
   }
 
   release(): void {
