@@ -2,7 +2,7 @@ import { UserError, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { drawToken, validateSampleOptions } from './draw';
 import { MASKED } from './layers';
-import { copyCacheRows, TransformerSequenceCache, type RowKV } from './sequence-cache';
+import { copyCacheRows, TransformerSequenceCache, type KeptBlock, type RowKV } from './sequence-cache';
 import type { LayerKV, Transformer } from './transformer';
 import type { ComputeCost, SampleOptions, SampleResult } from './types';
 
@@ -53,7 +53,7 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
     let keyValid = live.map((i) => Array.from({ length: P }, (_, j) => j >= P - rows[i].prompt.length));
     const { distinct, source } = distinctPrompts(live.map((i) => rows[i].prompt));
     live.forEach((i, b) => (rows[i].promptId = source[b]));
-    const promptKV = new Map<number, RowKV['prompt'][]>(); // keepCache: each distinct prompt's K/V per layer, copied once
+    const promptKV = new Map<number, { parts: RowKV['prompt'][]; block: KeptBlock }>(); // keepCache: each distinct prompt's K/V per layer, copied once
     let { logits, kv } = prefill(model, distinct, P); // [D, V], [D, H, P, dh]
     // Rows of one prompt get its K/V copied (expandRows), and every row gets room for its budget: the
     // cache is [B, H, P + longest budget, dh] from here on, and each decode step writes its K/V in place.
@@ -174,7 +174,7 @@ function keepFinished(
   live: number[],
   kv: LayerKV[],
   keyValid: boolean[][],
-  promptKV: Map<number, RowKV['prompt'][]>,
+  promptKV: Map<number, { parts: RowKV['prompt'][]; block: KeptBlock }>,
 ): void {
   live.forEach((id, b) => {
     const row = rows[id];
@@ -188,9 +188,12 @@ function keepFinished(
       promptKV.set(row.promptId!, prompt);
     }
     const own = copyCacheRows(kv, b, pad + P, ownLength);
-    const layers = own.map((part, l) => ({ prompt: prompt[l], own: part }));
+    const layers = own.parts.map((part, l) => ({ prompt: prompt.parts[l], own: part }));
     const tokens = [...row.prompt, ...row.tokens.slice(0, -1)];
-    row.cache = new TransformerSequenceCache(model, tokens, P, layers, row.logits!, model.config.vocabSize, row.tokens.length);
+    prompt.block.holders++;
+    own.block.holders++;
+    const blocks = [prompt.block, own.block];
+    row.cache = new TransformerSequenceCache(model, tokens, P, layers, row.logits!, model.config.vocabSize, row.tokens.length, blocks);
     row.logits = undefined;
   });
 }

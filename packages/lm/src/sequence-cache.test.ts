@@ -2,7 +2,7 @@ import { Rng } from '@rred/core';
 import { initEngine, tf } from '@rred/engine';
 import { sampleWithCache } from './sampler';
 import { scoreBatch } from './scorer';
-import { TransformerSequenceCache } from './sequence-cache';
+import { pooledKeptBytes, TransformerSequenceCache } from './sequence-cache';
 import { createTransformer, type Transformer } from './transformer';
 import type { SampleOptions, SampleResult, ScoreJob } from './types';
 
@@ -128,5 +128,32 @@ describe('sampler cache handoff', () => {
     expect(maxDiff(cached.logprobs, plain.logprobs)).toBeLessThan(1e-4);
     expect(cached.cost.tokensForwarded).toBe(sequence.length + 3);
     results[0].cache!.release();
+  });
+
+  it("recycles released caches' buffers: a shared prompt only once its last row releases it, then the next sample reuses them with the same scores", async () => {
+    const score = async (results: SampleResult[]) =>
+      (
+        await scoreBatch(
+          model,
+          results.map((r, i) => jobOf(prompts[i], r, new Rng(i))),
+        )
+      ).map((r) => r.logprobs);
+    const first = await sampleWithCache(model, prompts, { ...options, keepCache: true }, new Rng(4));
+    const expected = await score(first.results);
+    const kv = first.results.map((r) => (r.cache as TransformerSequenceCache).kv());
+    const before = pooledKeptBytes();
+    first.results[0].cache!.release(); // row 2 still holds the prompt it shares with row 0
+    first.results[0].cache!.release(); // idempotent: no second return
+    const ownOnly = pooledKeptBytes() - before;
+    expect(ownOnly).toBeGreaterThan(0);
+    expect(kv[2][0].prompt.k.every(Number.isFinite)).toBe(true);
+    for (const r of first.results.slice(1)) r.cache!.release();
+    expect(pooledKeptBytes()).toBeGreaterThan(before + ownOnly);
+    const pooled = pooledKeptBytes();
+    const second = await sampleWithCache(model, prompts, { ...options, keepCache: true }, new Rng(4)); // the same draws, kept in reused buffers
+    expect(pooledKeptBytes()).toBeLessThan(pooled);
+    const got = await score(second.results);
+    got.forEach((lp, j) => expect(maxDiff(lp, expected[j])).toBe(0));
+    for (const r of second.results) r.cache!.release();
   });
 });

@@ -19,6 +19,54 @@ export interface RowKV {
 }
 
 /**
+ * The buffer behind the parts of one `copyCacheRows` call (every layer's K and V), and how many caches
+ * hold it (a prompt's is shared by the rows sampled from it): the last to release it returns it to
+ * the pool.
+ */
+export interface KeptBlock {
+  buffer: ArrayBuffer;
+  holders: number;
+}
+
+/**
+ * Recycled buffers for kept K/V. Every GRPO step with the cache handoff copies each finished row's K/V
+ * into JS memory (~8 MB for 32 rows); in fresh buffers every step that costs page faults on first
+ * touch and V8 GCs for the external memory. A released cache's buffers come back here and the next
+ * step's copies reuse them (best fit, sizes rounded up to 64 KiB); at most MAX_POOLED_BYTES wait, the
+ * rest are left to GC. Buffers are not zero-filled (Node's Buffer.allocUnsafeSlow): every element is
+ * written before it is read.
+ */
+const POOL_GRAIN = 65536;
+const MAX_POOLED_BYTES = 64 * 2 ** 20;
+const pool: ArrayBuffer[] = [];
+let pooledBytes = 0;
+
+function takeBuffer(floats: number): ArrayBuffer {
+  const bytes = floats * 4;
+  let best = -1;
+  for (let i = 0; i < pool.length; i++)
+    if (pool[i].byteLength >= bytes && (best < 0 || pool[i].byteLength < pool[best].byteLength)) best = i;
+  if (best >= 0) {
+    const [buffer] = pool.splice(best, 1);
+    pooledBytes -= buffer.byteLength;
+    return buffer;
+  }
+  const size = Math.max(POOL_GRAIN, Math.ceil(bytes / POOL_GRAIN) * POOL_GRAIN);
+  return typeof Buffer === 'undefined' ? new ArrayBuffer(size) : (Buffer.allocUnsafeSlow(size).buffer as ArrayBuffer);
+}
+
+function giveBuffer(buffer: ArrayBuffer): void {
+  if (pooledBytes + buffer.byteLength > MAX_POOLED_BYTES) return;
+  pool.push(buffer);
+  pooledBytes += buffer.byteLength;
+}
+
+/** Bytes waiting in the pool (tests). */
+export function pooledKeptBytes(): number {
+  return pooledBytes;
+}
+
+/**
  * The transformer's `SequenceCache` (the cache handoff, types.ts): what the sampler computed for one
  * finished row, kept so that `scoreBatch` scores suffixes against it without forwarding the sequence.
  *   kv:     per layer K and V of positions 0..length−1: the prompt's part (shared with the other rows
@@ -46,6 +94,8 @@ export class TransformerSequenceCache implements SequenceCache {
     private readonly vocabSize: number,
     /** Logits rows held: the tokens drawn. */
     private readonly steps: number,
+    /** The buffers its K/V live in (its prompt's, shared, and its own); each counts this cache as a holder. */
+    private readonly blocks: readonly KeptBlock[] = [],
   ) {
     if (logits.length < steps * vocabSize)
       throw new Error(`sequence cache: ${logits.length} logits for ${steps} steps of vocabulary ${vocabSize}`);
@@ -60,7 +110,7 @@ export class TransformerSequenceCache implements SequenceCache {
     return this.kvLayers === null;
   }
 
-  /** Per-layer K/V [H, length, dh]; throws once released. */
+  /** Per-layer K/V [H, length, dh]; throws once released. The arrays are valid until release(): their memory is then reused. */
   kv(): RowKV[] {
     if (!this.kvLayers) throw new Error('sequence cache: used after release()');
     return this.kvLayers;
@@ -86,29 +136,27 @@ export class TransformerSequenceCache implements SequenceCache {
   }
 
   release(): void {
+    if (!this.kvLayers) return;
     this.kvLayers = null;
+    for (const block of this.blocks) if (--block.holders === 0) giveBuffer(block.buffer);
   }
-}
-
-/**
- * A float32 array of n elements whose memory is not zero-filled first (Node's Buffer.allocUnsafeSlow:
- * a 32-row GRPO batch keeps several MB of K/V per step, and zero-filling them before the copy cost
- * ≈ 1 ms per sampling call when it was 13 MB); a plain Float32Array where there is no Buffer. The
- * caller must write every element.
- */
-function unfilledFloat32(n: number): Float32Array {
-  return typeof Buffer === 'undefined' ? new Float32Array(n) : new Float32Array(Buffer.allocUnsafeSlow(n * 4).buffer, 0, n);
 }
 
 /**
  * Row b's positions from..from+length−1 of every layer's batch K and V [B, H, keys, dh], copied to JS as
  * one part per layer (K and V each [H, length, dh]; one contiguous run per head; no kernel runs). All of
- * them share one allocation: a row's 2·nLayers arrays cost one buffer, not 2·nLayers.
+ * them share one pooled buffer (`block`, no holder yet: each cache that keeps the parts adds one).
  */
-export function copyCacheRows(kv: readonly { k: tf.Tensor4D; v: tf.Tensor4D }[], b: number, from: number, length: number): KVPart[] {
+export function copyCacheRows(
+  kv: readonly { k: tf.Tensor4D; v: tf.Tensor4D }[],
+  b: number,
+  from: number,
+  length: number,
+): { parts: KVPart[]; block: KeptBlock } {
   const [, H, keys, dh] = kv[0].k.shape;
   const n = H * length * dh;
-  const all = unfilledFloat32(2 * kv.length * n); // every element is written below
+  const block: KeptBlock = { buffer: takeBuffer(2 * kv.length * n), holders: 0 };
+  const all = new Float32Array(block.buffer, 0, 2 * kv.length * n); // every element is written below
   const copy = (t: tf.Tensor4D, at: number): Float32Array => {
     const data = float32View(t);
     const out = all.subarray(at, at + n);
@@ -118,7 +166,7 @@ export function copyCacheRows(kv: readonly { k: tf.Tensor4D; v: tf.Tensor4D }[],
     }
     return out;
   };
-  return kv.map(({ k, v }, l) => ({ k: copy(k, 2 * l * n), v: copy(v, (2 * l + 1) * n), length }));
+  return { parts: kv.map(({ k, v }, l) => ({ k: copy(k, 2 * l * n), v: copy(v, (2 * l + 1) * n), length })), block };
 }
 
 /**
