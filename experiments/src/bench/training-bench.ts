@@ -74,7 +74,7 @@ export const TrainingBenchConfigSchema = z
       .default(3)
       .describe(
         'Peak RSS: pairs of child processes (one GRPO step, one RREDCoT-GRPO step with both terms), each loading the model and running one step; ' +
-          '`peakRssRatio` = median of the paired ratios of process.resourceUsage().maxRSS. 0 = not measured. Default 3.',
+          "`peakRssRatio` = median of the paired ratios of the children's own peak RSS (VmHWM; child.ts). 0 = not measured. Default 3.",
       ),
   })
   .strict();
@@ -322,7 +322,7 @@ export async function runOneStep(rawConfig: unknown, variant: string): Promise<v
 
 /**
  * Peak RSS of one GRPO step vs one RREDCoT-GRPO step (both terms): each in a fresh child process that
- * loads the model and runs the step (child.ts), pairs interleaved; maxRSS of the child (KiB → MB).
+ * loads the model and runs the step (child.ts), pairs interleaved; the child's own peak RSS (VmHWM, KiB → MB).
  */
 function measurePeakRss(config: TrainingBenchConfig): { peakRssRatio: number | null; peakRssMb: Record<string, number[]> } {
   if (config.rssPairs === 0) return { peakRssRatio: null, peakRssMb: {} };
