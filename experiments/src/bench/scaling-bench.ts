@@ -77,7 +77,14 @@ export const ScalingBenchConfigSchema = z
           'largest limit (the stop token is never drawn), so MC decodes n·(K+1)·(T − 4) tokens. A number M: every continuation runs M tokens.',
       ),
     trainRows: z.number().int().min(1).default(4).describe('Training step: rows of T tokens (one group of G = 4). Default 4.'),
-    reps: z.number().int().min(1).default(3).describe('Timed repetitions per point, interleaved over the measures (median). Default 3.'),
+    reps: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe(
+        'Timed repetitions per point (median), interleaved over the measures and over the points of a sweep (each rep visits every point). Default 3.',
+      ),
     innerCalls: z
       .number()
       .int()
@@ -196,14 +203,15 @@ async function timeCalls(n: number, f: () => Promise<void> | void): Promise<numb
   return out;
 }
 
-async function measurePoint(
-  lm: TransformerLM,
-  T: number,
-  K: number,
-  config: ScalingBenchConfig,
-  rng: Rng,
-  tick: () => void,
-): Promise<ScalingPoint> {
+/** One point of a sweep, set up once and measured one rep at a time (the reps of a sweep's points interleave). */
+interface PointRun {
+  /** One rep of every measure (rep −1: warm-up, not recorded). */
+  measureRep(rep: number): Promise<void>;
+  /** Releases what the point holds, checks its token counts against the cost model, and gives its medians. */
+  finish(): ScalingPoint;
+}
+
+async function preparePoint(lm: TransformerLM, T: number, K: number, config: ScalingBenchConfig, rng: Rng): Promise<PointRun> {
   const { row, job } = await traceAndJob(lm, T, K, config, rng.fork(`trace-${T}-${K}`));
   const V = config.model.vocabSize;
   const { inputs, targets } = randomBatch(rng.fork('train'), config.trainRows, T, V);
@@ -215,54 +223,101 @@ async function measurePoint(
   const ms: Record<'cached' | 'scratch' | 'mc' | 'train', number[]> = { cached: [], scratch: [], mc: [], train: [] };
   const tokens = { cached: 0, scratch: 0, mc: 0 };
   const calls = (f: () => Promise<void> | void) => timeCalls(config.innerCalls, f);
-  try {
-    for (let rep = -1; rep < config.reps; rep++) {
-      // rep −1 warms up (kernels, heap growth); the measures alternate so each rep shares the machine's state
-      const cached = await calls(async () => {
-        const rs = await lm.scoreBatch(copies(job));
-        tokens.cached = sum(rs.map((r) => r.cost.tokensForwarded));
-      });
-      const scratch = await calls(async () => {
-        const rs = await lm.scoreBatch(copies({ sequence: job.sequence, requests: job.requests }));
-        tokens.scratch = sum(rs.map((r) => r.cost.tokensForwarded));
-      });
-      const [mc] = await timeCalls(1, async () => {
-        const out = await lm.sample(
-          mcPrompts,
-          { temperature: 1, topP: 1, maxNewTokens: mcHorizonAt(config, T), stopToken: STOP },
-          rng.fork(`mc-${rep}`),
-        );
-        tokens.mc = out.cost.tokensForwarded;
-      });
-      const train = await calls(trainOnce);
-      if (rep >= 0) {
-        ms.cached.push(...cached);
-        ms.scratch.push(...scratch);
-        ms.mc.push(mc);
-        ms.train.push(...train);
-      }
-      tick();
-    }
-  } finally {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
     row.cache?.release();
     optimizer.dispose();
     tf.dispose([inputs, targets]);
-  }
-  const work = pointWork(job, T, config);
-  checkTokens(work, { rredcotCached: tokens.cached, rredcotScratch: tokens.scratch, mc: tokens.mc }, T, K);
-  return {
-    T,
-    K,
-    rredcotCachedMs: round(median(ms.cached), 2),
-    rredcotCachedTokens: tokens.cached,
-    rredcotScratchMs: round(median(ms.scratch), 2),
-    rredcotScratchTokens: tokens.scratch,
-    mcMs: round(median(ms.mc), 2),
-    mcTokens: tokens.mc,
-    trainMs: round(median(ms.train), 2),
-    trainTokens: config.trainRows * T,
-    flops: pointFlops(config.model, work),
   };
+  return {
+    async measureRep(rep: number) {
+      try {
+        // the measures alternate so each rep shares the machine's state
+        const cached = await calls(async () => {
+          const rs = await lm.scoreBatch(copies(job));
+          tokens.cached = sum(rs.map((r) => r.cost.tokensForwarded));
+        });
+        const scratch = await calls(async () => {
+          const rs = await lm.scoreBatch(copies({ sequence: job.sequence, requests: job.requests }));
+          tokens.scratch = sum(rs.map((r) => r.cost.tokensForwarded));
+        });
+        const [mc] = await timeCalls(1, async () => {
+          const out = await lm.sample(
+            mcPrompts,
+            { temperature: 1, topP: 1, maxNewTokens: mcHorizonAt(config, T), stopToken: STOP },
+            rng.fork(`mc-${rep}`),
+          );
+          tokens.mc = out.cost.tokensForwarded;
+        });
+        const train = await calls(trainOnce);
+        if (rep >= 0) {
+          ms.cached.push(...cached);
+          ms.scratch.push(...scratch);
+          ms.mc.push(mc);
+          ms.train.push(...train);
+        }
+      } catch (err) {
+        release();
+        throw err;
+      }
+    },
+    finish() {
+      release();
+      const work = pointWork(job, T, config);
+      checkTokens(work, { rredcotCached: tokens.cached, rredcotScratch: tokens.scratch, mc: tokens.mc }, T, K);
+      return {
+        T,
+        K,
+        rredcotCachedMs: round(median(ms.cached), 2),
+        rredcotCachedTokens: tokens.cached,
+        rredcotScratchMs: round(median(ms.scratch), 2),
+        rredcotScratchTokens: tokens.scratch,
+        mcMs: round(median(ms.mc), 2),
+        mcTokens: tokens.mc,
+        trainMs: round(median(ms.train), 2),
+        trainTokens: config.trainRows * T,
+        flops: pointFlops(config.model, work),
+      };
+    },
+  };
+}
+
+/**
+ * A sweep's points, measured rep by rep across all of them (rep −1 warms up; each rep visits the
+ * points in an order rotated by one), so a slow phase of the shared machine lands on every point
+ * rather than on the ones measured during it: the exponents compare points of one sweep.
+ */
+async function measureSweep(
+  lm: TransformerLM,
+  points: { T: number; K: number; label: string }[],
+  config: ScalingBenchConfig,
+  rng: Rng,
+  tick: (label: string) => void,
+): Promise<ScalingPoint[]> {
+  const runs: PointRun[] = [];
+  try {
+    for (const p of points) runs.push(await preparePoint(lm, p.T, p.K, config, rng.fork(p.label)));
+    for (let rep = -1; rep < config.reps; rep++) {
+      const shift = (rep + 1) % points.length;
+      for (let i = 0; i < points.length; i++) {
+        const at = (i + shift) % points.length;
+        await runs[at].measureRep(rep);
+        tick(points[at].label);
+      }
+    }
+    return runs.map((r) => r.finish());
+  } catch (err) {
+    for (const r of runs) {
+      try {
+        r.finish();
+      } catch {
+        // releasing is what matters here; the first error is rethrown
+      }
+    }
+    throw err;
+  }
 }
 
 type Measure = keyof PointFlops;
@@ -351,10 +406,25 @@ export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<s
   const vsT: ScalingPoint[] = [];
   const vsK: ScalingPoint[] = [];
   try {
-    for (const T of config.lengths)
-      vsT.push(await measurePoint(lm, T, config.fixedK, config, rng.fork(`T${T}`), () => bar.tick(1, `T=${T}`)));
-    for (const K of config.segments)
-      vsK.push(await measurePoint(lm, config.fixedT, K, config, rng.fork(`K${K}`), () => bar.tick(1, `K=${K}`)));
+    const tick = (label: string) => bar.tick(1, label);
+    vsT.push(
+      ...(await measureSweep(
+        lm,
+        config.lengths.map((T) => ({ T, K: config.fixedK, label: `T${T}` })),
+        config,
+        rng,
+        tick,
+      )),
+    );
+    vsK.push(
+      ...(await measureSweep(
+        lm,
+        config.segments.map((K) => ({ T: config.fixedT, K, label: `K${K}` })),
+        config,
+        rng,
+        tick,
+      )),
+    );
   } finally {
     lm.dispose();
   }
