@@ -28,7 +28,7 @@ export interface LoadedModel {
 export async function engineBackend(): Promise<BackendInfo> {
   await initEngine();
   const info = engineInfo();
-  return { backend: info.backend, openblasThreads: info.openblasThreads };
+  return { backend: info.backend, openblasThreads: info.openblasThreads, openblasConfig: info.openblasConfig };
 }
 
 /** A checkpoint's short name, its file stem: `embedded` for packages/lm/checkpoints/embedded.ckpt (report file names, result keys). */

@@ -8,6 +8,8 @@ import { findRepoRoot, gitState, type GitState } from '@rred/core';
 export interface BackendInfo {
   backend: string;
   openblasThreads: number | null;
+  /** OpenBLAS's build and the kernels it runs (e.g. "OpenBLAS 0.3.21 … Cooperlake …"), null without the native kernels. */
+  openblasConfig?: string | null;
 }
 
 /** Everything needed to say how a run was produced, captured once at run start. */
@@ -25,7 +27,16 @@ export interface RunContext {
   lockfileSha256: string | null;
   backend: string;
   openblasThreads: number | null;
-  /** RRED_BLAS_THREADS / OPENBLAS_NUM_THREADS / OMP_NUM_THREADS as set in the environment (the engine's count is `openblasThreads`). */
+  /**
+   * OpenBLAS's build and kernel family (its config string; null without the native kernels or when the caller
+   * did not say). The kernels decide speed (AVX2 Haswell vs AVX-512 SkylakeX/Cooperlake: 227 vs 400+ GFLOP/s
+   * of sgemm on one 2-core machine) and may move the last float digits. Absent in runs recorded before it was.
+   */
+  openblasConfig?: string | null;
+  /**
+   * RRED_BLAS_THREADS / OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / OPENBLAS_CORETYPE as set in the environment (the
+   * engine's count is `openblasThreads`; OPENBLAS_CORETYPE overrides OpenBLAS's choice of kernels).
+   */
   threadEnv: Record<string, string | null>;
 }
 
@@ -101,10 +112,12 @@ export function captureRunContext(opts: CaptureOptions): RunContext {
     lockfileSha256: lockfile && fs.existsSync(lockfile) ? sha256(fs.readFileSync(lockfile)) : null,
     backend: opts.backend.backend,
     openblasThreads: opts.backend.openblasThreads,
+    openblasConfig: opts.backend.openblasConfig ?? null,
     threadEnv: {
       RRED_BLAS_THREADS: process.env.RRED_BLAS_THREADS ?? null,
       OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? null,
       OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? null,
+      OPENBLAS_CORETYPE: process.env.OPENBLAS_CORETYPE ?? null,
     },
   };
 }

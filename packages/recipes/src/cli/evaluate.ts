@@ -65,7 +65,7 @@ async function main(): Promise<void> {
         config: config as unknown as Record<string, unknown>,
         schema: evaluateConfigSchema,
         seed: config.seed,
-        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads },
+        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads, openblasConfig: engine.openblasConfig },
         tags: { split: config.dataFile ? path.basename(file) : split },
         argv: process.argv.slice(2),
       },

@@ -180,7 +180,7 @@ async function main(): Promise<void> {
         config: config as unknown as Record<string, unknown>,
         schema: pretrainConfigSchema,
         seed: config.seed,
-        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads },
+        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads, openblasConfig: engine.openblasConfig },
         argv: process.argv.slice(2),
       };
   try {
