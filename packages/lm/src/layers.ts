@@ -1,4 +1,4 @@
-import { layerNorm as fusedLayerNorm, linear as fusedLinear, tf } from '@rred/engine';
+import { layerNorm as fusedLayerNorm, tf } from '@rred/engine';
 
 /**
  * The few building blocks of the transformer, written with ops that have kernels and gradients on
@@ -13,17 +13,10 @@ export const MASKED = -1e9;
  * act(x·W + b) for x [N, in], W [in, out], b [out] → [N, out]; act the identity (default) or GELU, tanh
  * approximation (GPT-2): 0.5·z·(1 + tanh(√(2/π)·(z + 0.044715·z³))), the form every checkpoint was trained
  * with (not the erf form); with `residual` [N, out] (identity only), residual + (x·W + b). The engine's
- * fused dense layer: one native kernel each way on wasm+native.
+ * fused dense layer itself (one native kernel each way on wasm+native), re-exported so the model's layers
+ * come from one module.
  */
-export function linear(
-  x: tf.Tensor2D,
-  w: tf.Tensor2D,
-  b: tf.Tensor1D,
-  activation: 'none' | 'gelu' = 'none',
-  residual?: tf.Tensor2D,
-): tf.Tensor2D {
-  return fusedLinear(x, w, b, activation, residual);
-}
+export { linear } from '@rred/engine';
 
 /**
  * Layer normalisation over the last axis (ε = 1e-5), then per-channel scale and shift. Delegates to the
