@@ -21,3 +21,5 @@ export { promptTokens, tokenizeExample } from './prompt';
 export type { SequenceTokenizer } from './prompt';
 export { referencesById, referenceTokens } from './references';
 export { firstUncorrectedError, tokenSpanOfChars } from './step-oracle';
+export { REFERENCE_REWRITES, rewriteReference } from './rewrite';
+export type { ReferenceRewrite } from './rewrite';
