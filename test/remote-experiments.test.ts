@@ -31,12 +31,12 @@ const CONFIG = [
   '20',
 ];
 
-/** A rendered file without its provenance lines (markdown `- run ...`, CSV `# run ...`). */
+/** A rendered file without its provenance lines (markdown `- git ...` groups of runs, CSV `# run ...`). */
 function withoutProvenance(file: string): string {
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')
-    .filter((l) => !/^(- |# )run [0-9a-f]+/.test(l))
+    .filter((l) => !/^(- git|# run) [0-9a-f]+/.test(l))
     .join('\n');
 }
 

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { fmt, type Table, toCsv, toMarkdown, withFixedDigits } from '@rred/core';
 import type { Store } from '@rred/results-store';
-import { csvHeader, markdownHeader } from '../common/provenance';
+import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { MC_SHARED_PREFILL_TAG } from '../common/mc-records';
@@ -243,12 +243,7 @@ export function renderCorrelationTables(store: Store, runId: string, outDir: str
   const skipped = (store.getRun(runId).tags.skippedTraces ?? '').split(',').filter(Boolean);
   const nonFinite = a.pairs.filter((p) => p.bin === 'all').reduce((m, p) => Math.max(m, p.nonFinite), 0);
   const md = [
-    markdownHeader(
-      'Correlation between credit-assignment methods (paper Sec. 4, Fig. 5, App. 10.2)',
-      store,
-      runs,
-      'npx nx run experiments:tables',
-    ),
+    markdownTitle('Correlation between credit-assignment methods (paper Sec. 4, Fig. 5, App. 10.2)'),
     `Setting: ${a.traces} traces, ${a.segments} segments (${c.segmentation.strategy}, K ≤ ${c.segmentation.maxSegments}). ` +
       `Per segment: RREDCoT ${c.rredcotQuantity === 'sigma' ? 'σ_k' : 'credit r_k'} (terms ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}, ` +
       `${c.references.count} dataset reference${c.references.count > 1 ? 's' : ''} per problem), leave-one-out PMI_k, gradient attribution (${c.gradient.aggregate} L1 norm), ` +
@@ -298,7 +293,7 @@ export function renderCorrelationTables(store: Store, runId: string, outDir: str
     path.join(outDir, 'costs.csv'),
     path.join(outDir, 'versus_proxy.csv'),
   ];
-  writeText(files[0], md);
+  writeText(files[0], withProvenance(md, store, runs, 'npx nx run experiments:tables'));
   writeText(files[1], csvHeader(store, runs) + toCsv(pairsCsv(a)));
   writeText(files[2], csvHeader(store, runs) + toCsv(costsTable(a)));
   writeText(files[3], csvHeader(store, runs) + toCsv(proxyCsv(a)));

@@ -2,7 +2,7 @@
 import * as path from 'path';
 import { fmt, mean, type MeanCi, type Table, toCsv, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
-import { csvHeader, markdownHeader } from '../common/provenance';
+import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { CREDIT_METHODS, type CreditMethod, type Method } from './config';
@@ -297,7 +297,7 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
   const ids = runIds(data);
   const multi = summaries.length > 1;
   const md = [
-    markdownHeader('GRPO vs RREDCoT-GRPO fine-tuning (paper Sec. 4, Tab. 1, Tab. 2, App. 10.3)', store, ids, COMMAND),
+    markdownTitle('GRPO vs RREDCoT-GRPO fine-tuning (paper Sec. 4, Tab. 1, Tab. 2, App. 10.3)'),
     setting(data),
     '',
     settingDetails(data),
@@ -321,7 +321,7 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
     toMarkdown(runsTable(data)),
   ].join('\n');
   const files = ['table.md', 'eval.csv', 'curves.csv', 'summary.json'].map((f) => path.join(outDir, f));
-  writeText(files[0], md);
+  writeText(files[0], withProvenance(md, store, ids, COMMAND));
   writeText(files[1], csvHeader(store, ids) + toCsv(evalCsv(summaries)));
   writeText(files[2], csvHeader(store, ids) + toCsv(curvesCsv(summaries)));
   writeText(files[3], `${JSON.stringify(summaryJson(data, summaries), null, 2)}\n`);

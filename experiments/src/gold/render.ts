@@ -2,7 +2,7 @@ import * as path from 'path';
 import { fmt, toCsv, toMarkdown, type Cell, type Table } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { checkpointStem } from '../common/model';
-import { csvHeader, markdownHeader } from '../common/provenance';
+import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { analyzeGold, methodsOf, type CheckpointMetrics, type GoldAnalysis, type Interval3, type MethodMetrics } from './analysis';
@@ -103,7 +103,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
   const c = data.config;
   const tags = store.getRun(runId).tags;
   const md = [
-    markdownHeader('Gold-value credit benchmark (issue 13)', store, [runId], 'npx nx run experiments:tables'),
+    markdownTitle('Gold-value credit benchmark (issue 13)'),
     `T = 1 rollouts of the first problems of ${c.split}, stratified (${c.traces.correct} correct + ${c.traces.wrong} wrong per checkpoint); ` +
       `${c.segmentation.strategy} segmentation, K ≤ ${c.segmentation.maxSegments}. V_gold(s_k) = mean ζ of n = ${c.gold.samplesPerExitPoint} continuations per exit point ` +
       `(truncated MC, M = ${c.gold.maxNewTokens}, horizon ${c.gold.horizon}, T = ${c.gold.temperature}; every continuation stored). ` +
@@ -119,7 +119,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
     ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data, tags[`checkpointHash.${name}`])),
   ].join('\n');
   const files = ['table.md', 'metrics.json', 'methods.csv', 'segments.csv'].map((f) => path.join(outDir, f));
-  writeText(files[0], md);
+  writeText(files[0], withProvenance(md, store, [runId], 'npx nx run experiments:tables'));
   writeText(files[1], `${JSON.stringify(a, null, 2)}\n`);
   writeText(files[2], csvHeader(store, [runId]) + toCsv(methodsCsv(a)));
   writeText(files[3], csvHeader(store, [runId]) + toCsv(segmentsCsv(data)));

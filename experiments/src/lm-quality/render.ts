@@ -3,7 +3,7 @@ import { fmt, mean, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { EVAL_SPLITS } from '@rred/tasks';
 import { checkpointStem } from '../common/model';
-import { markdownHeader } from '../common/provenance';
+import { markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import type { LmQualityConfig } from './config';
@@ -128,7 +128,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
   const r = lmQualityReport(store, runId);
   const [lo, hi] = QUALITY_BARS.greedyAccuracy;
   const md = [
-    markdownHeader('Embedded model quality', store, [runId], 'npx nx run experiments:tables'),
+    markdownTitle('Embedded model quality'),
     `Checkpoint \`${r.checkpoint}\` (${r.checkpointHashCovers ? `sha256 of ${r.checkpointHashCovers}` : 'weights sha256'} ${r.checkpointHash.slice(0, 12)}); first ${r.problemsPerSplit} problems of each split.`,
     '',
     toMarkdown({
@@ -176,7 +176,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
   ].join('\n');
   const stem = checkpointStem(r.checkpoint);
   const files = [path.join(outDir, `${stem}.md`), path.join(outDir, `${stem}.json`)];
-  writeText(files[0], md);
+  writeText(files[0], withProvenance(md, store, [runId], 'npx nx run experiments:tables'));
   writeText(files[1], `${JSON.stringify(r, null, 2)}\n`);
   return files;
 }

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { fmt, type Table, toCsv, toMarkdown, withFixedDigits } from '@rred/core';
 import type { Store } from '@rred/results-store';
-import { csvHeader, markdownHeader } from '../common/provenance';
+import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { analyzeMcRun, loadMcRun, type McAnalysis } from './load';
@@ -60,12 +60,7 @@ function summaryMarkdown(c: McVarianceConfig, a: McAnalysis): string {
 export function renderMcVarianceTables(store: Store, runId: string, outDir: string): string[] {
   const data = loadMcRun(store, runId);
   const a = analyzeMcRun(data);
-  const header = markdownHeader(
-    'MC value variance and truncation (paper Sec. 4, Fig. 8, Fig. 4, App. 10.1)',
-    store,
-    [runId],
-    'npx nx run experiments:tables',
-  );
+  const header = markdownTitle('MC value variance and truncation (paper Sec. 4, Fig. 8, Fig. 4, App. 10.1)');
   const md = [
     header,
     summaryMarkdown(data.config, a),
@@ -80,7 +75,7 @@ export function renderMcVarianceTables(store: Store, runId: string, outDir: stri
     toMarkdown(withFixedDigits(truncationTable(a), ['limit', 'continuations', 'cut', 'correct_under_M', 'cut_correct'])),
   ].join('\n');
   const files = [path.join(outDir, 'table.md'), path.join(outDir, 'sd_by_samples.csv'), path.join(outDir, 'truncation.csv')];
-  writeText(files[0], md);
+  writeText(files[0], withProvenance(md, store, [runId], 'npx nx run experiments:tables'));
   writeText(files[1], csvHeader(store, [runId]) + toCsv(sdTable(a)));
   writeText(files[2], csvHeader(store, [runId]) + toCsv(truncationTable(a)));
   return files;

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { canonicalJson, type Cell, type Table, toCsv, toMarkdown, UserError, withFixedDigits } from '@rred/core';
 import type { Store } from '@rred/results-store';
-import { csvHeader, markdownHeader } from '../common/provenance';
+import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { pointTagOf, SWEEP_EXPERIMENT } from './run-sweep';
@@ -56,7 +56,7 @@ export async function renderSweep(
   const id = store.resolveRunId(sweepId);
   const title = `Sweep ${config.gridFile ?? id} over ${config.experiment}`;
   const md = [
-    markdownHeader(title, store, [id, ...runIds], `npx nx run experiments:sweep-report -- --sweep ${id}`),
+    markdownTitle(title),
     `Grid: ${Object.entries(config.grid)
       .map(([k, v]) => `${k} ∈ {${v.map((x) => cellOf(x)).join(', ')}}`)
       .join(' × ')}; ` + `${runIds.length} of ${config.points.length} points have a FINISHED run.`,
@@ -66,7 +66,7 @@ export async function renderSweep(
   const files: string[] = [];
   if (what !== 'plots') {
     files.push(path.join(outDir, 'table.md'), path.join(outDir, 'table.csv'));
-    writeText(files[0], md);
+    writeText(files[0], withProvenance(md, store, [id, ...runIds], `npx nx run experiments:sweep-report -- --sweep ${id}`));
     writeText(files[1], csvHeader(store, [id]) + toCsv(table));
   }
   if (what === 'tables') return files;
