@@ -134,11 +134,22 @@ async function init(rawOptions: InitEngineOptions): Promise<EngineInfo> {
     openblasConfig: blasConfig,
     nativeKernels: native ? installNativeKernels(native).names : [],
   };
-  const detail = native ? `OpenBLAS ${blasCore(blasConfig ?? '')}, ${result.openblasThreads} thread(s)` : undefined;
+  const detail = native ? (blasSummary(blasConfig ?? '', result.openblasThreads) ?? undefined) : undefined;
   const line = engineLine(choice, detail);
   const isWarning = choice.backend !== 'wasm+native' && choice.reasonsSkipped['wasm+native'] !== undefined;
   if (!options.quiet || isWarning) log(line);
   return result;
+}
+
+/**
+ * The native kernels in a few words, as the engine line and the reproduction check print them: OpenBLAS's kernel
+ * family, who chose it (OpenBLAS itself, or the OPENBLAS_CORETYPE environment variable) and the thread count;
+ * null without the native kernels.
+ */
+export function blasSummary(config: string | null | undefined, threads: number | null): string | null {
+  if (config === null || config === undefined) return null;
+  const forced = process.env.OPENBLAS_CORETYPE ? `, chosen by OPENBLAS_CORETYPE=${process.env.OPENBLAS_CORETYPE}` : '';
+  return `OpenBLAS ${blasCore(config)}${forced}, ${threads ?? '?'} thread(s)`;
 }
 
 /** The core type OpenBLAS picked, from e.g. "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64". */
