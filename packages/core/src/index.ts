@@ -36,6 +36,8 @@ export {
   localizationTop1,
   localizationAuc,
   powerLawExponent,
+  holm,
+  pairedBootstrapDifference,
   type MeanCi,
   type Interval,
   type LocalizedTrace,
