@@ -1,3 +1,4 @@
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -80,7 +81,7 @@ describe('rred', () => {
   });
 
   it('exports CSV with quoting and spelled-out NaN, and JSON with metric histories', async () => {
-    const csv = (await cli(['runs', 'export', '--experiment', 'exp', '--format', 'csv', ...s])).trim().split('\n');
+    const csv = (await cli(['runs', 'export', '--experiment', 'exp', '--format', 'csv', '--allow-partial', ...s])).trim().split('\n');
     expect(csv).toHaveLength(4);
     const header = csv[0].split(',');
     expect(header).toEqual(expect.arrayContaining(['params.lr', 'metrics.acc', 'metrics.loss', 'tags.note']));
@@ -95,6 +96,38 @@ describe('rred', () => {
     expect(json.map((r) => r.id)).toEqual([ids[1]]);
     expect(json[0].metricHistory.acc.map((p) => p.value)).toEqual([0.15, 0.3]);
     expect(json[0].metricHistory.loss[0].value).toBe('NaN');
+  });
+
+  it('refuses to export a run that did not finish unless --allow-partial, which the output states', async () => {
+    await expect(cli(['runs', 'export', '--experiment', 'exp', '--format', 'csv', ...s])).rejects.toThrow(
+      `runs export: run ${ids[2]} (FAILED) did not finish, so its traces are partial; pass --allow-partial to export anyway`,
+    );
+    const out = path.join(path.dirname(file), 'partial.csv');
+    expect(await cli(['runs', 'export', ids[2], '--format', 'csv', '--allow-partial', '--out', out, ...s])).toBe(
+      `wrote 1 run to ${out}; PARTIAL (--allow-partial): ${ids[2]} (FAILED) did not finish\n`,
+    );
+    expect(fs.readFileSync(out, 'utf8')).toContain(`${ids[2]},exp,`);
+    fs.rmSync(out);
+  });
+
+  it('--out never replaces a character device or a FIFO, and a missing directory is one line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-cli-out-'));
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const [target, kind] of [
+      ['/dev/null', 'a character device'],
+      [fifo, 'a FIFO'],
+    ]) {
+      await expect(cli(['runs', 'export', ids[0], '--format', 'json', '--out', target, ...s])).rejects.toThrow(
+        `runs export: --out ${target} is ${kind}; only a regular file (or a new name) is written, choose another file`,
+      );
+    }
+    expect(fs.statSync('/dev/null').isCharacterDevice()).toBe(true);
+    expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
+    await expect(cli(['runs', 'export', ids[0], '--format', 'json', '--out', '/proc/nope/x', ...s])).rejects.toThrow(
+      /^runs export: --out \/proc\/nope\/x: its directory \/proc\/nope does not exist$/,
+    );
+    fs.rmSync(dir, { recursive: true });
   });
 
   it('checks the database', async () => {

@@ -9,9 +9,9 @@ export type { CommandSpec, CommandLine, FlagSpec } from './command-line';
 export { applyOverrides, configKeyDocs, flattenConfig, loadCommandConfig } from './config-flags';
 export { readJsonFile } from './json-file';
 export { resolveUserPath } from './paths';
-export { writeFileAtomic } from './atomic-write';
 export { yieldToEventLoop } from './yield';
-export { checkOutputDir } from './output-dir';
+export { checkOutputDir, checkOutputFile, checkReplaceableDir, replaceOutputDir, writeOutputFile } from './output-path';
+export type { OutputCheckOptions } from './output-path';
 export {
   sum,
   mean,

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { UserError } from '@rred/core';
+import { checkOutputFile as checkOutputPath, UserError } from '@rred/core';
 import { hasSqliteHeader, SIDE_FILE_SUFFIXES } from './sqlite-file';
 
 /** The path with its existing part resolved through symlinks (the rest appended as given). */
@@ -24,15 +24,16 @@ function sameFile(a: string, b: string): boolean {
 }
 
 /**
- * Checks a file a command is about to write (`flag` names it in messages, e.g. `--out`): it may not
- * be empty, a directory, the results store `storeFile` or one of its -wal/-shm/-journal files (by
- * path, symlink or hard link), nor any other SQLite database or side file of one. Call it before
- * opening the store, then write with `writeFileAtomic` (@rred/core). Returns the absolute path.
+ * Checks a file a command is about to write (`flag` names it in messages, e.g. `--out`): what
+ * `checkOutputFile` of @rred/core checks (a regular file or a new name in a writable directory with
+ * free space; never a device, a FIFO or a symlink), and it may not be the results store `storeFile` or
+ * one of its -wal/-shm/-journal files (by path, symlink or hard link), nor any other SQLite database
+ * or side file of one. Call it before opening the store, then write with `writeOutputFile` (@rred/core).
+ * Returns the absolute path.
  */
 export function checkOutputFile(out: string, storeFile: string, flag: string): string {
   if (out.trim() === '') throw new UserError(`${flag}: got an empty path, expected a file name`);
   const abs = path.resolve(out);
-  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new UserError(`${flag} ${out} is a directory, expected a file name`);
   const target = canonical(abs);
   const store = canonical(storeFile);
   for (const suffix of ['', ...SIDE_FILE_SUFFIXES]) {
@@ -49,5 +50,5 @@ export function checkOutputFile(out: string, storeFile: string, flag: string): s
       `${flag} ${out} is the ${side} file of the SQLite database ${abs.slice(0, -side.length)}; refusing to overwrite it, choose another file`,
     );
   }
-  return abs;
+  return checkOutputPath(out, flag);
 }

@@ -80,8 +80,33 @@ describe('rred export-weights', () => {
     await expect(cli(['export-weights', '--run', runId, '--store', file, '--format', 'csv'])).rejects.toThrow(
       /--format csv: expected jsonl/,
     );
-    await expect(cli(['export-weights', '--run', runId, '--store', file, '--method', 'mc'])).rejects.toThrow(
-      /trace 'a0' .* has 0 σ for method 'mc' and 3 segments/,
+    await expect(cli(['export-weights', '--run', runId, '--store', file, '--method', 'bogus'])).rejects.toThrow(
+      `export-weights: --method bogus: unknown method for run ${runId}, which stores estimates of rredcot`,
+    );
+    await expect(cli(['export-weights', '--run', runId, '--store', file, '--out', '/proc/nope/x'])).rejects.toThrow(
+      /^export-weights: --out \/proc\/nope\/x: its directory \/proc\/nope does not exist$/,
+    );
+  });
+
+  it('refuses a run that did not finish (KILLED, FAILED, running) unless --allow-partial; each record states the status', async () => {
+    const store = openStore(file);
+    const run = store.startRun({
+      experiment: 'grpo-batch',
+      config: {},
+      backend: { backend: 'cpu', openblasThreads: null },
+      context: FIXED_CONTEXT,
+    });
+    run.writeTraceBundle(sampleBundle('k0', 2));
+    run.kill('SIGINT');
+    store.close();
+    await expect(cli(['export-weights', '--run', run.id, '--store', file])).rejects.toThrow(
+      `export-weights: run ${run.id} (KILLED) did not finish, so its traces are partial; pass --allow-partial to export anyway`,
+    );
+    const lines = (await cli(['export-weights', '--run', run.id, '--store', file, '--allow-partial'])).trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { run_status: string }).run_status)).toEqual(['KILLED']);
+    const out = path.join(path.dirname(file), 'partial.jsonl');
+    expect(await cli(['export-weights', '--run', run.id, '--store', file, '--allow-partial', '--out', out])).toBe(
+      `wrote 1 traces of run ${run.id} to ${out}; PARTIAL (--allow-partial): ${run.id} (KILLED) did not finish\n`,
     );
   });
 });

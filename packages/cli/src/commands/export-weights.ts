@@ -1,12 +1,15 @@
-import { mean, sampleStandardDeviation, STORE_FLAG, UserError, writeFileAtomic } from '@rred/core';
+import { mean, sampleStandardDeviation, STORE_FLAG, UserError, writeOutputFile } from '@rred/core';
 import { tokenWeights } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import { checkOutputFile, resolveStorePath, type StoredTrace } from '@rred/results-store';
 import { withStore, type Command } from '../command';
+import { ALLOW_PARTIAL_FLAG, checkFinished } from './partial';
 
 /** One JSONL line of `rred export-weights`: everything a trainer needs for one completion. */
 interface WeightRecord {
   run: string;
+  /** The run's status: FINISHED, or (exported with --allow-partial) RUNNING, KILLED or FAILED. */
+  run_status: string;
   key: string;
   problem_id: string;
   method: string;
@@ -41,7 +44,7 @@ function advantages(traces: StoredTrace[], scale: 'group' | 'none'): number[] {
   });
 }
 
-function recordOf(run: string, t: StoredTrace, method: string, advantage: number): WeightRecord {
+function recordOf(run: string, status: string, t: StoredTrace, method: string, advantage: number): WeightRecord {
   const rows = t.estimates.filter((e) => e.method === method && e.exitPoint > 0).sort((a, b) => a.exitPoint - b.exitPoint);
   if (rows.length !== t.segments.length || rows.some((r) => r.sigma === null)) {
     throw new UserError(
@@ -54,6 +57,7 @@ function recordOf(run: string, t: StoredTrace, method: string, advantage: number
   const O = t.trace.completion.length;
   return {
     run,
+    run_status: status,
     key: t.key,
     problem_id: t.trace.problemId,
     method,
@@ -81,7 +85,13 @@ export const exportWeights: Command = {
       description: "advantage scaling: 'group' (÷ group std, GRPO) or 'none' (Dr. GRPO)",
       default: 'group',
     },
-    out: { type: 'string', value: 'FILE', path: true, description: 'output file (default: stdout)' },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      path: true,
+      description: 'output file (default: stdout; written atomically, only over a regular file)',
+    },
+    'allow-partial': ALLOW_PARTIAL_FLAG,
     store: STORE_FLAG,
   },
   run: (args, ctx) => {
@@ -93,15 +103,24 @@ export const exportWeights: Command = {
     if (scale !== 'group' && scale !== 'none') throw new UserError(`export-weights: --scale ${scale}: expected group or none`);
     const method = (args.flags.method as string | undefined) ?? 'rredcot';
     const out = args.flags.out as string | undefined;
-    if (out) checkOutputFile(out, resolveStorePath(args.flags.store as string | undefined, ctx.env), '--out');
+    if (out) checkOutputFile(out, resolveStorePath(args.flags.store as string | undefined, ctx.env), 'export-weights: --out');
     return withStore(args, ctx, (store) => {
       const id = store.resolveRunId(run);
+      const status = store.getRun(id).status;
+      const note = checkFinished('export-weights', [{ id, status }], Boolean(args.flags['allow-partial']));
       const traces = store.traces(id);
       if (traces.length === 0) throw new UserError(`export-weights: run ${id} has no stored traces`);
+      const methods = [...new Set(traces.flatMap((t) => t.estimates.map((e) => e.method)))].sort();
+      if (!methods.includes(method))
+        throw new UserError(
+          `export-weights: --method ${method}: unknown method for run ${id}, which stores estimates of ${methods.join(', ') || 'no method'}`,
+        );
       const A = advantages(traces, scale);
-      const text = traces.map((t, i) => JSON.stringify(recordOf(id, t, method, A[i]))).join('\n') + '\n';
-      if (out) writeFileAtomic(out, text);
-      else ctx.out(text);
+      const text = traces.map((t, i) => JSON.stringify(recordOf(id, status, t, method, A[i]))).join('\n') + '\n';
+      if (out) {
+        writeOutputFile(out, text, 'export-weights: --out');
+        ctx.out(`wrote ${traces.length} traces of run ${id} to ${out}${note}\n`);
+      } else ctx.out(text);
     });
   },
 };

@@ -1,6 +1,7 @@
-import { STORE_FLAG, toCsv, UserError, writeFileAtomic } from '@rred/core';
+import { STORE_FLAG, toCsv, UserError, writeOutputFile } from '@rred/core';
 import { checkOutputFile, formatFloat, resolveStorePath, type MetricPoint, type RunDetail } from '@rred/results-store';
 import { withStore, type Command } from '../command';
+import { ALLOW_PARTIAL_FLAG, checkFinished } from './partial';
 
 /** One row per run: run fields, then params.*, metrics.* (last value), tags.* (union over runs). */
 function runsToCsv(runs: RunDetail[]): string {
@@ -63,8 +64,10 @@ export const runsExport: Command = {
       type: 'string',
       value: 'FILE',
       path: true,
-      description: 'write to FILE instead of stdout (atomically; never the store, its -wal/-shm, or any SQLite file)',
+      description:
+        'write to FILE instead of stdout (atomically, only over a regular file; never the store, its -wal/-shm, or any SQLite file)',
     },
+    'allow-partial': ALLOW_PARTIAL_FLAG,
     store: STORE_FLAG,
   },
   run: (args, ctx) => {
@@ -85,6 +88,7 @@ export const runsExport: Command = {
       if (experiment !== undefined && ids.length === 0)
         throw new UserError(`runs export: experiment '${experiment}' has no runs in ${store.file}`);
       const runs = ids.map((id) => store.getRun(id));
+      const note = checkFinished('runs export', runs, Boolean(args.flags['allow-partial']));
       let text: string;
       if (format === 'csv') {
         text = runsToCsv(runs);
@@ -99,12 +103,8 @@ export const runsExport: Command = {
         ctx.out(text);
         return;
       }
-      try {
-        writeFileAtomic(out, text);
-      } catch (err) {
-        throw new UserError(`runs export: cannot write ${outFlag}: ${(err as Error).message}`);
-      }
-      ctx.out(`wrote ${runs.length} run${runs.length === 1 ? '' : 's'} to ${outFlag}\n`);
+      writeOutputFile(out, text, 'runs export: --out');
+      ctx.out(`wrote ${runs.length} run${runs.length === 1 ? '' : 's'} to ${outFlag}${note}\n`);
     });
   },
 };
