@@ -48,7 +48,7 @@ function goldTrace(s: StoredTrace, config: GoldConfig): GoldTrace {
     if (e.value !== null) (values[e.method] ??= new Array<number>(K + 1).fill(NaN))[e.exitPoint] = e.value;
   }
   const segmentLengths = s.segments.map((g) => g.end - g.start);
-  for (const name of Object.keys(BASELINES) as BaselineName[]) credits[name] = BASELINES[name](segmentLengths);
+  for (const name of Object.keys(BASELINES) as BaselineName[]) credits[name] = BASELINES[name](segmentLengths, s.trace.reward);
   const oracle = credits[ORACLE_METHOD];
   if (!oracle) throw new Error(`gold trace ${s.key} has no oracle rows`);
   delete credits[ORACLE_METHOD];

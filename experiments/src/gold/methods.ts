@@ -39,14 +39,19 @@ export const mcMethod = (n: number): string => `mc.n${n}`;
 export const GOLD_METHOD = 'gold';
 
 /**
- * The two trivial baselines, computed from the segments alone (no model, cost 0). Sign convention:
- * credit = +length (segment length in tokens: a longer segment gets more credit) and credit = +k
- * (segment index k = 1..K: a later segment gets more credit); a negative correlation means the
- * reverse ordering predicts. Localization takes the most negative credit: the shortest, resp. the first, segment.
+ * The free baselines, computed from the segments and the verifier's outcome ζ alone (no model, cost 0).
+ * Sign convention: credit = +length (segment length in tokens: a longer segment gets more credit) and
+ * credit = +k (segment index k = 1..K: a later segment gets more credit); a negative correlation means
+ * the reverse ordering predicts. The outcome-signed ones multiply by 2ζ − 1 (+1 on a correct trace, −1
+ * on a wrong one): on a correct trace V rises towards 1 late, on a wrong one it falls towards 0, so
+ * (2ζ − 1)·k is what position alone can say once the outcome is known. Localization takes the most
+ * negative credit: the shortest, resp. the first, segment (signed: on a wrong trace the longest, resp. the last).
  */
 export const BASELINES = {
   length: (lengths: readonly number[]): number[] => lengths.slice(),
   position: (lengths: readonly number[]): number[] => lengths.map((_, i) => i + 1),
+  signedLength: (lengths: readonly number[], reward: number): number[] => lengths.map((l) => (2 * reward - 1) * l),
+  signedPosition: (lengths: readonly number[], reward: number): number[] => lengths.map((_, i) => (2 * reward - 1) * (i + 1)),
 } as const;
 export type BaselineName = keyof typeof BASELINES;
 
