@@ -5,6 +5,13 @@
  * workspace declares the npm packages it imports is knip's check (knip.jsonc), run beside this one.
  */
 const ENTRY_POINTS = '(src/index|testing|value-head)\\.ts$';
+/**
+ * The folders of experiments/src that are shared infrastructure rather than one experiment: helpers and config
+ * pieces (common), text and plot writers (report), the re-render commands (render) and the sweep runner (sweep).
+ * Every other folder of experiments/src is one experiment (bench, correlation, finetune, gold, lm-quality,
+ * mc-variance, and any added later); experiments/src/registry.ts lists them.
+ */
+const EXPERIMENTS_SHARED = '(common|report|render|sweep)';
 
 module.exports = {
   forbidden: [
@@ -42,6 +49,25 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/' },
       to: { path: '^experiments/' },
+    },
+    {
+      name: 'experiment-not-other-experiment',
+      comment:
+        'An experiment folder imports only itself and the shared folders (common, report, render, sweep) and ' +
+        'registry.ts; what two experiments share lives in experiments/src/common/.',
+      severity: 'error',
+      from: { path: '^experiments/src/([^/]+)/', pathNot: `^experiments/src/${EXPERIMENTS_SHARED}/` },
+      to: {
+        path: '^experiments/src/',
+        pathNot: ['^experiments/src/$1/', `^experiments/src/${EXPERIMENTS_SHARED}/`, '^experiments/src/registry\\.ts$'],
+      },
+    },
+    {
+      name: 'experiment-helpers-not-experiments',
+      comment: 'The shared helpers (common, report) import no experiment folder, the registry or the commands built on it.',
+      severity: 'error',
+      from: { path: '^experiments/src/(common|report)/' },
+      to: { path: '^experiments/src/', pathNot: '^experiments/src/(common|report)/' },
     },
     {
       name: 'only-through-entry-points',

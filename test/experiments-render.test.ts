@@ -11,7 +11,7 @@ import type { ContinuationRecord } from '@rred/estimators';
 import { openStore, type EstimateRecord, type Store, type TraceBundle } from '@rred/results-store';
 import { continuationRows } from '../experiments/src/common/mc-records';
 import { correlationConfigSchema } from '../experiments/src/correlation/config';
-import { mcVarianceConfigSchema } from '../experiments/src/mc-variance/config';
+import { mcVarianceConfigSchema } from '../experiments/src/common/mc-variance-config';
 import { renderExperiment, runToRender } from '../experiments/src/render/registry';
 
 const backend = { backend: 'cpu', openblasThreads: null };

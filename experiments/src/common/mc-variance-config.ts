@@ -1,34 +1,14 @@
 import { mcConfigSchema } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
-import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
+import { rolloutConfigSchema, splitSchema } from './config-schemas';
 
-export const rolloutConfigSchema = z
-  .object({
-    temperature: z
-      .number()
-      .positive()
-      .default(1)
-      .describe('Sampling temperature of the one on-policy rollout per problem (Sec. 4: T = 1). Default 1.'),
-    maxNewTokens: z
-      .number()
-      .int()
-      .min(1)
-      .default(120)
-      .describe('Token limit of a rollout; prompt + limit must fit the model context (160). Default 120.'),
-    batchSize: z.number().int().min(1).default(64).describe('Rollouts sampled per batch. Default 64.'),
-  })
-  .strict();
-
-export const splitSchema = z
-  .enum(EVAL_SPLITS)
-  .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])
-  .describe(
-    `Held-out split the problems come from (packages/tasks/data). One of ${EVAL_SPLITS.join(', ')}; default ${DEFAULT_EVAL_SPLIT}.`,
-  );
-
+/**
+ * The mc-variance experiment's config. Its home is common/ because correlation reads it back: it parses the
+ * config recorded on the mc-variance run whose traces, segments and MC values it reuses.
+ */
 export const mcVarianceConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer, default 1.'),
@@ -78,4 +58,3 @@ export const mcVarianceConfigSchema = z
   .strict();
 
 export type McVarianceConfig = z.infer<typeof mcVarianceConfigSchema>;
-export const MC_VARIANCE_ALIASES = { n: 'problems', samples: 'mc.samplesPerExitPoint', K: 'segmentation.maxSegments' };

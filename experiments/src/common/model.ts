@@ -69,7 +69,7 @@ export async function loadModel(checkpoint: string): Promise<LoadedModel & { lm:
  * both are checked here. The run records the URL, the API and the model name the server reports; the
  * checkpoint identity is the server's (rred serve reports checkpointHash of its file) or `remote:<model name>`.
  */
-export async function connectServedModel(ref: ServedModelRef): Promise<LoadedModel> {
+async function connectServedModel(ref: ServedModelRef): Promise<LoadedModel> {
   const lm = await RemoteLM.connect({ url: ref.url, api: ref.api });
   const tok = lm.tokenizer;
   if (lm.special.eos !== tok.eos || lm.special.endThink !== tok.endThink || lm.special.think !== tok.think) {
@@ -91,4 +91,17 @@ export async function connectServedModel(ref: ServedModelRef): Promise<LoadedMod
     checkpointHashCovers: served ? CHECKPOINT_HASH_COVERS : 'served model name',
   };
   return { lm, checkpointHash: served ?? `remote:${lm.info.modelName}`, checkpoint: ref.url, backend: await engineBackend(), tags };
+}
+
+const models = new Map<string, Promise<LoadedModel>>();
+/** One loaded model per checkpoint (or served model) per process (a sweep runs many children on the same weights). */
+export function sharedModel(checkpoint: string, served: ServedModelRef | null = null): Promise<LoadedModel> {
+  const key = served ? `${served.api} ${served.url}` : checkpoint;
+  let m = models.get(key);
+  if (!m) {
+    m = served ? connectServedModel(served) : loadModel(checkpoint);
+    m.catch(() => models.delete(key));
+    models.set(key, m);
+  }
+  return m;
 }

@@ -5,6 +5,8 @@ import type { ContinuationReward, SpecialTokens } from '@rred/estimators';
 import { buildTrace, readCheckpointHeader, Tokenizer, type Trace } from '@rred/lm';
 import type { Verifier } from './dataset';
 import type { ExperimentLM } from './model';
+import type { McVarianceConfig } from './mc-variance-config';
+import { segment, type Segment, type SegmentationConfig } from '@rred/segmentation';
 import { COMPOSITE_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
 
 /** The first `count` problems of a split's shipped JSONL (packages/tasks/data/<split>.jsonl). */
@@ -59,6 +61,16 @@ export function checkRecordsFit(file: string, records: readonly TaskRecord[], ch
   });
 }
 
+/**
+ * Before any run opens: the problems are in the checkpoint's alphabet, and each prompt + rollout, and
+ * prompt + MC horizon when it bounds the whole completion, fits the checkpoint's context.
+ */
+export function checkMcFits(config: Pick<McVarianceConfig, 'checkpoint' | 'split' | 'problems' | 'rollout' | 'mc'>): void {
+  const budgets = [{ field: 'rollout.maxNewTokens', tokens: config.rollout.maxNewTokens }];
+  if (config.mc.horizon === 'completion') budgets.push({ field: 'mc.maxNewTokens', tokens: config.mc.maxNewTokens });
+  checkSplitFits(config.split, config.problems, config.checkpoint, budgets);
+}
+
 /** The shipped JSONL of a split. */
 function splitFile(split: string): string {
   return path.join(repoRoot(), 'packages', 'tasks', 'data', `${split}.jsonl`);
@@ -75,8 +87,20 @@ function recordLines(file: string): number[] {
   return lines;
 }
 
+/** The exit points of a trace (Sec. 3.1), its tokens decoded by the model's own tokenizer. */
+export function segmentTrace(lm: ExperimentLM, trace: Trace, config: SegmentationConfig): Segment[] {
+  return segment(trace, config, (id) => lm.tokenizer.decode([id]));
+}
+
+/** `</think>`, `<eos>` and, when the alphabet has it as one token, the line break (the value term's start rules split references at it). */
 export function specialTokens(tokenizer: Tokenizer): SpecialTokens {
-  return { endThink: tokenizer.endThink, eos: tokenizer.eos };
+  let newline: number[] = [];
+  try {
+    newline = tokenizer.encode('\n');
+  } catch {
+    // an alphabet without a line break: the start rules then refuse with their own message
+  }
+  return { endThink: tokenizer.endThink, eos: tokenizer.eos, ...(newline.length === 1 ? { newline: newline[0] } : {}) };
 }
 
 /**

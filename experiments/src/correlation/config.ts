@@ -3,30 +3,7 @@ import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
-import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
-
-/** Bootstrap settings of an analysis whose CIs resample traces (correlation, gold). */
-export const bootstrapAnalysisSchema = z
-  .object({
-    bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for the CIs. Default 1000.'),
-    level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
-  })
-  .strict();
-
-/** How many dataset references RREDCoT gets per problem (correlation, gold). */
-export const datasetReferencesSchema = z
-  .object({
-    count: z
-      .number()
-      .int()
-      .min(1)
-      .max(16)
-      .default(1)
-      .describe(
-        'Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.',
-      ),
-  })
-  .strict();
+import { bootstrapAnalysisSchema, datasetReferencesSchema, rolloutConfigSchema, splitSchema } from '../common/config-schemas';
 
 export const correlationConfigSchema = z
   .object({

@@ -5,7 +5,7 @@ import type { Trace } from '@rred/lm';
 import type { CostRecord, Store, StoredTrace } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
 import { continuationRecords } from '../common/mc-records';
-import { mcVarianceConfigSchema, type McVarianceConfig } from '../mc-variance/config';
+import { mcVarianceConfigSchema, type McVarianceConfig } from '../common/mc-variance-config';
 import type { CorrelationConfig } from './config';
 
 /** The `sourceRun` tag of a correlation run that generated its own traces. */

@@ -3,8 +3,7 @@ import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
-import { bootstrapAnalysisSchema, datasetReferencesSchema } from '../correlation/config';
-import { rolloutConfigSchema, splitSchema } from '../mc-variance/config';
+import { bootstrapAnalysisSchema, datasetReferencesSchema, rolloutConfigSchema, splitSchema } from '../common/config-schemas';
 
 const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint];
 

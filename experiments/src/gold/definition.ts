@@ -1,7 +1,7 @@
 import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
 import { CHECKPOINT_HASH_COVERS, checkpointHashOf, engineBackend } from '../common/model';
-import { checkMcFits } from '../mc-variance/definition';
+import { checkMcFits } from '../common/rollouts';
 import { computeGold } from './compute';
 import { GOLD_ALIASES, goldConfigSchema } from './config';
 import { renderGoldPlots, renderGoldTables } from './render';

@@ -2,20 +2,15 @@ import { ProgressBar, type Rng, yieldToEventLoop } from '@rred/core';
 import { toStoreRows, truncatedMc, type McConfig, type McExtra } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import type { TraceBundle } from '@rred/results-store';
-import { segment, type SegmentationConfig, type Segment } from '@rred/segmentation';
+import type { SegmentationConfig } from '@rred/segmentation';
 import type { TaskRecord } from '@rred/tasks';
 import type { ComputeContext } from '../common/experiment';
 import { continuationRows } from '../common/mc-records';
-import type { ServedModelRef } from '../common/cli-args';
 import { loadDataset, type Verifier } from '../common/dataset';
-import { connectServedModel, loadModel, type ExperimentLM, type LoadedModel } from '../common/model';
-import { continuationReward, generateRollouts, loadSplit, specialTokens } from '../common/rollouts';
+import { sharedModel, type LoadedModel } from '../common/model';
+import { continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
 import { logMcSummary } from './load';
-import type { McVarianceConfig } from './config';
-
-export function segmentTrace(lm: ExperimentLM, trace: Trace, config: SegmentationConfig): Segment[] {
-  return segment(trace, config, (id) => lm.tokenizer.decode([id]));
-}
+import type { McVarianceConfig } from '../common/mc-variance-config';
 
 /** Segments one trace and runs truncated MC from each exit point; returns the complete store bundle. */
 async function mcBundle(
@@ -57,19 +52,6 @@ async function mcBundle(
     },
     extra: result.extra,
   };
-}
-
-const models = new Map<string, Promise<LoadedModel>>();
-/** One loaded model per checkpoint (or served model) per process (a sweep runs many children on the same weights). */
-export function sharedModel(checkpoint: string, served: ServedModelRef | null = null): Promise<LoadedModel> {
-  const key = served ? `${served.api} ${served.url}` : checkpoint;
-  let m = models.get(key);
-  if (!m) {
-    m = served ? connectServedModel(served) : loadModel(checkpoint);
-    m.catch(() => models.delete(key));
-    models.set(key, m);
-  }
-  return m;
 }
 
 export async function computeMcVariance({ store, run, config, rng, served, dataset }: ComputeContext<McVarianceConfig>): Promise<void> {

@@ -1,21 +1,13 @@
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
-import { checkSplitFits } from '../common/rollouts';
+import { checkMcFits } from '../common/rollouts';
 import { MC_SHARED_PREFILL_TAG } from '../common/mc-records';
 import { computeMcVariance } from './compute';
-import { MC_VARIANCE_ALIASES, mcVarianceConfigSchema, type McVarianceConfig } from './config';
+import { mcVarianceConfigSchema } from '../common/mc-variance-config';
 import { renderMcVariancePlots, renderMcVarianceTables } from './render';
 
-/**
- * Before any run opens: the problems are in the checkpoint's alphabet, and each prompt + rollout, and
- * prompt + MC horizon when it bounds the whole completion, fits the checkpoint's context.
- */
-export function checkMcFits(config: Pick<McVarianceConfig, 'checkpoint' | 'split' | 'problems' | 'rollout' | 'mc'>): void {
-  const budgets = [{ field: 'rollout.maxNewTokens', tokens: config.rollout.maxNewTokens }];
-  if (config.mc.horizon === 'completion') budgets.push({ field: 'mc.maxNewTokens', tokens: config.mc.maxNewTokens });
-  checkSplitFits(config.split, config.problems, config.checkpoint, budgets);
-}
+const MC_VARIANCE_ALIASES = { n: 'problems', samples: 'mc.samplesPerExitPoint', K: 'segmentation.maxSegments' };
 
 export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigSchema> = {
   name: 'mc-variance',

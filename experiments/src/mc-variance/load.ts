@@ -3,7 +3,7 @@ import type { ContinuationRecord } from '@rred/estimators';
 import type { Run, Store, StoredTrace } from '@rred/results-store';
 import { continuationRecords } from '../common/mc-records';
 import { sdBySamples, truncationStudy, utilitiesByExitPoint, type SdRow, type TruncationRow } from './analysis';
-import { mcVarianceConfigSchema, type McVarianceConfig } from './config';
+import { mcVarianceConfigSchema, type McVarianceConfig } from '../common/mc-variance-config';
 
 interface McRunData {
   config: McVarianceConfig;

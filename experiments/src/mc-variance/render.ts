@@ -5,7 +5,7 @@ import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { analyzeMcRun, loadMcRun, type McAnalysis } from './load';
-import type { McVarianceConfig } from './config';
+import type { McVarianceConfig } from '../common/mc-variance-config';
 
 function sdTable(a: McAnalysis): Table {
   return {
