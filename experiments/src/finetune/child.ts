@@ -14,11 +14,11 @@ import {
   grailRedistribution,
   oracleRedistribution,
   oracleStepScores,
-  returnEquivalent,
   taskGrpoSetup,
   type EstimatorHook,
   type StepScoreSource,
 } from '@rred/recipes';
+import { returnEquivalent } from '@rred/estimators';
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
 import { continuationReward } from '../common/rollouts';
 import { KEYS } from './keys';

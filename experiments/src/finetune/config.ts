@@ -1,5 +1,4 @@
-import { mcConfigSchema, rredcotConfigSchema, rredcotPresets } from '@rred/estimators';
-import { sigmaConfigSchema } from '@rred/recipes';
+import { mcConfigSchema, rredcotConfigSchema, rredcotPresets, sigmaConfigSchema } from '@rred/estimators';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { DEFAULT_DATASET_SEED, EVAL_SPLITS } from '@rred/tasks';
 import { grpoConfigFields, optimizerConfigSchema, refineGrpoConfig } from '@rred/training';
@@ -15,7 +14,7 @@ import { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from '@rred/lm';
 const RREDCOT_ARMS = ['rredcot', 'rredcot-literal', 'rredcot-l1', 'rredcot-both', 'rredcot-both-l1', 'rredcot-own'] as const;
 export const METHODS = ['grpo', ...RREDCOT_ARMS, 'grail', 'verigate', 'verigate-oracle', 'oracle', 'mc'] as const;
 export type Method = (typeof METHODS)[number];
-/** Methods whose σ comes from segment credits through a `sigma` config (recipes' `segmentSigma`). */
+/** Methods whose σ comes from segment credits through a `sigma` config (`segmentSigma`, estimators/src/sigma.ts). */
 export const CREDIT_METHODS = [...RREDCOT_ARMS, 'oracle', 'mc'] as const;
 export type CreditMethod = (typeof CREDIT_METHODS)[number];
 
@@ -27,7 +26,7 @@ const sigmaOf = (what: string, signHandling: 'aligned' | 'literal', normalizatio
   sigmaConfigSchema
     .default(normalization === 'softmax' ? { signHandling } : { signHandling, normalization, credits: 'raw' })
     .describe(
-      `How ${what}'s segment credits and the advantage become σ_k (see sigmaConfigSchema in @rred/recipes). Default: ${signHandling}, ` +
+      `How ${what}'s segment credits and the advantage become σ_k (see sigmaConfigSchema in @rred/estimators). Default: ${signHandling}, ` +
         (normalization === 'softmax'
           ? 'softmax over per-trace standardized credits, τ = 1, length prior (equal credits ⇒ plain GRPO).'
           : 'signed L1 over raw credits, σ_k = c_k/Σ|c_j| (Σσ ∈ [−1, 1]: breaks return equivalence, logged per step).'),

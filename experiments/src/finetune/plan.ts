@@ -4,8 +4,7 @@
  * A child's config hash decides reuse: a FINISHED child with the same hash — same settings, same
  * starting weights, same code — is not trained again.
  */
-import type { McConfig, RredcotConfig } from '@rred/estimators';
-import type { SigmaConfig } from '@rred/recipes';
+import type { McConfig, RredcotConfig, SigmaConfig } from '@rred/estimators';
 import { configHash } from '@rred/results-store';
 import { parseGrpoConfig, type GrpoConfig } from '@rred/training';
 import { finetuneCodeHash } from './code-identity';

@@ -5,8 +5,15 @@ export { truncatedMc, mcConfigSchema, type McConfig, type McExtra, type Continua
 export { truncationLoss } from './truncation';
 export { leaveOneOut, looConfigSchema } from './loo';
 export { gradientAttribution, gradientConfigSchema } from './gradient';
-export { normalizeCredits } from './normalize';
-export { tokenWeights } from './token-weights';
+export {
+  sigmaConfigSchema,
+  returnEquivalent,
+  segmentSigma,
+  tokenWeights,
+  traceSigma,
+  type SigmaConfig,
+  type SigmaConfigInput,
+} from './sigma';
 export { buildReferenceSet, ownReferences, referencesFit } from './references';
 export { toStoreRows } from './store-rows';
-export { getEstimator, type EstimatorMethod } from './registry';
+export { estimatorEntry, estimatorMethods, getEstimator, type EstimatorMethod } from './registry';

@@ -14,9 +14,9 @@ import type { Segment } from '@rred/segmentation';
 import { CostMeter } from './cost';
 import { exitPoints } from './exit-points';
 import { logAddExp, logSumExp, sumLogprobs } from './logspace';
-import { normalizeCredits } from './normalize';
 import { buildReferenceSet, distinctAnswers } from './references';
 import { parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
+import { reportedSigmaConfig, segmentSigma } from './sigma';
 import type { EstimatorCost, EstimatorInputs, EstimatorResult, Reference } from './types';
 
 interface RredcotExtra {
@@ -106,7 +106,8 @@ function planTrace(model: LanguageModel, { trace, segments, inputs, cache }: Rre
     const result: EstimatorResult<RredcotExtra> = {
       method: 'rredcot',
       credits: new Array<number>(K).fill(NaN),
-      sigma: normalizeCredits(new Array<number>(K).fill(NaN), 'uniform', { tau: cfg.tau, segmentLengths: ep.segmentLengths }),
+      sigma: segmentSigma(new Array<number>(K).fill(NaN), ep.segmentLengths, 1, reportedSigmaConfig('uniform', cfg.tau)),
+      fallback: flags.noReferences ? 'noReferences' : 'overlong',
       extra: {
         logImmediate: null,
         logValue: null,
@@ -219,7 +220,7 @@ function finishTrace(plan: ScoringPlan, logprobs: number[][][], cfg: RredcotConf
     method: 'rredcot',
     credits,
     values: logValues.map(Math.exp),
-    sigma: normalizeCredits(credits, cfg.normalization, { tau: cfg.tau, segmentLengths: ep.segmentLengths }),
+    sigma: segmentSigma(credits, ep.segmentLengths, 1, reportedSigmaConfig(cfg.normalization, cfg.tau)),
     extra: {
       logImmediate,
       logValue,

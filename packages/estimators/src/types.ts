@@ -53,6 +53,9 @@ export interface EstimatorInputs {
   reward?: ContinuationReward;
 }
 
+/** Why an estimator returned a uniform fallback instead of credits (`EstimatorResult.fallback`). */
+export type EstimatorFallback = 'noReferences' | 'overlong';
+
 /** Model compute plus wall-clock time of one estimator call on one trace. */
 export interface EstimatorCost extends ComputeCost {
   wallMs: number;
@@ -65,8 +68,13 @@ export interface EstimatorResult<Extra = Record<string, unknown>> {
   credits: number[];
   /** v(s_k) for exit points k = 0..K (length K+1), in probability units, when the method estimates values. */
   values?: number[];
-  /** Normalized segment weights σ_k (Eq. 11), k = 1..K, when the method produces them. */
+  /** Segment weights σ_k, k = 1..K, as the method reports them without an advantage (see `reportedSigmaConfig` in sigma.ts), when it produces them. */
   sigma?: number[];
+  /**
+   * Set when the method could not score the trace and returned NaN credits with uniform σ (Eq. 12) instead
+   * of failing: 'noReferences' (RREDCoT: R was empty), 'overlong' (RREDCoT: a reference suffix did not fit the context).
+   */
+  fallback?: EstimatorFallback;
   /** Method-specific records (log terms, per-continuation MC records, raw norms...). */
   extra: Extra;
   cost: EstimatorCost;

@@ -2,20 +2,19 @@ import { parseConfig, type Rng } from '@rred/core';
 import type { LanguageModel, SequenceCache, Trace } from '@rred/lm';
 import { segment, type Segment, type SegmentationConfig } from '@rred/segmentation';
 import {
-  getEstimator,
+  estimatorEntry,
   ownReferences,
-  rredcotBatch,
-  tokenWeights,
+  sigmaConfigSchema,
+  traceSigma,
   type ContinuationReward,
   type EstimatorInputs,
   type EstimatorMethod,
-  type EstimatorResult,
   type Reference,
-  type RredcotConfigInput,
+  type SigmaConfig,
+  type SigmaConfigInput,
   type SpecialTokens,
 } from '@rred/estimators';
 import type { RedistributionHook } from '@rred/training';
-import { segmentSigma, sigmaConfigSchema, type SigmaConfig, type SigmaConfigInput } from './sigma';
 
 export interface EstimatorHookOptions {
   method: EstimatorMethod;
@@ -70,12 +69,12 @@ export type EstimatorHook = RedistributionHook & { lastCall(): RedistributionCal
 export type TraceCredits = { segments: Segment[]; credits: number[]; /** the estimator's cost */ tokensForwarded?: number } | null;
 
 /**
- * Segment credits of the traces `chosen` (indices into `traces`): segment each, then estimate. Own
- * references are the correct, finished traces of the same problem in the batch. RREDCoT scores every
- * chosen trace in one batched model call (`rredcotBatch`), so its fixed per-call cost is paid once per
- * GRPO step; the other estimators run trace by trace. A trace RREDCoT cannot score (no references, or a
- * suffix over the context with `overlong` 'uniform') is null. `caches[i]`: trace i's sampler cache
- * (the cache handoff), passed to RREDCoT's scoring.
+ * Segment credits of the traces `chosen` (indices into `traces`): segment each, then estimate through
+ * the registry's `estimateMany` (RREDCoT scores every chosen trace in one batched model call, so its
+ * fixed per-call cost is paid once per GRPO step; the others run trace by trace, trace i with the stream
+ * `trace-<i>`). Own references are the correct, finished traces of the same problem in the batch. A
+ * trace the estimator cannot score (RREDCoT: no references, or a suffix over the context with `overlong`
+ * 'uniform') is null. `caches[i]`: trace i's sampler cache (the cache handoff), for an estimator that reads it.
  */
 export async function estimateCredits(
   o: EstimatorHookOptions,
@@ -93,37 +92,31 @@ export async function estimateCredits(
     reward: o.continuationReward?.(trace.problemId),
     alignment: o.alignment,
   });
-  let results: EstimatorResult<unknown>[];
-  if (o.method === 'rredcot') {
-    const config: RredcotConfigInput = { ...(o.estimatorConfig as RredcotConfigInput | undefined), overlong: o.overlong ?? 'uniform' };
-    const items = chosen.map((i) => {
-      const cache = caches?.[i];
-      return { trace: traces[i], segments: segments.get(i)!, inputs: inputsOf(traces[i]), ...(cache ? { cache } : {}) };
-    });
-    results = await rredcotBatch(o.model, items, config);
-  } else {
-    const estimate = getEstimator(o.method);
-    results = [];
-    for (const i of chosen) {
-      results.push(await estimate(o.model, traces[i], segments.get(i)!, inputsOf(traces[i]), o.estimatorConfig, rng.fork(`trace-${i}`)));
-    }
-  }
+  const entry = estimatorEntry(o.method);
+  const items = chosen.map((i) => {
+    const cache = entry.readsSamplerCache ? caches?.[i] : undefined;
+    return {
+      trace: traces[i],
+      segments: segments.get(i)!,
+      inputs: inputsOf(traces[i]),
+      rng: rng.fork(`trace-${i}`),
+      ...(cache ? { cache } : {}),
+    };
+  });
+  const results = await entry.estimateMany(o.model, items, o.estimatorConfig, { overlong: o.overlong ?? 'uniform' });
+  // a trace the estimator fell back on (EstimatorResult.fallback) has no credits: it keeps uniform σ
   return new Map(
     chosen.map((i, n) => {
-      const extra = results[n].extra as { noReferences?: boolean; overlong?: boolean };
-      const failed = extra.noReferences === true || extra.overlong === true;
-      return [
-        i,
-        failed ? null : { segments: segments.get(i)!, credits: results[n].credits, tokensForwarded: results[n].cost.tokensForwarded },
-      ];
+      const r = results[n];
+      return [i, r.fallback ? null : { segments: segments.get(i)!, credits: r.credits, tokensForwarded: r.cost.tokensForwarded }];
     }),
   );
 }
 
 /**
  * σ rows of a batch from per-trace credits: uniform 1/|o| for every trace without credits (A = 0, or
- * the credit source fell back), else `segmentSigma` of its credits and advantage spread by
- * `tokenWeights` (answer tokens keep their GRPO share). Shared by every credit-based hook.
+ * the credit source fell back), else `traceSigma` of its credits and advantage (estimators/src/sigma.ts).
+ * Shared by every credit-based hook.
  */
 export function sigmaRows(
   traces: Trace[],
@@ -139,13 +132,7 @@ export function sigmaRows(
       fallback++; // keeps the exact 1/|o| row (tokenWeights of uniform σ_k equals it up to rounding)
       continue;
     }
-    const sigmaK = segmentSigma(
-      c.credits,
-      c.segments.map((s) => s.end - s.start),
-      advantages[i],
-      sigma,
-    );
-    rows[i] = tokenWeights(traces[i], c.segments, sigmaK);
+    rows[i] = traceSigma(traces[i], c.segments, c.credits, advantages[i], sigma);
     tokensForwarded += c.tokensForwarded ?? 0;
   }
   return { rows, stats: { estimated: credits.size - fallback, fallback, tokensForwarded } };
@@ -157,9 +144,9 @@ export function tracesWithSignal(traces: Trace[], advantages: number[]): number[
 }
 
 /**
- * Eq. 11 token weights from a credit estimator: segment each trace with A ≠ 0, estimate segment
- * credits (`estimateCredits`), turn them and the trace's advantage into σ_k (`segmentSigma` under
- * `sigma`) and spread them over the tokens (`sigmaRows`).
+ * Token weights σ from a credit estimator, composed: segment each trace with A ≠ 0, estimate segment
+ * credits (`estimateCredits`), then σ per token from them and the trace's advantage (`sigmaRows`; σ
+ * itself: see estimators/src/sigma.ts).
  */
 export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook {
   const sigmaConfig = parseConfig(sigmaConfigSchema, o.sigma ?? {}, 'redistribution sigma config');
@@ -173,5 +160,8 @@ export function estimatorRedistribution(o: EstimatorHookOptions): EstimatorHook 
     last = stats;
     return rows;
   };
-  return Object.assign(hook, { lastCall: () => last, usesSamplerCache: o.method === 'rredcot' && o.samplerCache !== false });
+  return Object.assign(hook, {
+    lastCall: () => last,
+    usesSamplerCache: estimatorEntry(o.method).readsSamplerCache && o.samplerCache !== false,
+  });
 }

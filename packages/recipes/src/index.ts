@@ -1,8 +1,6 @@
 export { estimatorRedistribution } from './estimator-hook';
 export type { EstimatorHook } from './estimator-hook';
 export { taskGrpoSetup } from './task-grpo';
-export { returnEquivalent, sigmaConfigSchema } from './sigma';
-export type { SigmaConfig } from './sigma';
 export { oracleRedistribution } from './oracle-hook';
 export { grailRedistribution } from './grail-hook';
 export { creditStepScores, oracleStepScores } from './step-scores';

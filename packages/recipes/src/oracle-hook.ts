@@ -7,10 +7,10 @@
  * give plain GRPO and the blamed segment takes the largest share of the (negative) coefficient.
  */
 import { parseConfig, type Rng } from '@rred/core';
+import { sigmaConfigSchema, type SigmaConfigInput } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import { segment, type SegmentationConfig } from '@rred/segmentation';
 import { sigmaRows, tracesWithSignal, type EstimatorHook, type RedistributionCallStats, type TraceCredits } from './estimator-hook';
-import { sigmaConfigSchema, type SigmaConfigInput } from './sigma';
 
 interface OracleHookOptions {
   segmentation: SegmentationConfig;
