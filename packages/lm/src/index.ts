@@ -14,6 +14,7 @@ export { parseModelConfig } from './config';
 export type { ModelConfig } from './config';
 export { Transformer, createTransformer } from './transformer';
 export { tokenLogprobs } from './logprobs';
+export { drawToken, validateSampleOptions } from './draw';
 export { saveCheckpoint, readCheckpointHeader, checkpointHash } from './checkpoint';
 export { TransformerLM } from './transformer-lm';
 export { buildTrace } from './trace';

@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { dbCheck } from './db-check';
+import { exportGgufCommand } from './export-gguf';
 import { exportWeights } from './export-weights';
 import { runsCompare } from './runs-compare';
 import { runsExport } from './runs-export';
@@ -8,4 +9,4 @@ import { runsShow } from './runs-show';
 import { serve } from './serve';
 
 /** Every `rred` subcommand. Add new commands here (their module exports a `Command`). */
-export const COMMANDS: Command[] = [runsList, runsShow, runsCompare, runsExport, dbCheck, serve, exportWeights];
+export const COMMANDS: Command[] = [runsList, runsShow, runsCompare, runsExport, dbCheck, serve, exportWeights, exportGgufCommand];

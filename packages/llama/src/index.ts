@@ -1,0 +1,2 @@
+export { exportGguf } from './export-gguf';
+export { LlamaLM } from './llama-lm';
