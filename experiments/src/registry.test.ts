@@ -71,7 +71,7 @@ describe('experiment registry', () => {
     expect(unregistered).toEqual([]);
   });
 
-  // Issue 15 #4: the tsx CLI runs the script in a child process and SIGKILLs it ~60 ms after relaying
+  // The tsx CLI runs the script in a child process and SIGKILLs it ~60 ms after relaying
   // a signal the child did not acknowledge, which a child busy in a model step cannot do; so a target
   // that writes runs starts Node with the tsx loader in-process instead.
   it('no target that writes runs starts through the tsx CLI', () => {

@@ -20,7 +20,7 @@ const repsSchema = (def: Record<BenchBackend, number>, what: string) =>
 
 export const EngineBenchConfigSchema = z
   .object({
-    batch: z.number().int().min(1).default(32).describe('Sequences per step B. Default 32 (issue 2: batch 32 × 64 tokens).'),
+    batch: z.number().int().min(1).default(32).describe('Sequences per step B (with seqLen, the batch of the MFU measurement).'),
     seqLen: z.number().int().min(2).default(64).describe('Tokens per sequence T. Default 64.'),
     vocabSize: z.number().int().min(2).default(64).describe('Vocabulary V of the benchmark model. Default 64.'),
     nLayers: z

@@ -36,7 +36,7 @@ export const EstimatorsBenchConfigSchema = z
       .default(8)
       .describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
     maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context). Default 120.'),
-    maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1; issue 4: 20). Default 20.'),
+    maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1), as in the experiments.'),
     reps: z
       .number()
       .int()
@@ -56,7 +56,12 @@ export const EstimatorsBenchConfigSchema = z
       ),
     mc: z
       .object({
-        samplesPerExitPoint: z.number().int().min(1).default(20).describe('n (App. 10.1 and issue 4: 20). Default 20.'),
+        samplesPerExitPoint: z
+          .number()
+          .int()
+          .min(1)
+          .default(20)
+          .describe('n: continuations per exit point (App. 10.1), as in the experiments.'),
         maxNewTokens: z
           .number()
           .int()

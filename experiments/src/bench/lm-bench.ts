@@ -38,7 +38,7 @@ export const LmBenchConfigSchema = z
       .int()
       .min(2)
       .default(20)
-      .describe('Exit points per trace (issue 3: 20), evenly spaced from the prompt (s_0) to the end of the thinking (s_K). Default 20.'),
+      .describe('Exit points per trace, evenly spaced from the prompt (s_0) to the end of the thinking (s_K).'),
     scoringReps: z
       .number()
       .int()

@@ -28,7 +28,7 @@ export const ScalingBenchConfigSchema = z
       .array(z.number().int().min(8))
       .min(2)
       .default([64, 128, 256, 512, 1024])
-      .describe('T: trace lengths (prompt + thinking tokens) at fixed K. Default 64..1024 (issue 18).'),
+      .describe('T: trace lengths (prompt + thinking tokens) at fixed K.'),
     segments: z
       .array(z.number().int().min(1))
       .min(2)
@@ -387,7 +387,7 @@ function exponents(vsT: ScalingPoint[], vsK: ScalingPoint[], config: ScalingBenc
 }
 
 /**
- * How cost grows (issue 18): RREDCoT scoring (from the sampler's cache and from scratch), truncated MC
+ * How cost grows: RREDCoT scoring (from the sampler's cache and from scratch), truncated MC
  * at its best and one training step, against T at fixed K and against K at fixed T, on a tiny random
  * model with a 1200-token context; tokens forwarded and wall time per point, and the fitted exponents.
  */
@@ -448,7 +448,7 @@ export async function runScalingBench(rawConfig: unknown = {}): Promise<Record<s
   return {
     exponents: { ...fitted.wall, ...fitted.tokens },
     predictedExponents: fitted.predicted,
-    // issue 18: within 0.2 of 1 where the cost model predicts linear growth (its own exponent within 0.1 of 1)
+    // within 0.2 of 1 where the cost model predicts linear growth (its own exponent within 0.1 of 1)
     linearWithin02: Object.fromEntries(linear.map((k) => [k, Math.abs(fitted.wall[k] - 1) <= 0.2])),
     withinPrediction02: Object.fromEntries(keys.map((k) => [k, Math.abs(fitted.wall[k] - fitted.predicted[k]) <= 0.2])),
     exponentDefinition:

@@ -1,5 +1,5 @@
 /**
- * Where an experiment command renders when no `--out` is given (issue 15 #13). results/<name>/ holds the
+ * Where an experiment command renders when no `--out` is given. results/<name>/ holds the
  * committed renders, and those must come from a committed config: the shipped defaults file
  * (experiments/configs/<name>.json) or a `--config` file git tracks, with nothing on top that changes the
  * resolved config (a flag equal to the file's value changes nothing; `selectors` such as the bench's

@@ -27,7 +27,7 @@ interface TokenBudget {
 }
 
 /**
- * Before anything is written (issue 15 #21, #23): the first `count` problems of `split` exist, are
+ * Before anything is written: the first `count` problems of `split` exist, are
  * written in the checkpoint's alphabet, and each prompt fits the checkpoint's context together with
  * every budget of new tokens. A problem that does not is named by file, line and record id; a prompt
  * that alone fills the context is blamed on the record, not on the budget.

@@ -36,7 +36,7 @@ export function runTags(def: ExperimentDefinition, config: Record<string, unknow
 }
 
 /**
- * Everything that can be checked before a file is written (issue 15 #21), in one place: the config
+ * Everything that can be checked before a file is written, in one place: the config
  * (already parsed by resolveConfig), the run to resume, the experiment's own checks (data, context
  * fit), the checkpoint's checksum, --out, the store file (valid, not foreign) and what the run will
  * read from it. A store that does not exist yet is not created here. Returns the config to run with
@@ -65,7 +65,7 @@ function precheck(
       ...(args.dataset ? [`it reads its problems from --dataset ${args.dataset.file}`] : []),
     ];
     const plan = planOutput(def, config, resolved.file, args.out, setAside);
-    checkOutputDir(plan.outDir); // a bad --out used to fail only after a FINISHED run
+    checkOutputDir(plan.outDir); // a bad --out fails here, before the run computes anything
     def.precheckStore?.(config, existing);
     if (args.resume && existing) checkResumedInputs(existing, args.resume, resolveIdentity(def, config, existing, overridesOf(args)));
     return { config, plan };

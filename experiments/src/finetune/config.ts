@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from '@rred/lm';
 
 /**
- * The compared fine-tuning methods (arms): paper Sec. 4 (Tab. 1 and Tab. 2) and the neighbours of
- * issue 14. What each one does is in the `methods` description below and in experiments/src/README.md.
+ * The compared fine-tuning methods (arms): paper Sec. 4 (Tab. 1 and Tab. 2) and neighbouring credit
+ * assignment methods (GRAIL, VeriGate, oracle and MC credit). What each one does is in the `methods` description below and in experiments/src/README.md.
  */
 /** The RREDCoT arms: σ from the estimator's segment credits (configs `rredcot`, `rredcotBoth`, `rredcotOwn`). */
 const RREDCOT_ARMS = ['rredcot', 'rredcot-literal', 'rredcot-l1', 'rredcot-both', 'rredcot-both-l1', 'rredcot-own'] as const;
@@ -147,10 +147,9 @@ export const finetuneConfigSchema = z
     rredcot: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'value', exit: 'forced', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
       .describe(
-        "Estimator of methods 'rredcot', 'rredcot-literal' and of verigate's step scores: the variant the gold-value benchmark (issue 13) " +
-          'picked (results/gold: rredcot.any.remaining.value.prob). Default dataset references, v̂ = V (exit unused), value suffix remaining, ' +
-          'prob space, at most 4 of the up to 9 listed solution ' +
-          'orders (N of Eq. 9). Its `normalization` is not used for training (σ comes from `sigma`).',
+        "Estimator of methods 'rredcot', 'rredcot-literal' and of VeriGate's step scores: dataset references, v̂ = V (Eq. 9; exit unused), " +
+          "value suffix 'remaining' (reads the task's alignment: an oracle bound, docs/method.md), prob space, at most 4 of the up to 9 listed " +
+          'solution orders (N of Eq. 9); the gold-value benchmark picked it (README). Its `normalization` is not used for training (σ comes from `sigma`).',
       ),
     rredcotBoth: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'joint', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })

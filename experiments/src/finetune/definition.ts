@@ -42,7 +42,7 @@ export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefin
     schema: finetuneConfigSchema,
     aliases: FINETUNE_ALIASES,
     summary:
-      'Paper Tab. 1/2 (Sec. 4, App. 10.3) and issue 14: GRPO vs RREDCoT-GRPO (aligned / literal σ), RREDCoT-own, GRAIL, VeriGate, oracle and MC credit over seeds and test beds; writes results/finetune/.',
+      'Paper Tab. 1/2 (Sec. 4, App. 10.3) and neighbouring methods: GRPO vs RREDCoT-GRPO (aligned / literal σ), RREDCoT-own, GRAIL, VeriGate, oracle and MC credit over seeds and test beds; writes results/finetune/.',
     command: { project: 'experiments', target: 'finetune', main: 'experiments/src/finetune/main.ts' },
     precheck: (config) => precheckFinetune(config, hashOf),
     backend: deps.backend ? async () => deps.backend as BackendInfo : engineBackend,

@@ -108,7 +108,7 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
   };
 }
 
-/** Seed means of the trainer's per-step diagnostics, method by method on every test bed (issue 14: Σσ, σ entropy, grad norm, clipping). */
+/** Seed means of the trainer's per-step diagnostics, method by method on every test bed (Σσ, σ entropy, grad norm, clipping). */
 function diagnosticsTable(data: FinetuneRunData, summaries: readonly FinetuneSummary[]): Table {
   // one diagnostic over the seeds of a method, reduced by `over` (mean, or min/max for Σσ_t's extremes)
   const acrossSeeds = (over: (xs: number[]) => number) => (children: FinetuneRunData['children'], pick: (d: Diagnostics) => number) =>
@@ -200,7 +200,7 @@ function setting(data: FinetuneRunData): string {
 }
 
 /**
- * What the first sentence leaves out (issue 14): μ and what it makes of the ratio, the test beds and
+ * What the first sentence leaves out: μ and what it makes of the ratio, the test beds and
  * seeds per method, and for each credit method its estimator variant and σ.
  */
 function settingDetails(data: FinetuneRunData): string {

@@ -8,7 +8,7 @@ import { bootstrapAnalysisSchema, datasetReferencesSchema, rolloutConfigSchema, 
 const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint];
 
 /**
- * The gold-value credit benchmark (issue 13): per checkpoint, stratified T = 1 rollouts, gold values
+ * The gold-value credit benchmark: per checkpoint, stratified T = 1 rollouts, gold values
  * V_gold(s_k) from truncated MC with many samples, and every credit method scored against them.
  */
 export const goldConfigSchema = z
@@ -33,8 +33,8 @@ export const goldConfigSchema = z
       ),
     traces: z
       .object({
-        correct: z.number().int().min(1).default(24).describe('Correct rollouts (ζ = 1) kept per checkpoint. Default 24 (issue 13: ≥ 20).'),
-        wrong: z.number().int().min(1).default(24).describe('Wrong rollouts (ζ = 0) kept per checkpoint. Default 24 (issue 13: ≥ 20).'),
+        correct: z.number().int().min(1).default(24).describe('Correct rollouts (ζ = 1) kept per checkpoint.'),
+        wrong: z.number().int().min(1).default(24).describe('Wrong rollouts (ζ = 0) kept per checkpoint.'),
       })
       .strict()
       .default({})

@@ -11,7 +11,7 @@ export const goldExperiment: ExperimentDefinition<typeof goldConfigSchema> = {
   schema: goldConfigSchema,
   aliases: GOLD_ALIASES,
   summary:
-    'Issue 13: gold values (MC with 256 samples per exit point) per checkpoint; every credit method (RREDCoT variants, LOO, gradient, MC(n), ' +
+    'Gold-value credit benchmark: gold values (MC with 256 samples per exit point) per checkpoint; every credit method (RREDCoT variants, LOO, gradient, MC(n), ' +
     'trivial baselines) scored against them, the split-half ceiling, the step oracle and each cost; writes results/gold/.',
   command: { project: 'experiments', target: 'gold', main: 'experiments/src/gold/main.ts' },
   precheck: (config) => {

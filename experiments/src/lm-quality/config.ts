@@ -61,7 +61,7 @@ export const lmQualityConfigSchema = z
       .nullable()
       .default(null)
       .describe(
-        'Exit-point study (issue 12), exit points after every line: the forced-exit p(y* | s_k, </think>) against MC values at the same exit ' +
+        'Exit-point study, exit points after every line: the forced-exit p(y* | s_k, </think>) against MC values at the same exit ' +
           "points (reliability plot), and on the correct traces RREDCoT's log V(s_1) − log V(s_0) and log I(s_K) − log I(s_0) with exit 'forced', " +
           "valueSuffix 'remaining', combine 'sum'. Default null (not run).",
       ),

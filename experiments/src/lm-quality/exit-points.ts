@@ -18,7 +18,7 @@ interface CalibrationPoint {
   mc: number;
 }
 
-/** The two acceptance differences of issue 12 on one correct trace, in nats. */
+/** The two term differences the exit-point study reports for one correct trace, in nats. */
 interface TermDifferences {
   problemId: string;
   /** log V(s_1) − log V(s_0) (exit 'forced', valueSuffix 'remaining', combine 'sum'). */
@@ -29,7 +29,7 @@ interface TermDifferences {
 }
 
 /**
- * The exit-point study of `lm:evaluate` (issue 12): one T = 1 rollout per problem, an exit point after
+ * The exit-point study of `lm:evaluate`: one T = 1 rollout per problem, an exit point after
  * every line (keyword segmentation: newline + `wait`), and at each exit point of the first `problems`
  * traces the forced-exit answer probability next to a truncated-MC value (reliability); on the correct traces of all `termsProblems`, the value and
  * immediate differences of RREDCoT with exit 'forced' and valueSuffix 'remaining'.

@@ -9,8 +9,8 @@ import { writeText } from '../report/write-text';
 import type { LmQualityConfig } from './config';
 
 /**
- * The acceptance ranges of an embedded model (issue 3), checked in the report; early exits (issue 12:
- * `</think>` before the last line in at most 1% of T = 1 samples) are checked when the run measured them.
+ * The quality bars of an embedded model, checked in the report; early exits (`</think>` before the last
+ * line in at most 1% of T = 1 samples) are checked when the run measured them.
  */
 const QUALITY_BARS = { greedyAccuracy: [0.35, 0.85], mixedFraction: 0.2, entropyRatio: 3, earlyExitFraction: 0.01 } as const;
 
@@ -39,7 +39,7 @@ interface LmQualityReport {
   t1Accuracy: number;
   problemsPerSplit: number;
   samplesPerProblem: number;
-  /** Absent on runs made before issue 12 (the renders of those stay byte for byte). */
+  /** Absent on runs that did not measure early exits (their renders omit the line). */
   earlyExitFraction?: number;
   composite?: { split: string; accuracy: number; partAccuracy: number; problems: number };
   calibration?: { traces: number; points: number; meanAbsGap: number; bins: CalibrationBin[] };

@@ -23,13 +23,13 @@ describe('readJsonFile', () => {
     expect(parseJsonText(text, 's')).toEqual(JSON.parse(text));
   });
 
-  it('drops a UTF-8 byte-order mark (issue 15 #26)', () => {
+  it('drops a UTF-8 byte-order mark', () => {
     const file = path.join(dir, 'bom.json');
     fs.writeFileSync(file, '\uFEFF{"seed": 3}');
     expect(readJsonFile(file)).toEqual({ seed: 3 });
   });
 
-  it('refuses a key given twice, naming the key, its line and the file (issue 15 #26)', () => {
+  it('refuses a key given twice, naming the key, its line and the file', () => {
     expect(messageOf('{\n  "mc": {"n": 1,\n "n": 2}\n}')).toBe(
       "config file c.json: key 'mc.n' appears twice (line 3, column 2); give each key once",
     );
@@ -37,7 +37,7 @@ describe('readJsonFile', () => {
     expect(parseJsonText('[{"a": 1}, {"a": 2}]', 's')).toEqual([{ a: 1 }, { a: 2 }]);
   });
 
-  it('gives one line without the file text for a YAML file (issue 15 #26)', () => {
+  it('gives one line without the file text for a YAML file', () => {
     const text = messageOf('seed: 3\nproblems: 4\n');
     expect(text).toBe(
       'config file c.json: not valid JSON at line 1, column 1: found "s", expected a value (object, array, string, number, true, false or null)',
@@ -51,7 +51,7 @@ describe('readJsonFile', () => {
     expect(messageOf('\uFEFF{}')).toMatch(/found "\\ufeff"/);
   });
 
-  it('refuses numbers that overflow to Infinity, naming the key (issue 15 #22)', () => {
+  it('refuses numbers that overflow to Infinity, naming the key', () => {
     expect(messageOf('{"mc": {"lr": 1e999}}')).toBe('config file c.json: mc.lr: got 1e999, expected a finite number (line 1, column 15)');
   });
 

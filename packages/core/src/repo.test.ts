@@ -42,7 +42,7 @@ describe('repository checkout', () => {
     expect(uncommittedPaths(dir, 'elsewhere')).toEqual([]);
   });
 
-  it('hashes untracked files by path and content (issue 15 #3: they used to hash as the empty diff)', () => {
+  it('hashes untracked files by path and content (not as the empty diff)', () => {
     const dir = tempDir('untracked');
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: dir, stdio: 'pipe' });

@@ -2,7 +2,7 @@
 // decision (`planNative`) is a pure function of the probes, so it is unit-tested with injected ones;
 // `probeSystem` takes the real probes. Used by build.js (root postinstall).
 //
-// Rule (issue 16): a fresh Debian/Ubuntu machine must end up on wasm+native from `npm ci` alone.
+// Rule: a fresh Debian/Ubuntu machine must end up on wasm+native from `npm ci` alone.
 // - everything present           → build;
 // - missing, root + apt-get      → install the missing Debian packages, saying which, then build;
 // - missing, cannot install      → stop the install with ONE line naming the exact command to run,

@@ -92,10 +92,10 @@ export const rredcotConfigSchema = z
       .enum(['sharedPrefix', 'sharedContinuation', 'perExitPoint'])
       .default('sharedContinuation')
       .describe(
-        "'sharedPrefix': one prefix-sharing scoring call per trace (per batch with rredcotBatch), all exit points × all references (cost T + Σ suffix tokens, design.md 'Cost'); " +
+        "'sharedPrefix': one prefix-sharing scoring call per trace (per batch with rredcotBatch), all exit points × all references (cost T + Σ suffix tokens, docs/method.md 'Cost'); " +
           "'sharedContinuation': sharedPrefix, but a request (a_i, u_i) whose tokens continue another one's, u_j = sequence[a_j, a_i) ++ u_i ++ …, is read from it instead of being forwarded (the same log-probabilities: same context, same positions; " +
           "e.g. the remaining value suffix after a correct line that is the reference's), so the cost is T + Σ over the forwarded suffixes; " +
-          "'perExitPoint': one call per exit point (cost Σ_k (prefix_k + suffixes)), for cost comparisons and checks. Default 'sharedContinuation' (issue 18: it halves the tokens the bench's I+V step forwards, with the same numbers).",
+          "'perExitPoint': one call per exit point (cost Σ_k (prefix_k + suffixes)), for cost comparisons and checks. All three give the same log-probabilities; 'sharedContinuation' forwards the fewest tokens (about half of 'sharedPrefix' in the training bench's I + V step).",
       ),
   })
   .strict();

@@ -6,7 +6,7 @@ export const EMBEDDED_CHECKPOINTS = {
   /** The embedded model every command defaults to; trained by `npx nx run lm:pretrain`. */
   embedded: { checkpoint: 'packages/lm/checkpoints/embedded.ckpt', runRecord: 'packages/lm/checkpoints/embedded.run.json' },
   /**
-   * The "assumptions met" test bed (issue 12): composite answers, early-exit SFT examples with `</think>`
+   * The "assumptions met" test bed: composite answers, early-exit SFT examples with `</think>`
    * untrained, masked wrong lines; trained in two stages (packages/recipes/README.md). The embedded
    * model above stays as the "assumptions violated" test bed.
    */

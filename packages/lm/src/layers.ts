@@ -21,7 +21,7 @@ export { linear } from '@rred/engine';
 /**
  * Layer normalisation over the last axis (ε = 1e-5), then per-channel scale and shift. Delegates to the
  * engine's fused op (one native kernel each way on wasm+native; the same composite elsewhere), which
- * computes exactly (x − mean)/√(var + ε)·γ + β as the composite this file used to hold.
+ * computes exactly what the composite (x − mean)/√(var + ε)·γ + β computes.
  */
 export function layerNorm<T extends tf.Tensor>(x: T, gamma: tf.Tensor1D, beta: tf.Tensor1D): T {
   return fusedLayerNorm(x, gamma, beta, 1e-5);

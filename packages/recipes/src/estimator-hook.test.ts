@@ -165,7 +165,7 @@ describe('estimatorRedistribution', () => {
   });
 });
 
-describe('sign handling on the enumerable toy LM (issue 14 acceptance)', () => {
+describe('sign handling on the enumerable toy LM', () => {
   const segmentation = segmentationConfig({ strategy: 'fixed', segmentLength: 3, maxSegments: 3 });
   const references = () => [{ solution: [0, 1, 2], answer: [1] }];
   // the Tab. 1 reading (I+V, full suffix, log space) this acceptance test was written for; the preset now follows the gold benchmark

@@ -1,5 +1,5 @@
 /**
- * Oracle credit (issue 14: an upper bound for credit assignment on this task). A failed trace (A < 0)
+ * Oracle credit (an upper bound for credit assignment on this task). A failed trace (A < 0)
  * whose first uncorrected wrong line the task's step oracle locates gets credit −1 on the segment
  * holding that line's first token and 0 on every other segment; every other trace with A ≠ 0 gets all
  * credits 0. The credits then go through the same `segmentSigma` as RREDCoT's, so the comparison

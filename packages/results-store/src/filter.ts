@@ -71,7 +71,7 @@ function tokenize(src: string): Token[] {
   return tokens;
 }
 
-/** Deepest parenthesis nesting a filter may have (issue 15 #20: 5000 levels overflowed the stack). */
+/** Deepest parenthesis nesting a filter may have (far below the nesting that overflows the parser's stack, about 5000 levels). */
 const MAX_NESTING = 100;
 
 function balanced(kind: 'and' | 'or', terms: Filter[]): Filter {

@@ -4,7 +4,7 @@ import { resolveStorePath } from './paths';
 
 const root = path.resolve(__dirname, '../../..');
 
-describe('resolveStorePath (issue 15 #6, #28)', () => {
+describe('resolveStorePath', () => {
   it('refuses an explicit empty path instead of falling back to the default store', () => {
     expect(() => resolveStorePath('', {})).toThrow(UserError);
     expect(() => resolveStorePath('', {})).toThrow("--store: got '', expected a file or directory path");

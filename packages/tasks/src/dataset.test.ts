@@ -28,14 +28,14 @@ describe('JSONL datasets', () => {
     throw new Error('expected an error');
   }
 
-  it('refuses a second record with the same id, naming both lines (issue 15 #14)', () => {
+  it('refuses a second record with the same id, naming both lines', () => {
     const file = write('dup.jsonl', [JSON.stringify(record), JSON.stringify({ ...record, id: 'x-2' }), JSON.stringify(record)]);
     const e = errorOf(() => readJsonl(file));
     expect(e).toBeInstanceOf(UserError);
     expect(e.message).toBe(`${file}:3: duplicate id 'x-1' (first on line 1)`);
   });
 
-  it('checks a task-format record (numeric meta.modulus) against its own problem (issue 15 #14)', () => {
+  it('checks a task-format record (numeric meta.modulus) against its own problem', () => {
     const task = { ...record, problem: 'a=4+3;b=a+8;?b', solution: 'a=4+3=7\nb=7+8=5', answer: '5', meta: { modulus: 10 } };
     expect(readJsonl(write('task-ok.jsonl', [JSON.stringify(task)]))[0].answer).toBe('5');
     const composite = { ...task, id: 'x-3', problem: 'a=4+3;b=a+8;?a,b', answer: '7,5' };

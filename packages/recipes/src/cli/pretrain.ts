@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }),
   );
 
-  // before anything is written: an example longer than the context would be trained cut (issue 15 #7)
+  // before anything is written: an example longer than the context would be trained cut
   checkContextFits(modelConfig.contextLength, [
     ...splits.train.map((r, i) => ({ id: r.id, example: corpus.example(0, i) })),
     ...validation.map((r, i) => ({ id: r.id, example: validationExamples[i] })),

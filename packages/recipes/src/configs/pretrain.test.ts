@@ -1,7 +1,7 @@
 /**
- * Issue 15 #13: a pretrain whose config has no `output.*` used to write the embedded checkpoint and its
- * run record (the schema defaults). The defaults are git-ignored now; the embedded model is re-made by
- * a committed config that names its outputs, and that config resolves to the one its run record holds.
+ * A pretrain whose config has no `output.*` writes to the schema's default paths, which are git-ignored, so it
+ * never overwrites the embedded checkpoint or its run record; the embedded model is re-made by a committed
+ * config that names its outputs, and that config resolves to the one its run record holds.
  */
 import * as path from 'path';
 import { canonicalJson, isTracked, parseConfig, readJsonFile, repoRoot } from '@rred/core';
