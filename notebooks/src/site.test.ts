@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { captureRunContext, openStore } from '@rred/results-store';
 import { parseWithFloats } from './json-floats';
-import { buildSite } from './site';
+import { buildSite, SITE_MARKER } from './site';
 import type { RunDocument, RunsIndex } from './site-data';
 
 describe('buildSite', () => {
@@ -29,6 +29,7 @@ describe('buildSite', () => {
       const outDir = path.join(tmp, 'site');
       fs.mkdirSync(outDir);
       fs.writeFileSync(path.join(outDir, 'stale.html'), 'old');
+      fs.writeFileSync(path.join(outDir, SITE_MARKER), ''); // an earlier site: replaced
 
       const summary = await buildSite({ store, resultsDir, outDir, repoRoot, now: new Date(0) });
       expect(summary).toEqual({ runs: 2, figures: 1, tables: 1, files: 14 }); // 5 pages, style, app, 3 vendor scripts, runs.json, 2 run documents, 1 spec

@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { replaceOutputDir } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { bundleClient } from './bundle';
 import { stringifyWithFloats } from './json-floats';
@@ -8,11 +9,14 @@ import { figuresBody, pageHtml, STYLE, tablesBody, VENDOR_SCRIPTS } from './page
 import { findResultFiles } from './results-files';
 import { collectSiteData } from './site-data';
 
+/** The file every built site holds at its root: an --out directory is replaced only when it holds it (or is empty). */
+export const SITE_MARKER = '.rred-site';
+
 interface BuildSiteOptions {
   store: Store;
   /** The committed results/ folder (figures and tables). */
   resultsDir: string;
-  /** Output folder; replaced as a whole. */
+  /** Output folder; replaced as a whole when it is new, empty or an earlier site (holds SITE_MARKER), else refused. */
   outDir: string;
   repoRoot: string;
   /** Build time shown on the pages (default now). */
@@ -77,8 +81,11 @@ export async function buildSite(opts: BuildSiteOptions): Promise<SiteSummary> {
     write('data/runs.json', stringifyWithFloats(index));
     for (const doc of documents) write(`data/runs/${doc.run.id}.json`, stringifyWithFloats(doc));
     for (const f of figures) write(`figures/${f.rel}`, fs.readFileSync(f.file));
-    fs.rmSync(opts.outDir, { recursive: true, force: true });
-    fs.renameSync(tmp, opts.outDir);
+    fs.writeFileSync(
+      path.join(tmp, SITE_MARKER),
+      'written by notebooks:build; a directory holding this file is replaced by the next build\n',
+    );
+    replaceOutputDir(tmp, opts.outDir, SITE_MARKER, 'notebooks:build: --out');
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;

@@ -17,7 +17,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The file under `root` a request path names, or null when it escapes `root` or is not a file. */
+/** The file under `root` a request path names, or null when it escapes `root` (by `..` or through a symlink) or is not a file. */
 export function fileFor(root: string, urlPath: string): string | null {
   let decoded: string;
   try {
@@ -30,7 +30,11 @@ export function fileFor(root: string, urlPath: string): string | null {
   const file = path.resolve(root, `.${path.posix.normalize(`/${rel}`)}`);
   if (file !== root && !file.startsWith(root + path.sep)) return null;
   try {
-    return fs.statSync(file).isFile() ? file : null;
+    // A symlink inside the site may not lead out of it: the file's real path must lie under the root's.
+    const realRoot = fs.realpathSync(root);
+    const real = fs.realpathSync(file);
+    if (!real.startsWith(realRoot + path.sep)) return null;
+    return fs.statSync(real).isFile() ? real : null;
   } catch {
     return null;
   }

@@ -10,8 +10,8 @@ import { resolveUserPath } from './paths';
  *                                 JSON when it parses (5, true, [1,2], {"k":1}), as text otherwise
  *   --help | -h                   prints the command's help and exits 0, before anything else runs
  *   --                            everything after it is positional
- * An unknown flag, a repeated flag, a missing value, an empty path or a stray argument is a
- * one-line UserError that names it and lists what is valid.
+ * An unknown flag, a repeated flag, a missing value, an empty flag value (`--resume ''` as
+ * `--store ''`) or a stray argument is a one-line UserError that names it and lists what is valid.
  */
 
 export interface FlagSpec {
@@ -136,8 +136,14 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
       throw new UserError(`${command}: ${shown} needs a value (${shown} ${placeholder} or ${shown}=${placeholder})`);
     }
     if (flag) {
-      if (flag.path && text.trim() === '')
-        throw new UserError(`${command}: ${shown}: got '${text}', expected a ${flag.value === 'DIR' ? 'directory' : 'file'} path`);
+      // An empty value is never "unset": `--resume "$RUN"` with RUN unset must not start a fresh run.
+      // (An empty config override goes on to the config schema, which names the field and its type.)
+      if (text.trim() === '') {
+        const expected = flag.path
+          ? `a ${flag.value === 'DIR' ? 'directory' : 'file'} path`
+          : `a value (${shown} ${flag.value ?? 'VALUE'})`;
+        throw new UserError(`${command}: ${shown}: got '${text}', expected ${expected}`);
+      }
       flags[token.name] = flag.path ? resolveUserPath(text) : text;
     } else {
       out.overrides[key] = parseOverrideValue(text, `${command}: ${shown}`);

@@ -2,15 +2,15 @@
 import { parseConfig } from '@rred/core';
 import { z } from 'zod';
 
-export const rredcotConfigSchema = z
+const rredcotFields = z
   .object({
     terms: z
-      .enum(['immediate', 'value', 'both'])
+      .enum(['immediate', 'value', 'immediatePlusValue'])
       .default('value')
       .describe(
         "Which estimate v̂ of the value v(s_k) to redistribute: 'immediate' = I(s_k) (Eq. 7, the answer now, see `exit`), " +
-          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `combine`), 'both' = I + V (Eq. 7 + Eq. 8). Default 'value', chosen by the gold benchmark, results/gold: V alone (with valueSuffix 'remaining', prob space) had the highest " +
-          "within-trace Spearman with ΔV_gold on both embedded checkpoints, I+V second, I alone near 0 (the paper's Tab. 1 uses 'both').",
+          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `referencePooling`), 'immediatePlusValue' = I + V (Eq. 2: the exit term plus the continuation term; 'both' in older configs). Default 'value', chosen by the gold benchmark, results/gold: V alone (with valueSuffix 'remaining', prob space) had the highest " +
+          "within-trace Spearman with ΔV_gold on both embedded checkpoints, I+V second, I alone near 0 (the paper's Tab. 1 uses I + V).",
       ),
     exit: z
       .enum(['joint', 'forced'])
@@ -19,24 +19,32 @@ export const rredcotConfigSchema = z
         "Immediate term I(s_k) = Σ_{distinct y*} of: 'joint' p(</think> y* <eos> | s_k) — Eq. 2 read literally, so it also measures how likely the " +
           "model is to stop at s_k (format, not progress, for a model that never stops mid-trace); 'forced' p(y* <eos> | s_k, </think>) — the exit " +
           'is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); ' +
-          "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint', chosen by the gold benchmark, results/gold: with terms 'both' joint ranked above forced on " +
+          "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint', chosen by the gold benchmark, results/gold: with terms 'immediatePlusValue' joint ranked above forced on " +
           "both checkpoints; with terms 'immediate' forced ranked above joint on the 'assumptions met' checkpoint (on the embedded one every I variant is near 0), so the 'own' preset, which uses I alone, sets 'forced'. The default terms 'value' does not read it.",
       ),
     valueSuffix: z
-      .enum(['full', 'remaining'])
+      .enum(['full', 'remaining', 'bestStart', 'softStart'])
       .default('remaining')
       .describe(
-        "Value term V(s_k) scores p(suffix_j </think> y*_j <eos> | s_k) per reference j with suffix_j = 'full' the whole reference path u*_j after " +
-          "any partial trace (the literal reading; a model that never restarts a solution scores it near zero after s_0), or 'remaining' only " +
-          "the reference's part whose subgoals the trace has not reached yet, given by inputs.alignment (the task knows its subgoals; the " +
-          "estimator stays task-agnostic): it rises as the trace reaches subgoals and drops where it goes wrong. Default 'remaining', chosen by the gold benchmark, results/gold: every " +
-          "'remaining' variant ranked above every 'full' one on both checkpoints. Needs inputs.alignment ('full' is the literal reading).",
+        "Which part of each reference path u*_j the value term V(s_k) scores after s_k (Eq. 9): 'full' the whole path (Eq. 9 read literally); " +
+          "'bestStart' the best of the reference's own line starts, max_i p(u*_j[i..] </think> y*_j <eos> | s_k); 'softStart' their uniform mean " +
+          "(the marginal over where the trace stands in the reference); 'remaining' (ORACLE) the lines whose subgoals the trace has not reached, " +
+          "from the task's alignment (needs alignment 'task'). The start rules split references at tokens.newline and read nothing of the trace. " +
+          "docs/method.md, 'Value term'.",
       ),
-    combine: z
+    alignment: z
+      .enum(['task', 'none'])
+      .optional()
+      .describe(
+        "What the value term may read besides text and tokens: 'task' the task's subgoal alignment (inputs.alignment), needed by valueSuffix " +
+          "'remaining' and read by nothing else, which makes that variant an oracle bound (a free-text chain of thought has no such alignment); " +
+          "'none' never (every other valueSuffix). Unset: 'task' exactly when valueSuffix is 'remaining'. docs/method.md, 'Alignment'.",
+      ),
+    referencePooling: z
       .enum(['literal', 'sum'])
       .default('literal')
       .describe(
-        "How the N references combine. 'sum': I = Σ over distinct answers, V = Σ over distinct value suffixes at each exit point — the " +
+        "How the N references are pooled (Eq. 9; `combine` in older configs). 'sum': I = Σ over distinct answers, V = Σ over distinct value suffixes at each exit point — the " +
           'importance-sampling reading of Eq. 9 with every distinct ζ > 0 continuation counted once: both are lower bounds of v(s_k), and each ' +
           "added distinct reference shrinks the non-positive bias of Eq. 10; N does not shift the I:V balance. 'literal': I sums over distinct " +
           'answers (Eq. 7) but V = (1/N) Σ_j (Eq. 9 as printed, duplicates of a remaining suffix counted per reference), so a larger N lowers V ' +
@@ -72,7 +80,7 @@ export const rredcotConfigSchema = z
       .max(1024)
       .default(16)
       .describe(
-        "N: at most this many distinct reference pairs are used (Eq. 9); each costs a suffix per exit point. Under combine 'sum' a larger N shrinks " +
+        "N: at most this many distinct reference pairs are used (Eq. 9); each costs a suffix per exit point. Under referencePooling 'sum' a larger N shrinks " +
           "the bias of Eq. 10; under 'literal' it does not (the 1/N mean). Default 16, range 1..1024.",
       ),
     emptyReferences: z
@@ -100,8 +108,36 @@ export const rredcotConfigSchema = z
   })
   .strict();
 
-export type RredcotConfig = z.infer<typeof rredcotConfigSchema>;
-export type RredcotConfigInput = z.input<typeof rredcotConfigSchema>;
+/**
+ * Reads configs written with the earlier names: key `combine` → `referencePooling`, terms 'both' →
+ * 'immediatePlusValue'. Says so once per process (one line on stderr); a config giving both keys is left
+ * as is, so the strict parse names the unknown key.
+ */
+let warnedOldNames = false;
+function migrateRredcotConfig(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  const o: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  const renamed: string[] = [];
+  if ('combine' in o && !('referencePooling' in o)) {
+    o.referencePooling = o.combine;
+    delete o.combine;
+    renamed.push("'combine' is now 'referencePooling'");
+  }
+  if (o.terms === 'both') {
+    o.terms = 'immediatePlusValue';
+    renamed.push("terms 'both' is now 'immediatePlusValue'");
+  }
+  if (renamed.length > 0 && !warnedOldNames) {
+    warnedOldNames = true;
+    process.stderr.write(`rredcot config: read with the old option names (${renamed.join('; ')}); update the config file\n`);
+  }
+  return o;
+}
+
+export const rredcotConfigSchema = z.preprocess(migrateRredcotConfig, rredcotFields);
+
+export type RredcotConfig = z.infer<typeof rredcotFields>;
+export type RredcotConfigInput = z.input<typeof rredcotFields>;
 
 /**
  * The two presets of Sec. 4, with what the gold benchmark (results/gold) chose where it decides:

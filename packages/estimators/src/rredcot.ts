@@ -6,7 +6,7 @@
  *     reference path with valueSuffix 'full', or what the task's alignment says is left of it at s_k
  *     with 'remaining'),
  * all in one prefix-sharing scoring call (one per batch of traces with `rredcotBatch`). v̂(s_k) ∈ {I, V, I+V} is kept in log space;
- * r_k = v̂(s_k) − v̂(s_{k−1}) in log or probability space; σ = normalize(r) (Eq. 11).
+ * r_k = v̂(s_k) − v̂(s_{k−1}) in log or probability space; σ from r: see sigma.ts.
  */
 import { UserError } from '@rred/core';
 import type { ComputeCost, LanguageModel, ScoreJob, SequenceCache, SuffixRequest, Trace } from '@rred/lm';
@@ -17,7 +17,8 @@ import { logAddExp, logSumExp, sumLogprobs } from './logspace';
 import { buildReferenceSet, distinctAnswers } from './references';
 import { parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
 import { reportedSigmaConfig, segmentSigma } from './sigma';
-import type { EstimatorCost, EstimatorInputs, EstimatorResult, Reference } from './types';
+import type { EstimatorCost, EstimatorInputs, EstimatorResult } from './types';
+import { logValue as logValueOf, valueRequests, type ValueRequests } from './value-term';
 
 interface RredcotExtra {
   /** log I(s_k), k = 0..K (null when terms = 'value'). */
@@ -91,6 +92,8 @@ interface ScoringPlan {
   answerCount: number;
   /** suffixesAt[k]: what is scored at exit point k, the immediate suffixes (Eq. 7) first, then the value suffixes (Eq. 9). [K+1][S_k][len] */
   suffixesAt: number[][][];
+  /** valueAt[k]: the value term's requests at exit point k (the tail of suffixesAt[k]) and their reference groups. */
+  valueAt: ValueRequests[];
   immediateCount: number;
   cache?: SequenceCache;
 }
@@ -105,9 +108,9 @@ function planTrace(model: LanguageModel, { trace, segments, inputs, cache }: Rre
     const K = segments.length;
     const result: EstimatorResult<RredcotExtra> = {
       method: 'rredcot',
+      fallback: flags.noReferences ? 'noReferences' : 'overlong',
       credits: new Array<number>(K).fill(NaN),
       sigma: segmentSigma(new Array<number>(K).fill(NaN), ep.segmentLengths, 1, reportedSigmaConfig('uniform', cfg.tau)),
-      fallback: flags.noReferences ? 'noReferences' : 'overlong',
       extra: {
         logImmediate: null,
         logValue: null,
@@ -132,17 +135,27 @@ function planTrace(model: LanguageModel, { trace, segments, inputs, cache }: Rre
     return uniform({ noReferences: true, overlong: false });
   }
 
-  if (cfg.terms !== 'immediate' && cfg.valueSuffix === 'remaining' && !inputs.alignment) {
+  const alignment = cfg.alignment ?? (cfg.valueSuffix === 'remaining' ? 'task' : 'none');
+  if (cfg.terms !== 'immediate' && (cfg.valueSuffix === 'remaining') !== (alignment === 'task')) {
+    throw new UserError(
+      `rredcot: valueSuffix '${cfg.valueSuffix}' with alignment '${alignment}': only 'remaining' reads the task's alignment, and it needs alignment 'task'`,
+    );
+  }
+  if (cfg.terms !== 'immediate' && alignment === 'task' && !inputs.alignment) {
     throw new UserError(
       `rredcot: valueSuffix 'remaining' needs inputs.alignment (the task's subgoal alignment), trace '${trace.problemId}' has none`,
     );
   }
   const answers = distinctAnswers(refs);
   const immediateSuffixes = cfg.terms === 'value' ? [] : answers.map((y) => [tokens.endThink, ...y, tokens.eos]);
-  const suffixesAt = ep.exitAt.map((at) => [
-    ...immediateSuffixes,
-    ...valueSuffixes(refs, ep.sequence.slice(trace.prompt.length, at), inputs, cfg),
-  ]);
+  // the value term's requests at each exit point (Eq. 9); the task's alignment is passed on only when it may be read
+  const valueInputs: EstimatorInputs = alignment === 'task' ? inputs : { ...inputs, alignment: undefined };
+  const valueAt = ep.exitAt.map((at) =>
+    cfg.terms === 'immediate'
+      ? { suffixes: [], group: [], groupCount: 0 }
+      : valueRequests(refs, ep.sequence.slice(trace.prompt.length, at), valueInputs, cfg.valueSuffix, cfg.referencePooling),
+  );
+  const suffixesAt = valueAt.map((v) => [...immediateSuffixes, ...v.suffixes]);
   const over = ep.exitAt.findIndex((at, k) => at + Math.max(...suffixesAt[k].map((x) => x.length)) > model.maxLength);
   if (over >= 0) {
     if (cfg.overlong === 'error') {
@@ -161,33 +174,10 @@ function planTrace(model: LanguageModel, { trace, segments, inputs, cache }: Rre
     referenceCount: refs.length,
     answerCount: answers.length,
     suffixesAt,
+    valueAt,
     immediateCount: immediateSuffixes.length,
     ...(cache ? { cache } : {}),
   };
-}
-
-/**
- * The value suffixes (Eq. 9) at one exit point whose thinking so far is `thinking`: per reference,
- * its whole path ('full') or the alignment's remaining part ('remaining'), then `</think> y* <eos>`.
- * Under combine 'sum' identical suffixes are kept once (distinct continuations); 'literal' keeps one per reference.
- */
-function valueSuffixes(refs: readonly Reference[], thinking: number[], inputs: EstimatorInputs, cfg: RredcotConfig): number[][] {
-  if (cfg.terms === 'immediate') return [];
-  const { endThink, eos } = inputs.tokens;
-  const out = refs.map((r) => [
-    ...(cfg.valueSuffix === 'full' ? r.solution : inputs.alignment!(thinking, r.solution)),
-    endThink,
-    ...r.answer,
-    eos,
-  ]);
-  if (cfg.combine === 'literal') return out;
-  const seen = new Set<string>();
-  return out.filter((s) => {
-    const key = s.join(',');
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /**
@@ -201,9 +191,11 @@ function finishTrace(plan: ScoringPlan, logprobs: number[][][], cfg: RredcotConf
   // exit 'forced': log p(y* <eos> | s_k, </think>) = the joint score without its first token, the `</think>`
   const skip = cfg.exit === 'forced' ? 1 : 0;
   const logImmediate = nI ? logprobs.map((row) => logSumExp(row.slice(0, nI).map((lp) => sumLogprobs(lp.slice(skip))))) : null; // Eq. 7
-  // Eq. 9: Σ over the distinct suffixes ('sum') or (1/N) Σ over the N references ('literal')
-  const norm = cfg.combine === 'literal' ? Math.log(plan.referenceCount) : 0;
-  const logValue = hasValue ? logprobs.map((row) => logSumExp(row.slice(nI).map(sumLogprobs)) - norm) : null;
+  // Eq. 9: the start rule inside each reference, then Σ over distinct suffixes ('sum') or (1/N) Σ over the N references ('literal')
+  const logValue = hasValue
+    ? logprobs.map((row, k) => logValueOf(row.slice(nI), plan.valueAt[k], cfg.valueSuffix, cfg.referencePooling, plan.referenceCount))
+    : null;
+  // Eq. 2: v̂ = I + V, the exit term plus the continuation term (terms 'immediatePlusValue'); I or V alone otherwise
   const logValues = ep.exitAt.map((_, k) =>
     logImmediate && logValue ? logAddExp(logImmediate[k], logValue[k]) : (logImmediate ?? logValue)![k],
   );

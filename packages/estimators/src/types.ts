@@ -12,6 +12,8 @@ export interface SpecialTokens {
   endThink: number;
   /** Id of `<eos>`: ends the answer; including it makes p(y* | s) the probability of exactly y*. */
   eos: number;
+  /** Id of the line break that separates reference lines: the value term's start rules ('bestStart', 'softStart') split references at it. */
+  newline?: number;
 }
 
 /**
