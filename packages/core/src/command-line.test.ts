@@ -70,7 +70,7 @@ describe('parseCommandLine', () => {
     expect(errorOf(() => parseCommandLine(['-s'], spec)).message).toMatch(/unknown option '-s'; options are spelled --name/);
   });
 
-  it('rejects repeated flags instead of keeping the last (issue 15 #25)', () => {
+  it('rejects repeated flags instead of keeping the last', () => {
     expect(errorOf(() => parseCommandLine(['--store', 'a', '--store', 'b'], spec)).message).toBe('cmd: --store given twice; give it once');
     expect(errorOf(() => parseCommandLine(['--store=a', '--store', 'b'], spec)).message).toMatch(/given twice/);
     expect(errorOf(() => parseCommandLine(['--all', '--all'], spec)).message).toMatch(/--all given twice/);
@@ -89,7 +89,7 @@ describe('parseCommandLine', () => {
     expect(errorOf(() => parseCommandLine(['x'], withConfig)).message).toMatch(/unexpected argument 'x'; this command takes only flags/);
   });
 
-  it("refuses empty paths (issue 15 #6): --store '' does not fall back to the default store", () => {
+  it("refuses empty paths: --store '' does not fall back to the default store", () => {
     expect(errorOf(() => parseCommandLine(['--store', ''], spec)).message).toBe("cmd: --store: got '', expected a file path");
     expect(errorOf(() => parseCommandLine(['--out='], spec)).message).toBe("cmd: --out: got '', expected a directory path");
     expect(errorOf(() => parseCommandLine(['--out', ' '], spec)).message).toMatch(/--out: got ' '/);
@@ -131,7 +131,7 @@ describe('parseCommandLine', () => {
     expect(errorOf(() => parseCommandLine(['--resume', ' '], withResume)).message).toMatch(/--resume: got ' '/);
   });
 
-  it('refuses an override that overflows to Infinity, showing it as written (issue 15 #22)', () => {
+  it('refuses an override that overflows to Infinity, showing it as written', () => {
     expect(errorOf(() => parseCommandLine(['--seed', '1e999'], withConfig)).message).toBe(
       'cmd: --seed: got 1e999, expected a finite number',
     );
