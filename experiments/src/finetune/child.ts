@@ -20,7 +20,7 @@ import {
 } from '@rred/recipes';
 import { returnEquivalent } from '@rred/estimators';
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
-import { continuationReward } from '../common/rollouts';
+import { continuationReward, specialTokens } from '../common/rollouts';
 import { KEYS } from './keys';
 import { evaluateRecords, evaluateSplits, type EvalSettings, type SplitResults } from './evaluate';
 import { firstErrorToken } from './oracle-errors';
@@ -61,7 +61,7 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
     model,
     segmentation: config.segmentation,
     tokenText: (id: number) => tokenizer.tokenText(id),
-    tokens: { endThink: tokenizer.endThink, eos: tokenizer.eos },
+    tokens: specialTokens(tokenizer),
   };
   const rredcotOptions = () => ({
     ...common,

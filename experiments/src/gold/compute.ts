@@ -2,6 +2,7 @@ import { ProgressBar, type Rng, yieldToEventLoop } from '@rred/core';
 import {
   gradientAttribution,
   leaveOneOut,
+  ownReferences,
   referencesFit,
   rredcot,
   toStoreRows,
@@ -13,7 +14,7 @@ import {
 import type { Trace } from '@rred/lm';
 import type { ContinuationRow, CostRecord, EstimateRecord, Run, Store, TraceBundle } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
-import { referenceTokens, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { referenceTokens, remainingAlignment, rewriteReference, type ReferenceRewrite, type TaskRecord } from '@rred/tasks';
 import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import { continuationRows } from '../common/mc-records';
@@ -39,6 +40,10 @@ interface Item {
   record: TaskRecord;
   segments: Segment[];
   refs: Reference[];
+  /** The model's own correct siblings (G − 1 samples of the same problem; never a copy of the trace) that fit the context. */
+  own: Reference[];
+  /** The canonical dataset reference rewritten for the stress arm, per rewrite. */
+  rewritten: Partial<Record<ReferenceRewrite, Reference[]>>;
 }
 
 /** Store bundle key of a trace: unique across checkpoints. */
@@ -58,7 +63,14 @@ async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng, served:
     `gold ${stem}: T = 1 accuracy ${(traces.filter((t) => t.reward > 0).length / traces.length).toFixed(3)} on ${traces.length} problems; ` +
       `kept ${indices.length} traces from the first ${looked} (${skippedOverlong} left out: last exit point + reference exceed the context)\n`,
   );
-  return indices.map((i) => ({
+  const own = await siblingReferences(
+    model,
+    indices.map((i) => records[i]),
+    indices.map((i) => traces[i]),
+    config,
+    rng.fork('own-references'),
+  );
+  return indices.map((i, n) => ({
     key: traceKey(checkpoint, traces[i].problemId),
     stem,
     model,
@@ -66,7 +78,42 @@ async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng, served:
     record: records[i],
     segments: segmentTrace(model.lm, traces[i], config.segmentation),
     refs: refs[i],
+    own: own[n],
+    rewritten: Object.fromEntries(config.stressArm.map((w) => [w, rewrittenReferences(model, records[i], w)])),
   }));
+}
+
+/**
+ * Own references (Sec. 4) as GRPO has them for free: G − 1 more samples of each trace's problem with the
+ * rollout's settings, kept when correct and finished, when not a copy of the trace, and when the trace's
+ * last exit point plus the reference fits the context.
+ */
+async function siblingReferences(
+  model: LoadedModel,
+  records: TaskRecord[],
+  traces: Trace[],
+  config: GoldConfig,
+  rng: Rng,
+): Promise<Reference[][]> {
+  const siblings = config.ownReferences.groupSize - 1;
+  const drawn = await generateRollouts(
+    model.lm,
+    records.flatMap((r) => new Array<TaskRecord>(siblings).fill(r)),
+    config.rollout,
+    rng,
+  );
+  const tokens = specialTokens(model.lm.tokenizer);
+  return traces.map((trace, n) => {
+    const same = (t: Trace) => t.completion.length === trace.completion.length && t.completion.every((x, i) => x === trace.completion[i]);
+    const group = drawn.slice(n * siblings, (n + 1) * siblings).filter((t) => !same(t));
+    return ownReferences(group, tokens).filter((ref) => referencesFit(trace, [ref], model.lm.maxLength));
+  });
+}
+
+/** The record's canonical reference rewritten for the stress arm, as the one dataset reference. */
+function rewrittenReferences(model: LoadedModel, record: TaskRecord, rewrite: ReferenceRewrite): Reference[] {
+  const tokenizer = model.lm.tokenizer;
+  return [{ solution: tokenizer.encode(rewriteReference(record, rewrite).solution), answer: tokenizer.encode(record.answer) }];
 }
 
 /**
@@ -96,8 +143,12 @@ async function benchmarkTrace(
     keep(slot.method, mc);
     continuations.push(...continuationRows(mc.extra.records).map((r) => ({ ...r, sample: r.sample + slot.start })));
   }
-  const inputs: EstimatorInputs = { tokens, references: { dataset: item.refs }, alignment: remainingAlignment(lm.tokenizer) };
-  for (const v of rredcotVariants(config.references.count)) keep(v.name, await rredcot(lm, trace, segments, inputs, v.config));
+  const alignment = remainingAlignment(lm.tokenizer);
+  for (const v of rredcotVariants(config.references.count, config.stressArm)) {
+    const dataset = v.rewrite === 'canonical' ? item.refs : item.rewritten[v.rewrite]!;
+    const inputs: EstimatorInputs = { tokens, references: { dataset, own: item.own }, alignment };
+    keep(v.name, await rredcot(lm, trace, segments, inputs, v.config));
+  }
   keep('loo', await leaveOneOut(lm, trace, segments, { tokens }, config.loo));
   // a served model has no weights to differentiate: gradient attribution is left out there (checkServed says so)
   if (!served) keep('gradient', await gradientAttribution(lm, trace, segments, { tokens }, config.gradient));
@@ -143,8 +194,50 @@ export async function computeGold({ store, run, config, rng, served }: ComputeCo
     await yieldToEventLoop();
   }
   run.logMetrics({ [`wall_seconds.attempt_${store.getRun(run.id).attempts}`]: (Date.now() - started) / 1000 });
+  run.logMetrics(await referenceMetrics(items, config));
   logGoldSummary(store, run);
   lookAtTraces(store, run.id, config.look);
+}
+
+/**
+ * What the reference sets look like to the model, per checkpoint, as run metrics:
+ * - `<stem>.references.meanTokenLogp.<canonical|rewrite>`: mean over traces of the reference's mean per-token
+ *   log p after the prompt (u* `</think>` y* `<eos>`): how atypical each rewrite is against the canonical wording;
+ * - `<stem>.references.changed.<rewrite>`: the share of traces whose reference the rewrite changed;
+ * - `<stem>.ownReferences.{mean,none,noneCorrect,noneWrong}`: own references per trace, and the share of
+ *   traces (all, correct, wrong) with none (their '@own' variants fall back to uniform σ and NaN credits).
+ */
+async function referenceMetrics(items: readonly Item[], config: GoldConfig): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const stem of [...new Set(items.map((it) => it.stem))]) {
+    const mine = items.filter((it) => it.stem === stem);
+    const share = (xs: readonly Item[], f: (it: Item) => boolean) => (xs.length ? xs.filter(f).length / xs.length : NaN);
+    for (const w of ['canonical', ...config.stressArm] as const) {
+      let total = 0;
+      for (const it of mine) {
+        const ref = w === 'canonical' ? it.refs[0] : it.rewritten[w]![0];
+        const { endThink, eos } = specialTokens(it.model.lm.tokenizer);
+        const suffix = [...ref.solution, endThink, ...ref.answer, eos];
+        const { logprobs } = await it.model.lm.scoreAfterPrefixes(it.trace.prompt, [{ exitAt: it.trace.prompt.length, suffix }]);
+        total += logprobs[0].reduce((a, b) => a + b, 0) / suffix.length;
+      }
+      out[`${stem}.references.meanTokenLogp.${w}`] = total / mine.length;
+      if (w !== 'canonical') {
+        out[`${stem}.references.changed.${w}`] = share(mine, (it) => rewriteReference(it.record, w).changed);
+      }
+    }
+    out[`${stem}.ownReferences.mean`] = mine.reduce((n, it) => n + it.own.length, 0) / mine.length;
+    out[`${stem}.ownReferences.none`] = share(mine, (it) => it.own.length === 0);
+    out[`${stem}.ownReferences.noneCorrect`] = share(
+      mine.filter((it) => it.trace.reward > 0),
+      (it) => it.own.length === 0,
+    );
+    out[`${stem}.ownReferences.noneWrong`] = share(
+      mine.filter((it) => it.trace.reward === 0),
+      (it) => it.own.length === 0,
+    );
+  }
+  return out;
 }
 
 /** Headline numbers as run metrics (`rred runs compare`): per checkpoint and method, the within-trace Spearman with ΔV_gold. */

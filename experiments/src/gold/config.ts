@@ -1,5 +1,6 @@
 import { gradientConfigSchema, looConfigSchema, mcConfigSchema } from '@rred/estimators';
 import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { REFERENCE_REWRITES } from '@rred/tasks';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
@@ -13,7 +14,7 @@ const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHE
  */
 export const goldConfigSchema = z
   .object({
-    seed: seedSchema.default(1).describe('Seed of every draw (rollouts, gold and MC(n) continuations, bootstrap CIs). Integer, default 1.'),
+    seed: seedSchema.default(1).describe('Seed of every draw (rollouts, gold and MC(n) continuations, bootstrap CIs). Integer.'),
     checkpoints: z
       .array(z.string().min(1))
       .min(1)
@@ -29,7 +30,7 @@ export const goldConfigSchema = z
       .min(2)
       .default(200)
       .describe(
-        'First N problems of the split, one T = 1 rollout each, from which the stratified traces are taken (in problem order). Default 200.',
+        'First N problems of the split, one T = 1 rollout each, from which the stratified traces are taken (in problem order).',
       ),
     traces: z
       .object({
@@ -59,7 +60,7 @@ export const goldConfigSchema = z
         message: 'expected distinct sample counts in increasing order',
       })
       .describe(
-        'The MC(n) methods: for each n an independent draw (its own rng fork, none shared with the gold samples) with the gold settings (M, horizon, T, batchSize). Default [1, 2, 4, 8, 20].',
+        'The MC(n) methods: for each n an independent draw (its own rng fork, none shared with the gold samples) with the gold settings (M, horizon, T, batchSize).',
       ),
     ceilingSamples: z
       .number()
@@ -67,11 +68,34 @@ export const goldConfigSchema = z
       .min(2)
       .default(20)
       .describe(
-        'The n of mcSamples whose draw is split into two halves (first n/2 and last n/2 samples per exit point) for the split-half reliability of ΔV_MC and the ceiling √rel. Even, default 20.',
+        'The n of mcSamples whose draw is split into two halves (first n/2 and last n/2 samples per exit point) for the split-half reliability of ΔV_MC and the ceiling √rel. Even.',
       ),
     references: datasetReferencesSchema
       .default({})
-      .describe('Reference set R of the RREDCoT variants (dataset references); with one reference `combine` does not matter.'),
+      .describe('Reference set R of the RREDCoT variants (dataset references); with one reference `referencePooling` does not matter.'),
+    ownReferences: z
+      .object({
+        groupSize: z
+          .number()
+          .int()
+          .min(2)
+          .default(8)
+          .describe(
+            "G of a GRPO group: G − 1 sibling samples of the trace's problem at the rollout's temperature; the correct ones (never a copy of the trace) are the 'own' references (Sec. 4).",
+          ),
+      })
+      .strict()
+      .default({})
+      .describe(
+        "The model's own correct samples as references (variants '@own', '@both'): free inside GRPO, where they are the group's other rollouts.",
+      ),
+    stressArm: z
+      .array(z.enum(REFERENCE_REWRITES))
+      .default([...REFERENCE_REWRITES])
+      .refine((w) => new Set(w).size === w.length, { message: 'expected distinct rewrites' })
+      .describe(
+        "Rewrites of the dataset references for the stress arm (variants '~<rewrite>'): 'reorder' another valid line order, 'swap' commutative operands swapped, 'reorderSwap' both.",
+      ),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),
     analysis: bootstrapAnalysisSchema.default({}).describe('Metrics (recomputed from the store on every render, seeded by the run seed).'),
@@ -81,7 +105,7 @@ export const goldConfigSchema = z
       .min(0)
       .default(4)
       .describe(
-        'Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits). Default 4.',
+        'Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits).',
       ),
   })
   .strict()

@@ -4,7 +4,7 @@ import type { Trace } from '@rred/lm';
 import { drawLayout, rredcotVariants } from './methods';
 
 // vocabulary: 0, 1, 2 ordinary tokens; 3 = </think>; 4 = <eos>
-const tokens = { endThink: 3, eos: 4 };
+const tokens = { endThink: 3, eos: 4, newline: 2 };
 const model = toyModel(5);
 const trace: Trace = {
   problemId: 't',
@@ -29,16 +29,33 @@ const inputs = {
 };
 
 describe('gold methods', () => {
-  const variants = rredcotVariants(1);
+  const all = rredcotVariants(1, ['reorder', 'swap', 'reorderSwap']);
+  const variants = all.filter((v) => v.refs === 'dataset' && v.rewrite === 'canonical');
 
-  it('lists 16 distinct RREDCoT variants with valid configs', () => {
-    expect(variants).toHaveLength(16);
-    expect(new Set(variants.map((v) => v.name)).size).toBe(16);
-    for (const v of variants) expect(() => rredcotConfigSchema.parse(v.config)).not.toThrow();
+  it('lists 28 distinct variants on the dataset references as written, and 103 on own, both and the rewrites, with valid configs', () => {
+    expect(variants).toHaveLength(28);
+    expect(all).toHaveLength(28 + 103);
+    expect(new Set(all.map((v) => v.name)).size).toBe(all.length);
+    for (const v of all) expect(() => rredcotConfigSchema.parse(v.config)).not.toThrow();
     expect(variants.map((v) => v.name)).toContain('rredcot.forced.remaining.both.log');
+    expect(all.map((v) => v.name)).toContain('rredcot.joint.bestStart.both.prob@both~swap');
+    expect(all.filter((v) => v.name.endsWith('@own')).every((v) => v.config.referenceSource === 'own')).toBe(true);
   });
 
-  it("a slot named 'any' does not change the result, and one reference makes combine irrelevant", async () => {
+  it('marks exactly the remaining variants as reading the task alignment, and the others never read it', async () => {
+    const throwing = {
+      ...inputs,
+      alignment: (): number[] => {
+        throw new Error('alignment read');
+      },
+    };
+    for (const v of variants) {
+      expect(v.config.alignment ?? 'none').toBe(v.name.includes('.remaining.') ? 'task' : 'none');
+      if (!v.name.includes('.remaining.')) await expect(rredcot(model, trace, segments, throwing, v.config)).resolves.toBeDefined();
+    }
+  });
+
+  it("a slot named 'any' does not change the result, and one reference makes referencePooling irrelevant", async () => {
     const run = (config: object) => rredcot(model, trace, segments, inputs, config);
     for (const v of variants) {
       const ref = await run(v.config);
@@ -46,7 +63,7 @@ describe('gold methods', () => {
         ? { ...v.config, valueSuffix: 'remaining' }
         : v.name.includes('.value.')
           ? { ...v.config, exit: 'forced' }
-          : { ...v.config, combine: 'literal' };
+          : { ...v.config, referencePooling: 'literal' };
       const alt = await run(other);
       expect([v.name, alt.credits]).toEqual([v.name, ref.credits]);
       expect(ref.credits.every(Number.isFinite)).toBe(true);

@@ -1,36 +1,97 @@
 /**
  * The methods of the gold benchmark and their names. A name says the variant: RREDCoT
- * `rredcot.<exit>.<valueSuffix>.<terms>.<space>`, where a slot that cannot change the result is
- * written `any` (the immediate term I does not read `valueSuffix`; the value term V does not read
- * `exit`), so every listed variant is distinct: 4 immediate + 4 value + 8 both = 16. MC at n samples
- * per exit point is `mc.n<n>`; the gold values themselves are `gold`.
+ * `rredcot.<exit>.<valueSuffix>.<terms>.<space>[@<refs>][~<rewrite>]`, where a slot that cannot change
+ * the result is written `any` (the immediate term I does not read `valueSuffix`; the value term V does
+ * not read `exit`), so every listed variant is distinct; `@own` / `@both` name the reference source
+ * (none: the dataset's) and `~reorder` / `~swap` / `~reorderSwap` a stress-arm rewrite of the dataset
+ * references. `terms` is written `both` for I + V (the option value 'immediatePlusValue'). MC at n
+ * samples per exit point is `mc.n<n>`; the gold values themselves are `gold`.
  *
- * With one reference per problem `combine` does not matter: 'literal' divides V by N = 1 and 'sum'
+ * With one reference per problem `referencePooling` does not matter: 'literal' divides V by N = 1 and 'sum'
  * keeps the one suffix, so both give the same V; the variants use 'sum'.
  */
 import type { RredcotConfigInput } from '@rred/estimators';
+import type { ReferenceRewrite } from '@rred/tasks';
 
-interface RredcotVariant {
+type ReferenceSource = 'dataset' | 'own' | 'both';
+
+export interface RredcotVariant {
   name: string;
   config: RredcotConfigInput;
+  /** Which reference set the variant scores: the dataset's, the model's own correct siblings, or both (dataset first). */
+  refs: ReferenceSource;
+  /** The dataset references as written ('canonical') or rewritten for the stress arm. */
+  rewrite: 'canonical' | ReferenceRewrite;
 }
 
 const SPACES = ['log', 'prob'] as const;
 const EXITS = ['joint', 'forced'] as const;
-const SUFFIXES = ['full', 'remaining'] as const;
+/** Value suffixes: 'remaining' reads the task's alignment (an oracle bound); the others read text and tokens only. */
+const SUFFIXES = ['full', 'bestStart', 'softStart', 'remaining'] as const;
+const FREE_SUFFIXES = ['full', 'bestStart', 'softStart'] as const;
 
-/** Every distinct RREDCoT variant exit × valueSuffix × terms × space (dataset references, L1 σ; σ is not scored here). */
-export function rredcotVariants(references: number): RredcotVariant[] {
-  const base = { combine: 'sum', normalization: 'L1', referenceSource: 'dataset', maxReferences: references } as const;
+/** The name's tail for a reference source and rewrite: '' (dataset, canonical), '@own', '@both', '~swap', '@both~reorder', ... */
+const tail = (refs: ReferenceSource, rewrite: RredcotVariant['rewrite']): string =>
+  `${refs === 'dataset' ? '' : `@${refs}`}${rewrite === 'canonical' ? '' : `~${rewrite}`}`;
+
+/**
+ * The RREDCoT variants of the benchmark (σ is not scored here; own references fall back to uniform σ and
+ * NaN credits where a problem has no correct sibling):
+ * - on the dataset references as written, every distinct exit × valueSuffix × terms × space;
+ * - on own references, on both, and on each stress-arm rewrite of the dataset references (alone and in
+ *   'both'), the value terms and I + V with the joint exit, each valueSuffix, both spaces. The immediate
+ *   term reads only the answers, which no rewrite and no reference source changes, so it is not repeated.
+ */
+export function rredcotVariants(references: number, rewrites: readonly ReferenceRewrite[]): RredcotVariant[] {
+  const base = { referencePooling: 'sum', normalization: 'L1', maxReferences: references, emptyReferences: 'uniform' } as const;
   const out: RredcotVariant[] = [];
+  const add = (name: string, config: RredcotConfigInput, refs: ReferenceSource, rewrite: RredcotVariant['rewrite']) =>
+    out.push({ name: `${name}${tail(refs, rewrite)}`, config: { ...base, ...config, referenceSource: refs }, refs, rewrite });
+  const alignment = (valueSuffix: (typeof SUFFIXES)[number]) => (valueSuffix === 'remaining' ? 'task' : 'none');
   for (const space of SPACES) {
-    for (const exit of EXITS)
-      out.push({ name: `rredcot.${exit}.any.immediate.${space}`, config: { ...base, terms: 'immediate', exit, space } });
+    for (const exit of EXITS) add(`rredcot.${exit}.any.immediate.${space}`, { terms: 'immediate', exit, space }, 'dataset', 'canonical');
     for (const valueSuffix of SUFFIXES)
-      out.push({ name: `rredcot.any.${valueSuffix}.value.${space}`, config: { ...base, terms: 'value', valueSuffix, space } });
+      add(
+        `rredcot.any.${valueSuffix}.value.${space}`,
+        { terms: 'value', valueSuffix, space, alignment: alignment(valueSuffix) },
+        'dataset',
+        'canonical',
+      );
     for (const exit of EXITS)
       for (const valueSuffix of SUFFIXES)
-        out.push({ name: `rredcot.${exit}.${valueSuffix}.both.${space}`, config: { ...base, terms: 'both', exit, valueSuffix, space } });
+        add(
+          `rredcot.${exit}.${valueSuffix}.both.${space}`,
+          { terms: 'immediatePlusValue', exit, valueSuffix, space, alignment: alignment(valueSuffix) },
+          'dataset',
+          'canonical',
+        );
+  }
+  const arms: [ReferenceSource, RredcotVariant['rewrite']][] = [
+    ...rewrites.map((w): [ReferenceSource, RredcotVariant['rewrite']] => ['dataset', w]),
+    ['own', 'canonical'],
+    ['both', 'canonical'],
+    ...rewrites.map((w): [ReferenceSource, RredcotVariant['rewrite']] => ['both', w]),
+  ];
+  for (const [refs, rewrite] of arms) {
+    for (const space of SPACES) {
+      for (const valueSuffix of FREE_SUFFIXES) {
+        add(`rredcot.any.${valueSuffix}.value.${space}`, { terms: 'value', valueSuffix, space, alignment: 'none' }, refs, rewrite);
+        add(
+          `rredcot.joint.${valueSuffix}.both.${space}`,
+          { terms: 'immediatePlusValue', exit: 'joint', valueSuffix, space, alignment: 'none' },
+          refs,
+          rewrite,
+        );
+      }
+    }
+    // the oracle on the same references: how much of its lead is the wording
+    if (refs !== 'own')
+      add(
+        'rredcot.any.remaining.value.prob',
+        { terms: 'value', valueSuffix: 'remaining', space: 'prob', alignment: 'task' },
+        refs,
+        rewrite,
+      );
   }
   return out;
 }
