@@ -39,8 +39,10 @@ const tail = (refs: ReferenceSource, rewrite: RredcotVariant['rewrite']): string
  * NaN credits where a problem has no correct sibling):
  * - on the dataset references as written, every distinct exit × valueSuffix × terms × space;
  * - on own references, on both, and on each stress-arm rewrite of the dataset references (alone and in
- *   'both'), the value terms and I + V with the joint exit, each valueSuffix, both spaces. The immediate
- *   term reads only the answers, which no rewrite and no reference source changes, so it is not repeated.
+ *   'both'), the value term V alone with each alignment-free valueSuffix, both spaces, and the oracle
+ *   'remaining' (prob space) where there are dataset references. The immediate term reads only the
+ *   answers, which no rewrite and no reference source changes; I + V is left out there to keep the run's
+ *   cost down (its reference-dependent part is V, scored alone).
  */
 export function rredcotVariants(references: number, rewrites: readonly ReferenceRewrite[]): RredcotVariant[] {
   const base = { referencePooling: 'sum', normalization: 'L1', maxReferences: references, emptyReferences: 'uniform' } as const;
@@ -74,15 +76,8 @@ export function rredcotVariants(references: number, rewrites: readonly Reference
   ];
   for (const [refs, rewrite] of arms) {
     for (const space of SPACES) {
-      for (const valueSuffix of FREE_SUFFIXES) {
+      for (const valueSuffix of FREE_SUFFIXES)
         add(`rredcot.any.${valueSuffix}.value.${space}`, { terms: 'value', valueSuffix, space, alignment: 'none' }, refs, rewrite);
-        add(
-          `rredcot.joint.${valueSuffix}.both.${space}`,
-          { terms: 'immediatePlusValue', exit: 'joint', valueSuffix, space, alignment: 'none' },
-          refs,
-          rewrite,
-        );
-      }
     }
     // the oracle on the same references: how much of its lead is the wording
     if (refs !== 'own')
