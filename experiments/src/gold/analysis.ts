@@ -1,24 +1,42 @@
 /**
  * The gold benchmark's metrics, from the loaded traces alone (deterministic: every bootstrap is
- * seeded by the run's seed, one stream per checkpoint and metric and method). Per checkpoint and method:
- * - withinSpearman: Spearman of the method's credits r_k with ΔV_gold(s_k) = V_gold(s_k) − V_gold(s_{k−1})
- *   inside each trace, averaged over the traces where it is defined (tracesUsed), bootstrap CI over traces;
- * - pooledSpearman: the same over all segments of all traces at once;
- * - valueSpearman: v̂(s_k) against V_gold(s_k) over all exit points k = 0..K (methods with values). Spearman is
+ * seeded by the run's seed, one stream per checkpoint and metric and method). Per checkpoint and method,
+ * on all traces and on the correct and the wrong ones apart (`subsets`):
+ * - within.all: Spearman of the method's credits r_k with ΔV_gold(s_k) = V_gold(s_k) − V_gold(s_{k−1})
+ *   inside each trace, averaged over EVERY trace: a trace where the credit says nothing (constant, or a
+ *   NaN among its credits) scores 0, as does a trace where ρ is undefined for every method (ΔV_gold
+ *   constant, fewer than 3 segments); bootstrap CI over traces;
+ * - within.varies: the same averaged only over the traces where both sides vary (`tracesVaries`);
+ * - pooled: the same over all segments of the subset at once;
+ * - value: v̂(s_k) against V_gold(s_k) over all exit points k = 0..K (methods with values). Spearman is
  *   rank-based and exp is monotone, so a variant's log- and prob-space values give the same number;
+ * and on all traces:
  * - localizationTop1: over failed traces whose first uncorrected wrong line is in the thinking, the share
  *   where the most negative credit lands on that line's segment (chanceTop1 = mean 1/K); localizationAuc:
  *   AUC of credit for "holds the first error" over those traces' segments (lower credit = more blame; 1 = the
  *   error segment always has the lowest credit, 0.5 = chance);
  * - tokensPerTrace: tokens forwarded per trace (the sampler counts every generated token as forwarded,
- *   so generated tokens are in it once); wallMsPerTrace: the method's measured wall time per trace.
- * Per checkpoint: the split-half reliability of ΔV_MC at n = ceilingSamples (two halves of one draw,
- * within-trace Spearman, Spearman–Brown corrected) and the ceiling √rel it implies for any method's
- * correlation with that n = 20 proxy.
+ *   so generated tokens are in it once); wallMsPerTrace: the method's measured wall time per trace;
+ * - vsSignedPosition / vsMcAtCost: the paired comparisons of verdict.ts (within.all per trace).
+ * Per checkpoint and subset, split-half reliabilities (two halves of one draw, within-trace Spearman of
+ * ΔV over the halves, Spearman–Brown corrected) and the ceiling √rel: of the gold itself (halves of
+ * n_gold/2; the ceiling on any method's correlation with ΔV_gold) and of the MC(ceilingSamples) proxy
+ * (the ceiling on correlation with that proxy, not with the gold).
  */
-import { localizationAuc, localizationTop1, mean, Rng, spearman, splitHalfReliability, withinTraceSpearman } from '@rred/core';
+import {
+  bootstrapMeanInterval,
+  localizationAuc,
+  localizationTop1,
+  mean,
+  Rng,
+  spearman,
+  splitHalfReliability,
+  withinTraceSpearman,
+} from '@rred/core';
 import type { GoldData, GoldTrace } from './load';
 import { BASELINES, mcMethod } from './methods';
+import { parseMethodName } from './names';
+import { compareFamily, stressRows, type Comparison, type StressRow } from './verdict';
 
 export interface Interval3 {
   value: number;
@@ -26,17 +44,51 @@ export interface Interval3 {
   hi: number;
 }
 
+export const SUBSETS = ['all', 'correct', 'wrong'] as const;
+export type Subset = (typeof SUBSETS)[number];
+
+/** One method's correlation with ΔV_gold on one subset of traces. */
+export interface SubsetMetrics {
+  traces: number;
+  within: {
+    /** Mean over every trace of the subset (a trace where the credit says nothing scores 0). */
+    all: Interval3;
+    /** Mean over the traces where both the credit and ΔV_gold vary. */
+    varies: Interval3;
+    tracesVaries: number;
+    /** Traces where the credit says nothing: constant, or a NaN among its credits (scored 0 in `all`). */
+    silent: number;
+    /** Of those, the traces with a NaN credit (the method gave no answer there). */
+    nan: number;
+  };
+  pooled: number;
+  pooledSegments: number;
+  value: number | null;
+  valuePoints: number;
+}
+
 export interface MethodMetrics {
-  withinSpearman: Interval3;
-  pooledSpearman: number;
-  valueSpearman: number | null;
+  /** Reads the task's alignment of trace to reference (an oracle bound, not computable on free text). */
+  oracle: boolean;
+  subsets: Record<Subset, SubsetMetrics>;
   localizationTop1: Interval3;
   localizationAuc: number;
   chanceTop1: number;
+  localizationTraces: number;
   tokensPerTrace: number;
   wallMsPerTrace: number;
-  /** The counts behind each metric. */
-  tracesUsed: { within: number; pooledSegments: number; valuePoints: number; localization: number };
+  /** Paired comparison of within.all with the outcome-signed position baseline (Holm over the bed's methods); null for the baseline itself. */
+  vsSignedPosition: Comparison | null;
+  /** Paired comparison with MC at matched tokens (Holm over the bed's non-MC methods); null for MC. */
+  vsMcAtCost: Comparison | null;
+}
+
+export interface Reliability {
+  /** Spearman–Brown corrected split-half reliability (within-trace Spearman of ΔV over the halves). */
+  reliability: Interval3;
+  /** √reliability: the ceiling on any method's within-trace correlation with the full draw. */
+  ceiling: Interval3;
+  tracesUsed: number;
 }
 
 export interface CheckpointMetrics {
@@ -44,13 +96,17 @@ export interface CheckpointMetrics {
   correct: number;
   wrong: number;
   exitPoints: number;
-  ceilingN20: Interval3;
-  /** Spearman–Brown corrected split-half reliability of ΔV_MC at n = ceilingSamples (the ceiling is its square root). */
-  reliabilityN20: Interval3;
-  ceilingTraces: number;
+  /** Traces where ΔV_gold does not vary or K < 3: every method scores 0 there in within.all. */
+  undefinedTraces: number;
+  /** The gold's own reliability (halves of n_gold/2 → n_gold) per subset. */
+  gold: Record<Subset, Reliability>;
+  /** The MC(ceilingSamples) proxy's reliability per subset (halves of n/2 → n): a ceiling for correlation with that proxy. */
+  proxy: Record<Subset, Reliability>;
   /** Failed traces whose first wrong line is in the thinking (the localization set). */
   localizationTraces: number;
   methods: Record<string, MethodMetrics>;
+  /** The stress arm: each rewritten-reference variant against the same variant on canonical references. */
+  stress: StressRow[];
 }
 
 export interface GoldAnalysis {
@@ -58,6 +114,7 @@ export interface GoldAnalysis {
 }
 
 const diffs = (v: readonly number[]): number[] => v.slice(1).map((x, i) => x - v[i]);
+const interval = (e: { value: number; lo: number; hi: number }): Interval3 => ({ value: e.value, lo: e.lo, hi: e.hi });
 
 /** Every scored method, in a fixed order: MC(n), the RREDCoT variants, LOO, gradient, the baselines. */
 export function methodsOf(traces: readonly GoldTrace[], mcSamples: readonly number[]): string[] {
@@ -66,76 +123,175 @@ export function methodsOf(traces: readonly GoldTrace[], mcSamples: readonly numb
   return [...mcSamples.map(mcMethod), ...rr, 'loo', 'gradient', ...Object.keys(BASELINES)].filter((m) => present.has(m));
 }
 
-function methodMetrics(method: string, traces: readonly GoldTrace[], resamples: number, level: number, rng: Rng): MethodMetrics {
+/** Fewer segments than this make a within-trace Spearman too coarse (as in withinTraceSpearman). */
+const MIN_SEGMENTS = 3;
+
+/** A credit vector that says nothing about the order of the segments: a NaN among it, or no spread. */
+const silent = (x: readonly number[]): boolean => x.some(Number.isNaN) || x.every((v) => v === x[0]);
+const goldUndefined = (d: readonly number[]): boolean => d.length < MIN_SEGMENTS || d.every((v) => v === d[0]);
+
+/** Within-trace ρ of `credits` with `gold` (ΔV_gold) per trace over every trace: 0 where the credit is silent or ρ is undefined. */
+export function withinAllPerTrace(credits: readonly (readonly number[])[], gold: readonly (readonly number[])[]): number[] {
+  return credits.map((x, i) => (silent(x) || goldUndefined(gold[i]) ? 0 : spearman(x, gold[i])));
+}
+
+function subsetMetrics(method: string, traces: readonly GoldTrace[], B: number, level: number, rng: Rng): SubsetMetrics {
   const gold = traces.map((t) => diffs(t.gold));
   const credits = traces.map((t) => t.credits[method]);
-  const opts = { resamples, level };
-  const within = withinTraceSpearman(
-    traces.map((_, i) => ({ x: credits[i], y: gold[i] })),
+  const perTrace = withinAllPerTrace(credits, gold);
+  const all =
+    traces.length === 0
+      ? { value: NaN, lo: NaN, hi: NaN }
+      : { value: mean(perTrace), ...bounds(bootstrapMeanInterval(perTrace, rng.fork('all'), B, level)) };
+  // where it varies: the silent traces (NaN credits included) are left out here, as the constant ones always were
+  const spoken = traces.map((_, i) => i).filter((i) => !silent(credits[i]));
+  const varies = withinTraceSpearman(
+    spoken.map((i) => ({ x: credits[i], y: gold[i] })),
     rng.fork('within'),
-    opts,
+    { resamples: B, level },
   );
   const finitePairs = (xs: number[], ys: number[]) =>
     xs.map((x, i) => [x, ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
   const pooled = finitePairs(credits.flat(), gold.flat());
-  const hasValues = traces.every((t) => t.values[method] !== undefined);
+  const hasValues = traces.length > 0 && traces.every((t) => t.values[method] !== undefined);
   const valuePairs = hasValues
     ? finitePairs(
         traces.flatMap((t) => t.values[method]),
         traces.flatMap((t) => t.gold),
       )
     : [];
-  const failed = traces.map((t, i) => ({ t, c: credits[i] })).filter(({ t }) => t.reward === 0 && t.firstError !== null);
-  const localized = failed.map(({ t, c }) => ({ credits: c, errorSegment: t.firstError! - 1 }));
-  const loc = localizationTop1(localized, rng.fork('top1'), opts);
-  const costs = traces.map((t) => t.costs[method]);
-  const baseline = method in BASELINES;
+  const rho = (pairs: number[][]) =>
+    spearman(
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+    );
   return {
-    withinSpearman: { value: within.value, lo: within.lo, hi: within.hi },
-    pooledSpearman: spearman(
-      pooled.map((p) => p[0]),
-      pooled.map((p) => p[1]),
-    ),
-    valueSpearman: hasValues
-      ? spearman(
-          valuePairs.map((p) => p[0]),
-          valuePairs.map((p) => p[1]),
-        )
-      : null,
-    localizationTop1: { value: loc.value, lo: loc.lo, hi: loc.hi },
+    traces: traces.length,
+    within: {
+      all,
+      varies: interval(varies),
+      tracesVaries: varies.tracesUsed,
+      silent: traces.length - spoken.length,
+      nan: credits.filter((x) => x.some(Number.isNaN)).length,
+    },
+    pooled: rho(pooled),
+    pooledSegments: pooled.length,
+    value: hasValues ? rho(valuePairs) : null,
+    valuePoints: valuePairs.length,
+  };
+}
+
+const bounds = (i: { lower: number; upper: number }) => ({ lo: i.lower, hi: i.upper });
+
+const subsetOf = (traces: readonly GoldTrace[], s: Subset): GoldTrace[] =>
+  s === 'all' ? traces.slice() : traces.filter((t) => (s === 'correct' ? t.reward > 0 : t.reward === 0));
+
+function methodMetrics(
+  method: string,
+  traces: readonly GoldTrace[],
+  B: number,
+  level: number,
+  rng: Rng,
+): Omit<MethodMetrics, 'vsSignedPosition' | 'vsMcAtCost'> {
+  const subsets = Object.fromEntries(SUBSETS.map((s) => [s, subsetMetrics(method, subsetOf(traces, s), B, level, rng.fork(s))])) as Record<
+    Subset,
+    SubsetMetrics
+  >;
+  const failed = traces.filter((t) => t.reward === 0 && t.firstError !== null);
+  const localized = failed.map((t) => ({ credits: t.credits[method], errorSegment: t.firstError! - 1 }));
+  const loc = localizationTop1(localized, rng.fork('top1'), { resamples: B, level });
+  const costs = traces.map((t) => t.costs[method]);
+  const free = method in BASELINES;
+  return {
+    oracle: parseMethodName(method).oracle,
+    subsets,
+    localizationTop1: interval(loc),
     localizationAuc: localizationAuc(localized),
     chanceTop1: loc.chance,
-    tokensPerTrace: baseline ? 0 : mean(costs.map((c) => c.tokensForwarded)),
-    wallMsPerTrace: baseline ? 0 : mean(costs.map((c) => c.wallMs)),
-    tracesUsed: { within: within.tracesUsed, pooledSegments: pooled.length, valuePoints: valuePairs.length, localization: loc.traces },
+    localizationTraces: loc.traces,
+    tokensPerTrace: free ? 0 : mean(costs.map((c) => c.tokensForwarded)),
+    wallMsPerTrace: free ? 0 : mean(costs.map((c) => c.wallMs)),
   };
+}
+
+function reliability(halves: { a: number[]; b: number[] }[], B: number, level: number, rng: Rng): Reliability {
+  const w = splitHalfReliability(halves, rng, { resamples: B, level }).withinTrace;
+  return { reliability: interval(w.reliability), ceiling: interval(w.ceiling), tracesUsed: w.tracesUsed };
 }
 
 function checkpointMetrics(data: GoldData, checkpoint: string, rng: Rng): CheckpointMetrics {
   const { config } = data;
   const { bootstrapResamples: B, level } = config.analysis;
   const traces = data.traces.filter((t) => t.checkpoint === checkpoint);
-  const split = splitHalfReliability(
-    traces.map((t) => ({ a: diffs(t.halves[0]), b: diffs(t.halves[1]) })),
-    rng.fork('split-half'),
-    { resamples: B, level },
-  ).withinTrace;
+  const byHalves = (pick: (t: GoldTrace) => [number[], number[]], name: string) =>
+    Object.fromEntries(
+      SUBSETS.map((s) => [
+        s,
+        reliability(
+          subsetOf(traces, s).map((t) => ({ a: diffs(pick(t)[0]), b: diffs(pick(t)[1]) })),
+          B,
+          level,
+          rng.fork(name).fork(s),
+        ),
+      ]),
+    ) as Record<Subset, Reliability>;
+  const names = methodsOf(traces, config.mcSamples);
+  const base = Object.fromEntries(names.map((m) => [m, methodMetrics(m, traces, B, level, rng.fork(m))]));
+  const gold = traces.map((t) => diffs(t.gold));
+  const perTrace = Object.fromEntries(
+    names.map((m) => [
+      m,
+      withinAllPerTrace(
+        traces.map((t) => t.credits[m]),
+        gold,
+      ),
+    ]),
+  );
+  const tokens = Object.fromEntries(names.map((m) => [m, base[m].tokensPerTrace]));
+  const family = { perTrace, tokens, mcSamples: config.mcSamples, resamples: B, level };
+  const comparisons = compareFamily(family, rng.fork('verdict'));
   const methods: Record<string, MethodMetrics> = {};
-  for (const m of methodsOf(traces, config.mcSamples)) methods[m] = methodMetrics(m, traces, B, level, rng.fork(m));
+  for (const m of names)
+    methods[m] = { ...base[m], vsSignedPosition: comparisons[m]?.vsSignedPosition ?? null, vsMcAtCost: comparisons[m]?.vsMcAtCost ?? null };
   return {
     traces: traces.length,
     correct: traces.filter((t) => t.reward > 0).length,
     wrong: traces.filter((t) => t.reward === 0).length,
     exitPoints: traces.reduce((n, t) => n + t.gold.length, 0),
-    ceilingN20: split.ceiling,
-    reliabilityN20: split.reliability,
-    ceilingTraces: split.tracesUsed,
+    undefinedTraces: gold.filter(goldUndefined).length,
+    gold: byHalves((t) => t.goldHalves, 'gold-split-half'),
+    proxy: byHalves((t) => t.halves, 'split-half'),
     localizationTraces: traces.filter((t) => t.reward === 0 && t.firstError !== null).length,
     methods,
+    stress: stressRows(family, rng.fork('stress')),
   };
 }
 
 export function analyzeGold(data: GoldData): GoldAnalysis {
   const rng = new Rng(data.config.seed).fork('gold-analysis');
   return { checkpoints: Object.fromEntries(data.checkpoints.map((c) => [c, checkpointMetrics(data, c, rng.fork(c))])) };
+}
+
+/**
+ * Headline numbers as run metrics (`rred runs compare`), per checkpoint: traces, exit points, the gold's
+ * ceiling and the MC(ceilingSamples) proxy's; per method: within ρ over all traces (`withinAll`) and where
+ * it varies (`withinSpearman`), and the two verdicts coded 1 yes, 0 undecided, −1 worse (NaN: not compared).
+ */
+export function goldSummaryMetrics(a: GoldAnalysis): Record<string, number> {
+  const code = (c: Comparison | null) => (c === null ? NaN : c.verdict === 'yes' ? 1 : c.verdict === 'worse' ? -1 : 0);
+  const out: Record<string, number> = {};
+  for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
+    out[`${checkpoint}.traces`] = c.traces;
+    out[`${checkpoint}.exitPoints`] = c.exitPoints;
+    out[`${checkpoint}.ceilingN20`] = c.proxy.all.ceiling.value;
+    out[`${checkpoint}.goldCeiling`] = c.gold.all.ceiling.value;
+    for (const [method, m] of Object.entries(c.methods)) {
+      const key = `${checkpoint}.${method}`;
+      out[`${key}.withinAll`] = m.subsets.all.within.all.value;
+      out[`${key}.withinSpearman`] = m.subsets.all.within.varies.value;
+      out[`${key}.beatsSignedPosition`] = code(m.vsSignedPosition);
+      out[`${key}.beatsMcAtCost`] = code(m.vsMcAtCost);
+    }
+  }
+  return out;
 }

@@ -22,7 +22,7 @@ import type { ServedModelRef } from '../common/cli-args';
 import { checkpointStem, sharedModel, type LoadedModel } from '../common/model';
 import { continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
 import type { GoldConfig } from './config';
-import { analyzeGold } from './analysis';
+import { analyzeGold, goldSummaryMetrics } from './analysis';
 import { loadGold } from './load';
 import { lookAtTraces } from './look';
 import { firstErrorSegment, ORACLE_METHOD, type FirstError } from './first-error';
@@ -242,13 +242,5 @@ async function referenceMetrics(items: readonly Item[], config: GoldConfig): Pro
 
 /** Headline numbers as run metrics (`rred runs compare`): per checkpoint and method, the within-trace Spearman with ΔV_gold. */
 function logGoldSummary(store: Store, run: Run): void {
-  const a = analyzeGold(loadGold(store, run.id));
-  const metrics: Record<string, number> = {};
-  for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
-    metrics[`${checkpoint}.traces`] = c.traces;
-    metrics[`${checkpoint}.exitPoints`] = c.exitPoints;
-    metrics[`${checkpoint}.ceilingN20`] = c.ceilingN20.value;
-    for (const [method, m] of Object.entries(c.methods)) metrics[`${checkpoint}.${method}.withinSpearman`] = m.withinSpearman.value;
-  }
-  run.logMetrics(metrics);
+  run.logMetrics(goldSummaryMetrics(analyzeGold(loadGold(store, run.id))));
 }

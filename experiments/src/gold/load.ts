@@ -19,8 +19,10 @@ export interface GoldTrace {
   segmentLengths: number[];
   /** V_gold(s_k), k = 0..K. [K+1] */
   gold: number[];
-  /** V_MC(s_k) of the first and of the second half of the ceiling draw. [2][K+1] */
+  /** V_MC(s_k) of the first and of the second half of the ceiling draw (MC at ceilingSamples). [2][K+1] */
   halves: [number[], number[]];
+  /** V_gold(s_k) of the first and of the second half of the gold samples (⌊n/2⌋ each; an odd n leaves its last sample out). [2][K+1] */
+  goldHalves: [number[], number[]];
   /** Credit r_k per method, k = 1..K ('gold' = ΔV_gold, the baselines from the segments). [K] */
   credits: Record<string, number[]>;
   /** v̂(s_k) per method that estimates values, in probability units. [K+1] */
@@ -53,23 +55,27 @@ function goldTrace(s: StoredTrace, config: GoldConfig): GoldTrace {
   if (!oracle) throw new Error(`gold trace ${s.key} has no oracle rows`);
   delete credits[ORACLE_METHOD];
   const first = oracle.indexOf(1);
-  // the ceiling draw's halves, from its stored continuations (exit point k, sample index in the draw's slot)
-  const slot = drawLayout(config.gold.samplesPerExitPoint, config.mcSamples).find(
-    (d) => d.n === config.ceilingSamples && d.method !== GOLD_METHOD,
-  )!;
-  const half = slot.n / 2;
-  const halves: [number[][], number[][]] = [Array.from({ length: K + 1 }, () => []), Array.from({ length: K + 1 }, () => [])];
-  for (const c of s.continuations) {
-    const j = c.sample - slot.start;
-    if (j >= 0 && j < slot.n) halves[j < half ? 0 : 1][c.exitPoint].push(c.utility);
-  }
+  const layout = drawLayout(config.gold.samplesPerExitPoint, config.mcSamples);
+  // the ceiling draw's and the gold draw's halves, from their stored continuations (exit point k, sample index in the draw's slot)
+  const halvesOf = (slot: { start: number; n: number }): [number[], number[]] => {
+    const half = Math.floor(slot.n / 2);
+    const parts: [number[][], number[][]] = [Array.from({ length: K + 1 }, () => []), Array.from({ length: K + 1 }, () => [])];
+    for (const c of s.continuations) {
+      const j = c.sample - slot.start;
+      if (j >= 0 && j < 2 * half) parts[j < half ? 0 : 1][c.exitPoint].push(c.utility);
+    }
+    return [meanOver(parts[0]), meanOver(parts[1])];
+  };
+  const ceilingSlot = layout.find((d) => d.n === config.ceilingSamples && d.method !== GOLD_METHOD)!;
+  const goldSlot = layout.find((d) => d.method === GOLD_METHOD)!;
   return {
     checkpoint: s.key.slice(0, s.key.indexOf('/')),
     key: s.key,
     reward: s.trace.reward,
     segmentLengths,
     gold: values[GOLD_METHOD],
-    halves: [meanOver(halves[0]), meanOver(halves[1])],
+    halves: halvesOf(ceilingSlot),
+    goldHalves: halvesOf(goldSlot),
     credits,
     values,
     costs: Object.fromEntries(s.costs.map((c) => [c.method, c])),

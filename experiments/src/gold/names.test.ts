@@ -1,3 +1,4 @@
+import { rredcotVariants } from './methods';
 import { canonicalName, needsOf, parseMethodName } from './names';
 
 describe('parseMethodName', () => {
@@ -47,5 +48,15 @@ describe('parseMethodName', () => {
   it('canonicalName drops only the rewrite tail', () => {
     expect(canonicalName('rredcot.joint.bestStart.both.prob@both~swap')).toBe('rredcot.joint.bestStart.both.prob@both');
     expect(canonicalName('rredcot.joint.bestStart.both.prob')).toBe('rredcot.joint.bestStart.both.prob');
+  });
+
+  it("reads back every benchmark variant's reference source and rewrite; the oracles are exactly the task-alignment ones", () => {
+    const variants = rredcotVariants(1, ['reorder', 'swap', 'reorderSwap']);
+    expect(variants.length).toBeGreaterThan(16);
+    for (const v of variants) {
+      const p = parseMethodName(v.name);
+      expect([p.family, p.refs, p.rewrite]).toEqual(['rredcot', v.refs, v.rewrite]);
+      expect(p.oracle).toBe(v.config.alignment === 'task');
+    }
   });
 });

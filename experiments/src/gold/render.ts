@@ -3,76 +3,184 @@ import { fmt, toCsv, toMarkdown, type Cell, type Table } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { checkpointStem } from '../common/model';
 import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
-import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
-import { analyzeGold, methodsOf, type CheckpointMetrics, type GoldAnalysis, type Interval3, type MethodMetrics } from './analysis';
-import type { GoldConfig } from './config';
-import { mcAtCost, type McPoint } from './equal-cost';
+import {
+  analyzeGold,
+  methodsOf,
+  SUBSETS,
+  type CheckpointMetrics,
+  type GoldAnalysis,
+  type Interval3,
+  type MethodMetrics,
+  type Reliability,
+} from './analysis';
 import { loadGold, type GoldData } from './load';
-import { BASELINES, mcMethod } from './methods';
+import { needsOf, parseMethodName } from './names';
+import type { Comparison, StressRow } from './verdict';
+
+export { renderGoldPlots } from './plot';
 
 const ci = (x: Interval3, digits = 3) => `${fmt(x.value, digits)} [${fmt(x.lo, digits)}, ${fmt(x.hi, digits)}]`;
+const signed = (x: number, digits = 3) => (Number.isFinite(x) && x > 0 ? `+${fmt(x, digits)}` : fmt(x, digits));
+const withinAll = (m: MethodMetrics) => m.subsets.all.within.all;
 
-type Family = 'mc' | 'rredcot' | 'loo' | 'gradient' | 'baseline';
-function familyOf(method: string): Family {
-  if (method.startsWith('mc.')) return 'mc';
-  if (method.startsWith('rredcot.')) return 'rredcot';
-  if (method in BASELINES) return 'baseline';
-  return method as Family;
+/** "yes +0.12 [+0.05, +0.19]": the verdict, the mean paired difference and its Holm-adjusted interval. */
+function verdictCell(c: Comparison | null): string {
+  if (c === null) return '—';
+  return `${c.verdict} ${signed(c.diff, 2)} [${signed(c.lo, 2)}, ${signed(c.hi, 2)}]`;
 }
 
-/** The RREDCoT variant with the highest within-trace Spearman (ties: name order), or null when none was scored. */
-function bestRredcot(c: CheckpointMetrics): string | null {
-  const rr = Object.entries(c.methods)
-    .filter(([m, x]) => m.startsWith('rredcot.') && Number.isFinite(x.withinSpearman.value))
-    .sort(([a, x], [b, y]) => y.withinSpearman.value - x.withinSpearman.value || (a < b ? -1 : 1));
-  return rr.length ? rr[0][0] : null;
+/** Which MC the method was compared with: n at its cost, or the nearest draw outside the measured range. */
+function mcAgainst(c: Comparison | null): string {
+  if (c === null || c.n === null) return '—';
+  if (c.range === 'below') return `MC(${c.n}), costs more`;
+  if (c.range === 'above') return `MC(${c.n}), costs less`;
+  return `MC(n ≈ ${fmt(c.n, 1)})`;
 }
 
-function mcPoints(c: CheckpointMetrics, config: GoldConfig): McPoint[] {
-  return config.mcSamples
-    .filter((n) => c.methods[mcMethod(n)])
-    .map((n) => ({ n, tokens: c.methods[mcMethod(n)].tokensPerTrace, quality: c.methods[mcMethod(n)].withinSpearman.value }));
+/** Methods by within ρ over all traces, highest first (NaN last, then by name). */
+function byRho(names: readonly string[], rho: (m: string) => number): string[] {
+  const key = (m: string) => (Number.isFinite(rho(m)) ? rho(m) : -Infinity);
+  return [...names].sort((a, b) => key(b) - key(a) || (a < b ? -1 : 1));
 }
 
-/** Methods by within-trace Spearman, highest first (NaN last, then by name). */
-function sortedMethods(c: CheckpointMetrics): [string, MethodMetrics][] {
-  const key = (m: MethodMetrics) => (Number.isFinite(m.withinSpearman.value) ? m.withinSpearman.value : -Infinity);
-  return Object.entries(c.methods).sort(([a, x], [b, y]) => key(y) - key(x) || (a < b ? -1 : 1));
-}
+/** Methods on canonical references (every reference source), the rows of the verdict and detail tables. */
+const canonicalMethods = (c: CheckpointMetrics) => Object.keys(c.methods).filter((m) => parseMethodName(m).rewrite === 'canonical');
 
-function checkpointTable(c: CheckpointMetrics, config: GoldConfig): Table {
-  const best = bestRredcot(c);
-  const baseTokens = best ? c.methods[best].tokensPerTrace : NaN;
-  const mc = mcPoints(c, config);
+/** The leading table: rows are methods, per bed ρ [CI] and the two verdicts. */
+function verdictTable(a: GoldAnalysis, beds: readonly string[]): Table {
+  const names = [...new Set(beds.flatMap((b) => canonicalMethods(a.checkpoints[b])))];
+  const meanRho = (m: string) => {
+    const xs = beds.map((b) => a.checkpoints[b].methods[m]).filter((x) => x !== undefined);
+    return xs.reduce((s, x) => s + withinAll(x).value, 0) / xs.length;
+  };
   return {
     columns: [
       'method',
-      'within ρ vs ΔV_gold [95% CI]',
-      'traces',
-      'pooled ρ',
-      'value ρ',
+      'needs',
+      ...beds.flatMap((b) => [`${b}: ρ [95% CI]`, `${b}: beats signed position`, `${b}: beats MC at matched tokens`]),
+    ],
+    rows: byRho(names, meanRho).map((m) => [
+      m,
+      needsOf(m),
+      ...beds.flatMap((b) => {
+        const x = a.checkpoints[b].methods[m];
+        if (!x) return ['—', '—', '—'];
+        const mc = x.vsMcAtCost;
+        return [ci(withinAll(x)), verdictCell(x.vsSignedPosition), mc === null ? '—' : `${verdictCell(mc)} vs ${mcAgainst(mc)}`];
+      }),
+    ]),
+  };
+}
+
+/** The stress arm: per rewritten variant and bed, ρ on canonical → rewritten references, the change, and the lead over signed position. */
+function stressTable(a: GoldAnalysis, beds: readonly string[]): Table | null {
+  const rows = new Map<string, StressRow>();
+  for (const b of beds) for (const r of a.checkpoints[b].stress) rows.set(r.method, r);
+  if (rows.size === 0) return null;
+  const order = [...rows.values()].sort(
+    (x, y) =>
+      (x.canonical < y.canonical ? -1 : x.canonical > y.canonical ? 1 : 0) || (x.rewrite < y.rewrite ? -1 : x.rewrite > y.rewrite ? 1 : 0),
+  );
+  return {
+    columns: [
+      'variant (canonical references)',
+      'rewrite',
+      'needs',
+      ...beds.flatMap((b) => [
+        `${b}: ρ canonical → rewritten`,
+        `${b}: change [Holm CI]`,
+        `${b}: lead over signed position canonical → rewritten (kept)`,
+      ]),
+    ],
+    rows: order.map((r) => [
+      r.canonical,
+      r.rewrite,
+      needsOf(r.method),
+      ...beds.flatMap((b) => {
+        const x = a.checkpoints[b].stress.find((s) => s.method === r.method);
+        if (!x) return ['—', '—', '—'];
+        const kept = x.survives === null ? 'no lead' : `${fmt(100 * x.survives, 0)} %`;
+        return [
+          `${fmt(x.canonicalRho)} → ${fmt(x.rho)}`,
+          `${x.change.verdict === 'undecided' ? 'undecided' : x.change.diff > 0 ? 'higher' : 'lower'} ${signed(x.change.diff, 2)} [${signed(x.change.lo, 2)}, ${signed(x.change.hi, 2)}]`,
+          `${signed(x.leadCanonical, 2)} → ${signed(x.leadRewritten, 2)} (${kept})`,
+        ];
+      }),
+    ]),
+  };
+}
+
+const reliabilityText = (r: Reliability) => `reliability ${ci(r.reliability)}, ceiling √rel ${ci(r.ceiling)} (${r.tracesUsed} traces)`;
+
+/** Per bed: the correlation on all, correct and wrong traces. */
+function correlationTable(c: CheckpointMetrics): Table {
+  const names = byRho(canonicalMethods(c), (m) => withinAll(c.methods[m]).value);
+  return {
+    columns: [
+      'method',
+      'needs',
+      'within ρ, all traces [95% CI]',
+      'correct',
+      'wrong',
+      'where it varies [95% CI] (traces)',
+      'varies: correct',
+      'varies: wrong',
+      'silent traces (NaN)',
+      'pooled ρ all / correct / wrong',
+      'value ρ all / correct / wrong',
+    ],
+    rows: names.map((name) => {
+      const m = c.methods[name];
+      const s = m.subsets;
+      const value = (x: number | null) => (x === null ? '—' : fmt(x));
+      return [
+        name,
+        needsOf(name),
+        ci(s.all.within.all),
+        ci(s.correct.within.all),
+        ci(s.wrong.within.all),
+        `${ci(s.all.within.varies)} (${s.all.within.tracesVaries})`,
+        `${fmt(s.correct.within.varies.value)} (${s.correct.within.tracesVaries})`,
+        `${fmt(s.wrong.within.varies.value)} (${s.wrong.within.tracesVaries})`,
+        `${s.all.within.silent} (${s.all.within.nan})`,
+        SUBSETS.map((x) => fmt(s[x].pooled)).join(' / '),
+        SUBSETS.map((x) => value(s[x].value)).join(' / '),
+      ] as Cell[];
+    }),
+  };
+}
+
+/** Per bed: localization, cost and the two comparisons with their Holm details. */
+function costTable(c: CheckpointMetrics): Table {
+  const names = byRho(canonicalMethods(c), (m) => withinAll(c.methods[m]).value);
+  const detail = (x: Comparison | null) => (x === null ? '—' : `${fmt(100 * x.level, 2)} %, p ${fmt(x.p, 4)}, adj. ${fmt(x.adjustedP, 4)}`);
+  return {
+    columns: [
+      'method',
       'top-1 [95% CI]',
       'AUC',
       'tokens/trace',
       'wall ms/trace',
-      `tokens / ${best ?? 'RREDCoT'}`,
-      'MC at equal tokens: within ρ (n)',
+      'vs signed position: Δρ [Holm CI]',
+      'CI level, p, Holm p',
+      'MC at matched tokens',
+      'vs MC: Δρ [Holm CI]',
+      'CI level, p, Holm p ',
     ],
-    rows: sortedMethods(c).map(([name, m]) => {
-      const at = mcAtCost(m.tokensPerTrace, mc);
+    rows: names.map((name) => {
+      const m = c.methods[name];
       return [
         name,
-        ci(m.withinSpearman),
-        m.tracesUsed.within,
-        fmt(m.pooledSpearman),
-        m.valueSpearman === null ? '—' : fmt(m.valueSpearman),
         ci(m.localizationTop1, 2),
         fmt(m.localizationAuc),
         Math.round(m.tokensPerTrace),
         fmt(m.wallMsPerTrace, 0),
-        m.tokensPerTrace === 0 ? '0' : fmt(m.tokensPerTrace / baseTokens, 2),
-        familyOf(name) === 'mc' || m.tokensPerTrace === 0 ? '—' : `${at.quality === null ? '—' : fmt(at.quality)} (n ${at.n})`,
+        verdictCell(m.vsSignedPosition),
+        detail(m.vsSignedPosition),
+        mcAgainst(m.vsMcAtCost),
+        verdictCell(m.vsMcAtCost),
+        detail(m.vsMcAtCost),
       ] as Cell[];
     }),
   };
@@ -82,18 +190,31 @@ function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, h
   const config = data.config;
   const traces = data.traces.filter((t) => t.checkpoint === name);
   const meanK = traces.reduce((n, t) => n + t.segmentLengths.length, 0) / Math.max(1, traces.length);
-  const best = bestRredcot(c);
+  const chance = Object.values(c.methods)[0]?.chanceTop1 ?? NaN;
+  const half = Math.floor(config.gold.samplesPerExitPoint / 2);
   return [
     `## ${name}`,
     '',
     `Checkpoint \`${config.checkpoints.find((p) => checkpointStem(p) === name) ?? name}\` (identity ${hash?.slice(0, 12) ?? 'unknown'}). ` +
       `${c.traces} traces (${c.correct} correct, ${c.wrong} wrong), ${c.exitPoints} exit points (mean K ${fmt(meanK, 1)}); ` +
-      `${c.localizationTraces} failed traces with their first uncorrected wrong line in the thinking (chance top-1 ${fmt(c.methods[best ?? 'length']?.chanceTop1 ?? NaN)}).`,
+      `${c.undefinedTraces} traces where ΔV_gold does not vary or K < 3 (every method scores 0 there); ` +
+      `${c.localizationTraces} failed traces with their first uncorrected wrong line in the thinking (chance top-1 ${fmt(chance)}).`,
     '',
-    `Ceiling: split-half reliability of ΔV_MC at n = ${config.ceilingSamples} (two halves of ${config.ceilingSamples / 2}, within-trace Spearman, Spearman–Brown) ` +
-      `${ci(c.reliabilityN20)} over ${c.ceilingTraces} traces; ceiling √rel for any method's correlation with the n = ${config.ceilingSamples} proxy ${ci(c.ceilingN20)}.`,
+    `The gold's own split-half reliability (two halves of ${half} of the ${config.gold.samplesPerExitPoint} samples per exit point, within-trace Spearman of ΔV over the halves, ` +
+      `Spearman–Brown to n = ${config.gold.samplesPerExitPoint}) and the ceiling √rel it sets on any method's within-trace correlation with ΔV_gold: ` +
+      `all traces ${reliabilityText(c.gold.all)}; correct ${reliabilityText(c.gold.correct)}; wrong ${reliabilityText(c.gold.wrong)}.`,
     '',
-    toMarkdown(checkpointTable(c, config)),
+    `For comparison, the MC(${config.ceilingSamples}) proxy's reliability (halves of ${config.ceilingSamples / 2}): ${reliabilityText(c.proxy.all)}; ` +
+      `its √rel bounds a correlation with that n = ${config.ceilingSamples} proxy, not with the gold.`,
+    '',
+    `### ${name}: correlation with ΔV_gold on all, correct and wrong traces`,
+    '',
+    toMarkdown(correlationTable(c)),
+    '',
+    `### ${name}: localization, cost and the paired comparisons`,
+    '',
+    toMarkdown(costTable(c)),
+    '',
   ];
 }
 
@@ -102,20 +223,44 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
   const a = analyzeGold(data);
   const c = data.config;
   const tags = store.getRun(runId).tags;
+  const alpha = 1 - c.analysis.level;
+  const stress = stressTable(a, data.checkpoints);
   const md = [
-    markdownTitle('Gold-value credit benchmark (issue 13)'),
+    markdownTitle('Gold-value credit benchmark'),
     `T = 1 rollouts of the first problems of ${c.split}, stratified (${c.traces.correct} correct + ${c.traces.wrong} wrong per checkpoint); ` +
       `${c.segmentation.strategy} segmentation, K ≤ ${c.segmentation.maxSegments}. V_gold(s_k) = mean ζ of n = ${c.gold.samplesPerExitPoint} continuations per exit point ` +
       `(truncated MC, M = ${c.gold.maxNewTokens}, horizon ${c.gold.horizon}, T = ${c.gold.temperature}; every continuation stored). ` +
       `MC(n), n ∈ {${c.mcSamples.join(', ')}}: independent draws with the same settings. RREDCoT: ${c.references.count} dataset reference per problem ` +
-      "(with one reference `combine` does not matter); a name slot 'any' is one the variant's result does not read.",
+      "unless the name says `@own` (the model's own correct samples of the problem) or `@both`; `~<rewrite>` is the stress arm (the dataset reference rewritten); " +
+      "a name slot 'any' is one the variant's result does not read. needs = `task alignment`: the variant reads the task's alignment of trace lines to reference lines " +
+      '(valueSuffix `remaining`), which a free-text chain of thought does not have: an oracle bound, not a method.',
     '',
-    'within ρ: Spearman of the credits with ΔV_gold inside each trace, mean over the traces where both vary (traces), 95 % bootstrap CI over traces. ' +
-      'pooled ρ: all segments at once. value ρ: v̂(s_k) vs V_gold(s_k) over all exit points (rank-based: log and prob space give the same). ' +
-      "top-1: the most negative credit on the oracle's first-error segment, over the failed traces with that error in the thinking; AUC: of −credit for that segment. " +
-      'tokens/trace: tokens forwarded (generated tokens are forwarded once and counted once). Baselines: `length` = +segment length in tokens, ' +
-      '`position` = +segment index k (cost 0). MC at equal tokens: MC(n) interpolated in log tokens; the cost ratio is to the best RREDCoT variant.',
+    '## Verdicts',
     '',
+    `ρ: Spearman of the method's credits with ΔV_gold inside each trace, averaged over ALL traces of the bed: a trace where the credit says nothing ` +
+      '(constant, or NaN: e.g. `@own` with no correct sibling) scores 0, as does a trace where ΔV_gold does not vary or K < 3; ' +
+      `${fmt(100 * c.analysis.level, 0)} % bootstrap CI over traces (${c.analysis.bootstrapResamples} resamples). ` +
+      'Signed position = (2ζ − 1)·k, free. Beats signed position / beats MC at matched tokens: the mean per-trace difference of ρ (method − other) ' +
+      "with a paired bootstrap interval over traces, Holm-corrected over the bed's methods (one family per comparison, the methods on canonical references): " +
+      `the method with the i-th smallest bootstrap p of m gets its interval at level 1 − ${fmt(alpha, 2)}/(m − i + 1); ` +
+      'yes: Holm rejects and the adjusted interval is above 0; worse: below 0; undecided: it straddles 0 (or an earlier step was not rejected). ' +
+      "MC at matched tokens: per trace, MC(n)'s ρ interpolated in log tokens between the two draws whose tokens/trace bracket the method's; " +
+      "below MC(1)'s cost the comparison is with MC(1), which costs more. " +
+      `p-values come from ${c.analysis.bootstrapResamples} resamples: one below 1/${c.analysis.bootstrapResamples} reads 0.`,
+    '',
+    toMarkdown(verdictTable(a, data.checkpoints)),
+    '',
+    ...(stress
+      ? [
+          '## Stress arm: the same variants on rewritten references',
+          '',
+          "Each variant on a rewritten dataset reference against the same variant on the canonical one (paired over traces, Holm over the bed's stress rows: " +
+            "higher / lower when the adjusted interval excludes 0). Lead: mean per-trace ρ minus signed position's; kept = rewritten lead / canonical lead.",
+          '',
+          toMarkdown(stress),
+          '',
+        ]
+      : []),
     ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data, tags[`checkpointHash.${name}`])),
   ].join('\n');
   const files = ['table.md', 'metrics.json', 'methods.csv', 'segments.csv'].map((f) => path.join(outDir, f));
@@ -128,42 +273,73 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
 
 function methodsCsv(a: GoldAnalysis): Table {
   const rows: Cell[][] = [];
+  const comparison = (x: Comparison | null): Cell[] =>
+    x === null ? [null, null, null, null, null, null, null] : [x.verdict, x.diff, x.lo, x.hi, x.level, x.p, x.adjustedP];
   for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
     for (const [method, m] of Object.entries(c.methods)) {
+      const parsed = parseMethodName(method);
       rows.push([
         checkpoint,
         method,
-        m.withinSpearman.value,
-        m.withinSpearman.lo,
-        m.withinSpearman.hi,
-        m.tracesUsed.within,
-        m.pooledSpearman,
-        m.tracesUsed.pooledSegments,
-        m.valueSpearman,
-        m.tracesUsed.valuePoints,
+        parsed.refs,
+        parsed.rewrite,
+        m.oracle ? 1 : 0,
+        ...SUBSETS.flatMap((s): Cell[] => {
+          const x = m.subsets[s];
+          return [
+            x.traces,
+            x.within.all.value,
+            x.within.all.lo,
+            x.within.all.hi,
+            x.within.varies.value,
+            x.within.varies.lo,
+            x.within.varies.hi,
+            x.within.tracesVaries,
+            x.within.silent,
+            x.within.nan,
+            x.pooled,
+            x.value,
+          ];
+        }),
         m.localizationTop1.value,
         m.localizationTop1.lo,
         m.localizationTop1.hi,
-        m.tracesUsed.localization,
+        m.localizationTraces,
         m.localizationAuc,
         m.chanceTop1,
         m.tokensPerTrace,
         m.wallMsPerTrace,
+        ...comparison(m.vsSignedPosition),
+        m.vsMcAtCost?.n ?? null,
+        m.vsMcAtCost?.range ?? null,
+        ...comparison(m.vsMcAtCost),
       ]);
     }
   }
+  const comparisonColumns = (p: string) => ['verdict', 'diff', 'lo', 'hi', 'level', 'p', 'holm_p'].map((c) => `${p}_${c}`);
   return {
     columns: [
       'checkpoint',
       'method',
-      'within_spearman',
-      'within_lo',
-      'within_hi',
-      'within_traces',
-      'pooled_spearman',
-      'pooled_segments',
-      'value_spearman',
-      'value_points',
+      'refs',
+      'rewrite',
+      'oracle',
+      ...SUBSETS.flatMap((s) =>
+        [
+          'traces',
+          'within_all',
+          'within_all_lo',
+          'within_all_hi',
+          'within_varies',
+          'within_varies_lo',
+          'within_varies_hi',
+          'varies_traces',
+          'silent',
+          'nan',
+          'pooled',
+          'value',
+        ].map((c) => `${s}_${c}`),
+      ),
       'top1',
       'top1_lo',
       'top1_hi',
@@ -172,12 +348,16 @@ function methodsCsv(a: GoldAnalysis): Table {
       'chance_top1',
       'tokens_per_trace',
       'wall_ms_per_trace',
+      ...comparisonColumns('vs_signed_position'),
+      'mc_n_at_cost',
+      'mc_range',
+      ...comparisonColumns('vs_mc_at_cost'),
     ],
     rows,
   };
 }
 
-/** One row per exit point k = 0..K of every trace: V_gold, the oracle mark, and each method's value (v:) and credit (r:). */
+/** One row per exit point k = 0..K of every trace: V_gold, its two halves, the oracle mark, and each method's value (v:) and credit (r:). */
 function segmentsCsv(data: GoldData): Table {
   const methods = methodsOf(data.traces, data.config.mcSamples);
   const valued = methods.filter((m) => data.traces.every((t) => t.values[m]));
@@ -190,6 +370,8 @@ function segmentsCsv(data: GoldData): Table {
       k === 0 ? null : t.segmentLengths[k - 1],
       v,
       k === 0 ? null : v - t.gold[k - 1],
+      t.goldHalves[0][k],
+      t.goldHalves[1][k],
       k === 0 ? null : k === t.firstError ? 1 : 0,
       ...valued.map((m) => t.values[m][k]),
       ...methods.map((m) => (k === 0 ? null : t.credits[m][k - 1])),
@@ -204,93 +386,12 @@ function segmentsCsv(data: GoldData): Table {
       'segment_tokens',
       'v_gold',
       'dv_gold',
+      'v_gold_half1',
+      'v_gold_half2',
       'first_error',
       ...valued.map((m) => `v:${m}`),
       ...methods.map((m) => `r:${m}`),
     ],
     rows,
   };
-}
-
-/** The RREDCoT variant of the committed results before this benchmark (Tab. 1 preset with the old defaults: joint exit, full suffix). */
-const LITERAL_RREDCOT = 'rredcot.joint.full.both.log';
-
-/** Point label on the frontier: MC's n, the named baselines, the best and the literal RREDCoT variant. */
-function frontierLabel(method: string, best: string | null): string {
-  if (method.startsWith('mc.')) return method.slice(3);
-  if (method === best) return `best RREDCoT: ${method.slice('rredcot.'.length)}`;
-  if (method === LITERAL_RREDCOT) return `literal: ${method.slice('rredcot.'.length)}`;
-  return method.startsWith('rredcot.') ? '' : method;
-}
-
-export async function renderGoldPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
-  const data = loadGold(store, runId);
-  const a = analyzeGold(data);
-  const points = Object.entries(a.checkpoints).flatMap(([checkpoint, c]) => {
-    const best = bestRredcot(c);
-    return Object.entries(c.methods).map(([method, m]) => ({
-      checkpoint,
-      method,
-      family: familyOf(method),
-      label: frontierLabel(method, best),
-      tokens: m.tokensPerTrace,
-      rho: m.withinSpearman.value,
-      lo: m.withinSpearman.lo,
-      hi: m.withinSpearman.hi,
-    }));
-  });
-  const x = { field: 'tokens', type: 'quantitative', scale: { type: 'log' }, title: 'tokens forwarded per trace (log)' };
-  const y = { field: 'rho', type: 'quantitative', title: 'within-trace Spearman with ΔV_gold (mean, 95% CI)' };
-  const color = {
-    field: 'family',
-    type: 'nominal',
-    title: 'method',
-    scale: { domain: ['mc', 'rredcot', 'loo', 'gradient', 'baseline'], range: ['#1f4e9c', '#2ca02c', '#d62728', '#ff7f0e', '#7f7f7f'] },
-  };
-  const spec = {
-    title: {
-      text: 'Credit quality vs cost: within-trace Spearman with gold ΔV',
-      subtitle: `run ${runId}; MC(n) a line labelled by n; dashed: the zero-cost baselines; bars: 95% bootstrap CI over traces`,
-    },
-    data: { values: points.filter((p) => Number.isFinite(p.rho)) },
-    facet: { column: { field: 'checkpoint', type: 'nominal', title: null, sort: data.checkpoints } },
-    spec: {
-      width: 420,
-      height: 320,
-      layer: [
-        {
-          transform: [{ filter: 'datum.tokens > 0' }],
-          mark: { type: 'rule', opacity: 0.45 },
-          encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color },
-        },
-        {
-          transform: [{ filter: "datum.family === 'mc'" }],
-          mark: { type: 'line', point: true },
-          encoding: { x, y, color, order: { field: 'tokens', type: 'quantitative' } },
-        },
-        {
-          transform: [{ filter: "datum.tokens > 0 && datum.family !== 'mc'" }],
-          mark: { type: 'point', filled: true, size: 45 },
-          encoding: { x, y, color },
-        },
-        {
-          transform: [{ filter: "datum.tokens > 0 && datum.label !== ''" }],
-          mark: { type: 'text', align: 'left', dx: 6, dy: -6, fontSize: 9 },
-          encoding: { x, y, text: { field: 'label' }, color },
-        },
-        {
-          transform: [{ filter: "datum.family === 'baseline'" }],
-          mark: { type: 'rule', strokeDash: [4, 4] },
-          encoding: { y, color },
-        },
-        {
-          transform: [{ filter: "datum.family === 'baseline'" }],
-          mark: { type: 'text', align: 'left', dx: 2, dy: -5, fontSize: 9 },
-          encoding: { x: { value: 2 }, y, text: { field: 'label' }, color },
-        },
-      ],
-    },
-    resolve: { scale: { x: 'independent' } },
-  };
-  return writePlot(outDir, 'frontier', spec);
 }
