@@ -29,12 +29,12 @@ export const benchConfigSchema = z
   .object({
     sections: sectionList
       .default([...BENCH_SECTIONS])
-      .describe(`Sections to run, in this order (\`--only a,b\`). Default all of ${BENCH_SECTIONS.join(', ')}.`),
+      .describe(`Sections to run, in this order (\`--only a,b\`): any of ${BENCH_SECTIONS.join(', ')}.`),
     quick: z
       .boolean()
       .default(false)
       .describe(
-        'Smoke run (`--quick`: the QUICK_OVERRIDES below): fewer repetitions, no cpu backend. Its numbers are not the acceptance numbers, so results/bench/ is never rendered from it. Default false.',
+        'Smoke run (`--quick`: the QUICK_OVERRIDES below): fewer repetitions, no cpu backend. Its numbers are not the acceptance numbers, so results/bench/ is never rendered from it.',
       ),
     engine: EngineBenchConfigSchema.default({}).describe(
       'Engine section: train / forward step per backend, sgemm peak, MFU (engine-bench.ts).',

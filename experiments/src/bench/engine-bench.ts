@@ -16,28 +16,28 @@ const repsSchema = (def: Record<BenchBackend, number>, what: string) =>
     .object({ 'wasm+native': z.number().int().min(0), wasm: z.number().int().min(0), cpu: z.number().int().min(0) })
     .strict()
     .default(def)
-    .describe(`${what} per backend. Default ${JSON.stringify(def)} (cpu takes ~30 s per step, so fewer).`);
+    .describe(`${what} per backend (cpu takes ~30 s per step, so fewer).`);
 
 export const EngineBenchConfigSchema = z
   .object({
     batch: z.number().int().min(1).default(32).describe('Sequences per step B (with seqLen, the batch of the MFU measurement).'),
-    seqLen: z.number().int().min(2).default(64).describe('Tokens per sequence T. Default 64.'),
-    vocabSize: z.number().int().min(2).default(64).describe('Vocabulary V of the benchmark model. Default 64.'),
+    seqLen: z.number().int().min(2).default(64).describe('Tokens per sequence T.'),
+    vocabSize: z.number().int().min(2).default(64).describe('Vocabulary V of the benchmark model.'),
     nLayers: z
       .number()
       .int()
       .min(1)
       .default(4)
-      .describe('Transformer blocks (lm default 4: ≈0.82 M parameters with the other lm defaults).'),
+      .describe("Transformer blocks (4: ≈0.82 M parameters with the embedded model's other sizes)."),
     backends: z
       .array(z.enum(BENCH_BACKENDS))
       .min(1)
       .default([...BENCH_BACKENDS])
-      .describe(`Backends to time, in this order. Default all of ${BENCH_BACKENDS.join(', ')}; wasm+native is skipped if unavailable.`),
+      .describe(`Backends to time, in this order: any of ${BENCH_BACKENDS.join(', ')}; wasm+native is skipped if unavailable.`),
     warmup: repsSchema({ 'wasm+native': 2, wasm: 1, cpu: 0 }, 'Untimed warm-up runs'),
     reps: repsSchema({ 'wasm+native': 7, wasm: 2, cpu: 1 }, 'Timed runs (median reported)'),
-    sgemmN: z.number().int().min(16).default(1024).describe('Size n of the n×n×n OpenBLAS sgemm that defines peak FLOP/s. Default 1024.'),
-    seed: seedSchema.default(0).describe('Seed for weights and tokens. Default 0.'),
+    sgemmN: z.number().int().min(16).default(1024).describe('Size n of the n×n×n OpenBLAS sgemm that defines peak FLOP/s.'),
+    seed: seedSchema.default(0).describe('Seed for weights and tokens.'),
     transposeB: TransposeBConfigSchema.default({}).describe(
       'BatchMatMul a·bᵀ vs a·b at the attention shapes, wasm+native only (matmul-bench.ts): `transposeBSlowdown` (bar ≤ 1.3).',
     ),
@@ -46,7 +46,7 @@ export const EngineBenchConfigSchema = z
       .int()
       .min(0)
       .default(12)
-      .describe('Rows kept of the per-kernel profile of one wasm+native train step (tf.profile; 0 = no profile). Default 12.'),
+      .describe('Rows kept of the per-kernel profile of one wasm+native train step (tf.profile; 0 = no profile).'),
   })
   .strict();
 

@@ -23,19 +23,15 @@ type Method = (typeof MEASURED)[number];
 
 export const EstimatorsBenchConfigSchema = z
   .object({
-    checkpoint: z
-      .string()
-      .min(1)
-      .default(EMBEDDED_CHECKPOINT)
-      .describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: seedSchema.default(0).describe('Seed of every draw (traces, MC continuations). Default 0.'),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root.`),
+    seed: seedSchema.default(0).describe('Seed of every draw (traces, MC continuations).'),
     traces: z
       .number()
       .int()
       .min(1)
       .default(8)
-      .describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}. Default 8.`),
-    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context). Default 120.'),
+      .describe(`Traces measured, sampled one by one from the first problems of ${DEFAULT_EVAL_SPLIT}.`),
+    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the traces (cut to fit the context).'),
     maxSegments: z.number().int().min(1).default(20).describe('K of the hybrid segmentation (Sec. 3.1), as in the experiments.'),
     reps: z
       .number()
@@ -44,16 +40,14 @@ export const EstimatorsBenchConfigSchema = z
       .default(3)
       .describe(
         'Timed runs per trace of rredcot, rredcotPerExitPoint, loo, gradient and of sampling the trace (median reported; the machine is shared). ' +
-          'MC (~2 s a trace) runs once. Default 3.',
+          'MC (~2 s a trace) runs once.',
       ),
     references: z
       .number()
       .int()
       .min(1)
       .default(1)
-      .describe(
-        "Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1, the experiments' default.",
-      ),
+      .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9).'),
     mc: z
       .object({
         samplesPerExitPoint: z
@@ -67,14 +61,14 @@ export const EstimatorsBenchConfigSchema = z
           .int()
           .min(1)
           .default(120)
-          .describe('M; with horizon completion it bounds the whole completion (as the experiments). Default 120.'),
+          .describe('M; with horizon completion it bounds the whole completion (as the experiments).'),
         batchSize: z
           .number()
           .int()
           .min(1)
           .default(64)
           .describe(
-            "Continuations per sample call. Default 64 (the estimator's default): measured on this machine, 16–64 run at the same speed and " +
+            'Continuations per sample call. Measured on this machine, 16–64 run at the same speed and ' +
               'one call holding all (K+1)·n ≈ 140 continuations of a trace is ~1.4× slower, so 64 is MC batched as well as it can be.',
           ),
       })

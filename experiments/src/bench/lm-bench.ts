@@ -8,43 +8,29 @@ import { round } from './timing';
 
 export const LmBenchConfigSchema = z
   .object({
-    checkpoint: z
-      .string()
-      .min(1)
-      .default(EMBEDDED_CHECKPOINT)
-      .describe(`Model checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: seedSchema.default(0).describe('Seed of every draw (sampling of both samplers, trace sampling). Default 0.'),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repo root.`),
+    seed: seedSchema.default(0).describe('Seed of every draw (sampling of both samplers, trace sampling).'),
     samplingPrompts: z
       .number()
       .int()
       .min(1)
       .default(16)
-      .describe(`Prompts B of the sampling throughput test: the first B problems of ${DEFAULT_EVAL_SPLIT}. Default 16.`),
-    maxNewTokens: z
-      .number()
-      .int()
-      .min(1)
-      .default(120)
-      .describe('Generation limit of every sample call (cut to fit the context). Default 120.'),
-    samplingReps: z.number().int().min(1).default(1).describe('Timed runs of each sampler (median reported). Default 1.'),
+      .describe(`Prompts B of the sampling throughput test: the first B problems of ${DEFAULT_EVAL_SPLIT}.`),
+    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of every sample call (cut to fit the context).'),
+    samplingReps: z.number().int().min(1).default(1).describe('Timed runs of each sampler (median reported).'),
     scoringTraces: z
       .number()
       .int()
       .min(1)
       .default(8)
-      .describe('Traces (sampled from the held-out split) whose immediate-term suffixes are scored. Default 8.'),
+      .describe('Traces (sampled from the held-out split) whose immediate-term suffixes are scored.'),
     exitPoints: z
       .number()
       .int()
       .min(2)
       .default(20)
       .describe('Exit points per trace, evenly spaced from the prompt (s_0) to the end of the thinking (s_K).'),
-    scoringReps: z
-      .number()
-      .int()
-      .min(1)
-      .default(3)
-      .describe('Timed runs of each scorer per trace (median per trace, summed over traces). Default 3.'),
+    scoringReps: z.number().int().min(1).default(3).describe('Timed runs of each scorer per trace (median per trace, summed over traces).'),
   })
   .strict();
 

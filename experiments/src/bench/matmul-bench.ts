@@ -25,16 +25,16 @@ export const TransposeBConfigSchema = z
         { name: 'decode q·kᵀ', batch: 116, m: 1, k: 32, n: 150 },
       ])
       .describe(
-        'Attention products of the GRPO step, [batch = rows·heads] × M×K×N with K = dh = 32: scoring (29 rows × 4 heads, 64 suffix queries against 150 keys; the issue-18 shape, the headline), training (32 × 4, T = 64) and the sampler decode step (one query). The first is `transposeBSlowdown`.',
+        'Attention products of the GRPO step, [batch = rows·heads] × M×K×N with K = dh = 32: scoring (29 rows × 4 heads, 64 suffix queries against 150 keys; the headline shape), training (32 × 4, T = 64) and the sampler decode step (one query). The first is `transposeBSlowdown`.',
       ),
-    calls: z.number().int().min(1).default(20).describe('Products per timed block (one block is one sample). Default 20.'),
+    calls: z.number().int().min(1).default(20).describe('Products per timed block (one block is one sample).'),
     reps: z
       .number()
       .int()
       .min(1)
       .default(9)
-      .describe('Interleaved (plain, transposeB) block pairs per shape; the median ratio is reported. Default 9.'),
-    seed: seedSchema.default(0).describe('Seed of the operands. Default 0.'),
+      .describe('Interleaved (plain, transposeB) block pairs per shape; the median ratio is reported.'),
+    seed: seedSchema.default(0).describe('Seed of the operands.'),
   })
   .strict();
 type TransposeBConfig = z.infer<typeof TransposeBConfigSchema>;

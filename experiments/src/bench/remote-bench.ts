@@ -13,21 +13,11 @@ export const RemoteBenchConfigSchema = z
       .string()
       .min(1)
       .default(EMBEDDED_CHECKPOINT)
-      .describe(`Model checkpoint, relative to the repo root, served in-process by rred serve's server. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: seedSchema.default(0).describe('Seed of the trace sampling. Default 0.'),
-    traces: z
-      .number()
-      .int()
-      .min(1)
-      .default(8)
-      .describe(`Traces sampled from ${DEFAULT_EVAL_SPLIT} whose exit points are scored. Default 8.`),
-    exitPoints: z
-      .number()
-      .int()
-      .min(2)
-      .default(20)
-      .describe('Exit points per trace, evenly spaced over the thinking (as the lm section). Default 20.'),
-    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the trace sampling. Default 120.'),
+      .describe(`Model checkpoint, relative to the repo root, served in-process by rred serve's server.`),
+    seed: seedSchema.default(0).describe('Seed of the trace sampling.'),
+    traces: z.number().int().min(1).default(8).describe(`Traces sampled from ${DEFAULT_EVAL_SPLIT} whose exit points are scored.`),
+    exitPoints: z.number().int().min(2).default(20).describe('Exit points per trace, evenly spaced over the thinking (as the lm section).'),
+    maxNewTokens: z.number().int().min(1).default(120).describe('Generation limit of the trace sampling.'),
   })
   .strict();
 

@@ -29,19 +29,15 @@ export const ScalingBenchConfigSchema = z
       .min(2)
       .default([64, 128, 256, 512, 1024])
       .describe('T: trace lengths (prompt + thinking tokens) at fixed K.'),
-    segments: z
-      .array(z.number().int().min(1))
-      .min(2)
-      .default([4, 8, 16, 32])
-      .describe('K: segments (K + 1 exit points) at fixed T. Default 4..32.'),
-    fixedK: z.number().int().min(1).default(8).describe('K of the T sweep. Default 8.'),
-    fixedT: z.number().int().min(8).default(256).describe('T of the K sweep. Default 256.'),
+    segments: z.array(z.number().int().min(1)).min(2).default([4, 8, 16, 32]).describe('K: segments (K + 1 exit points) at fixed T.'),
+    fixedK: z.number().int().min(1).default(8).describe('K of the T sweep.'),
+    fixedT: z.number().int().min(8).default(256).describe('T of the K sweep.'),
     suffixTokens: z
       .number()
       .int()
       .min(1)
       .default(16)
-      .describe('|suffix| scored at every exit point (a value-term-sized `u* </think> y* <eos>`). Default 16.'),
+      .describe('|suffix| scored at every exit point (a value-term-sized `u* </think> y* <eos>`).'),
     scoredTraces: z
       .number()
       .int()
@@ -49,7 +45,7 @@ export const ScalingBenchConfigSchema = z
       .default(32)
       .describe(
         "RREDCoT measures: one scoreBatch call over this many copies of the point's trace (each its own job, from its own copy of " +
-          'the cache), the batch a GRPO step scores; one trace alone is a few ms, mostly fixed per-call cost (8 copies still left ≈ 6 ms of it at K = 4). Default 32.',
+          'the cache), the batch a GRPO step scores; one trace alone is a few ms, mostly fixed per-call cost (8 copies still left ≈ 6 ms of it at K = 4).',
       ),
     mcTraces: z
       .number()
@@ -60,23 +56,23 @@ export const ScalingBenchConfigSchema = z
         "MC measure: one sample call over this many copies of the point's trace (every copy's n continuations per exit point; the " +
           'identical prefixes are prefilled once). A decode step carries ≈ 0.6 ms of fixed op-dispatch cost whatever its rows, so one ' +
           "trace's 20–132 rows measured that cost more than MC's work; a GRPO batch has 32 traces, but 32 copies at T = 1024 would hold " +
-          '≈ 2 GB of K/V. Default 8.',
+          '≈ 2 GB of K/V.',
       ),
     mcSamples: z
       .number()
       .int()
       .min(1)
       .default(4)
-      .describe('MC: n continuations per exit point, all from one shared prefill (MC at its best). Default 4.'),
+      .describe('MC: n continuations per exit point, all from one shared prefill (MC at its best).'),
     mcHorizon: z
       .union([z.literal('trace'), z.number().int().min(1)])
       .default('trace')
       .describe(
-        "MC: tokens per continuation. 'trace' (default): the experiments' completion horizon, M = the trace's own thinking length T − 4, " +
+        "MC: tokens per continuation. 'trace': the experiments' completion horizon, M = the trace's own thinking length T − 4, " +
           'so a continuation from s_k may end where the trace did; as `truncatedMc` does, one sample call runs every continuation to the ' +
           'largest limit (the stop token is never drawn), so MC decodes n·(K+1)·(T − 4) tokens. A number M: every continuation runs M tokens.',
       ),
-    trainRows: z.number().int().min(1).default(4).describe('Training step: rows of T tokens (one group of G = 4). Default 4.'),
+    trainRows: z.number().int().min(1).default(4).describe('Training step: rows of T tokens (one group of G = 4).'),
     reps: z
       .number()
       .int()
@@ -84,7 +80,7 @@ export const ScalingBenchConfigSchema = z
       .default(5)
       .describe(
         'Timed repetitions per point (median), interleaved over the measures and over the points of a sweep (each rep visits every point). ' +
-          "Default 5: with 3, cached scoring's K exponent read 0.77–0.91 in four runs of the same code (a single call varies by ±30 % on the shared machine).",
+          "With 3, cached scoring's K exponent read 0.77–0.91 in four runs of the same code (a single call varies by ±30 % on the shared machine).",
       ),
     innerCalls: z
       .number()
@@ -93,9 +89,9 @@ export const ScalingBenchConfigSchema = z
       .default(5)
       .describe(
         'RREDCoT and training measures: timed calls per rep (MC: one), each recorded; the median is over reps × innerCalls. ' +
-          'A cached call takes 20–200 ms and medians of 3 varied up to 2× between runs on this machine. Default 5.',
+          'A cached call takes 20–200 ms and medians of 3 varied up to 2× between runs on this machine.',
       ),
-    seed: seedSchema.default(0).describe('Seed of the weights, the traces and the draws. Default 0.'),
+    seed: seedSchema.default(0).describe('Seed of the weights, the traces and the draws.'),
   })
   .strict();
 type ScalingBenchConfig = z.infer<typeof ScalingBenchConfigSchema>;

@@ -23,14 +23,8 @@ type Variant = (typeof VARIANTS)[number];
 
 export const TrainingBenchConfigSchema = z
   .object({
-    checkpoint: z
-      .string()
-      .min(1)
-      .default(EMBEDDED_CHECKPOINT)
-      .describe(`Policy checkpoint, relative to the repo root. Default ${EMBEDDED_CHECKPOINT}.`),
-    seed: seedSchema
-      .default(1)
-      .describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch. Default 1.'),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Policy checkpoint, relative to the repo root.`),
+    seed: seedSchema.default(1).describe('GRPO seed (prompt order and sampling); the same seed gives every variant the same batch.'),
     promptsPerStep: z.number().int().min(1).default(8).describe('Prompts per step.'),
     groupSize: z.number().int().min(2).default(4).describe('G completions per prompt (paper App. 10: 4).'),
     maxSegments: z.number().int().min(1).default(10).describe('K of the hybrid segmentation (Sec. 3.1).'),
@@ -42,14 +36,14 @@ export const TrainingBenchConfigSchema = z
       .default(4)
       .describe(
         'Train-split problems with at most this many steps are used, so that every reference suffix fits after a trace in the 160-token ' +
-          'context (5–6-step problems often do not). Default 4; 3..8.',
+          'context (5–6-step problems often do not). 3..8.',
       ),
     references: z
       .number()
       .int()
       .min(1)
       .default(1)
-      .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9). Default 1.'),
+      .describe('Dataset references per problem (canonical order + count − 1 other valid orders; Eq. 9).'),
     reps: z
       .number()
       .int()
@@ -59,13 +53,13 @@ export const TrainingBenchConfigSchema = z
         'Timed steps per variant, interleaved, the order rotated by one variant each rep (so no variant always follows the same one). The headline is the ' +
           "median over reps of each variant's step / GRPO's step of the same rep; fastest and median steps are reported beside it. " +
           'One step varies by ±10–20 % on a shared 2-core machine, independently of its neighbours, so the median of 15 ratios moved by ±0.04 ' +
-          'between runs; 31 halves its variance. Default 31.',
+          'between runs; 31 halves its variance.',
       ),
     samplerCache: z
       .boolean()
       .default(true)
       .describe(
-        "RREDCoT scores from the sampler's caches (the cache handoff: Σ |suffix| tokens per trace instead of T + Σ |suffix|). Default true; false times the scoring of before.",
+        "RREDCoT scores from the sampler's caches (the cache handoff: Σ |suffix| tokens per trace instead of T + Σ |suffix|). False times the scoring of before.",
       ),
     rssPairs: z
       .number()
@@ -74,7 +68,7 @@ export const TrainingBenchConfigSchema = z
       .default(3)
       .describe(
         'Peak RSS: pairs of child processes (one GRPO step, one RREDCoT-GRPO step with both terms), each loading the model and running one step; ' +
-          "`peakRssRatio` = median of the paired ratios of the children's own peak RSS (VmHWM; child.ts). 0 = not measured. Default 3.",
+          "`peakRssRatio` = median of the paired ratios of the children's own peak RSS (VmHWM; child.ts). 0 = not measured.",
       ),
   })
   .strict();

@@ -9,29 +9,27 @@ export const rolloutConfigSchema = z
       .number()
       .positive()
       .default(1)
-      .describe('Sampling temperature of the one on-policy rollout per problem (Sec. 4: T = 1). Default 1.'),
+      .describe('Sampling temperature of the one on-policy rollout per problem (Sec. 4: T = 1).'),
     maxNewTokens: z
       .number()
       .int()
       .min(1)
       .default(120)
-      .describe('Token limit of a rollout; prompt + limit must fit the model context (160). Default 120.'),
-    batchSize: z.number().int().min(1).default(64).describe('Rollouts sampled per batch. Default 64.'),
+      .describe('Token limit of a rollout; prompt + limit must fit the model context (160).'),
+    batchSize: z.number().int().min(1).default(64).describe('Rollouts sampled per batch.'),
   })
   .strict();
 
 export const splitSchema = z
   .enum(EVAL_SPLITS)
   .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])
-  .describe(
-    `Held-out split the problems come from (packages/tasks/data). One of ${EVAL_SPLITS.join(', ')}; default ${DEFAULT_EVAL_SPLIT}.`,
-  );
+  .describe(`Held-out split the problems come from (packages/tasks/data). One of ${EVAL_SPLITS.join(', ')}.`);
 
 /** Bootstrap settings of an analysis whose CIs resample traces (correlation, gold). */
 export const bootstrapAnalysisSchema = z
   .object({
-    bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for the CIs. Default 1000.'),
-    level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1). Default 0.95.'),
+    bootstrapResamples: z.number().int().min(10).default(1000).describe('Bootstrap resamples of traces for the CIs.'),
+    level: z.number().gt(0).lt(1).default(0.95).describe('CI level in (0, 1).'),
   })
   .strict();
 
@@ -45,7 +43,7 @@ export const datasetReferencesSchema = z
       .max(16)
       .default(1)
       .describe(
-        'Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias). Default 1.',
+        'Dataset reference solutions per problem: the canonical order plus up to count − 1 alternative valid orders (Eq. 9; more shrink the Eq. 10 bias).',
       ),
   })
   .strict();

@@ -11,24 +11,18 @@ import { rolloutConfigSchema, splitSchema } from './config-schemas';
  */
 export const mcVarianceConfigSchema = z
   .object({
-    seed: seedSchema.default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer, default 1.'),
-    checkpoint: z
-      .string()
-      .min(1)
-      .default(EMBEDDED_CHECKPOINT)
-      .describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    seed: seedSchema.default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer.'),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root.`),
     split: splitSchema,
     problems: z
       .number()
       .int()
       .min(1)
       .default(150)
-      .describe(
-        'N: held-out problems, one rollout each (the first N of the split). Default 150 (sized so the target runs in ≤ 15 min on 2 cores).',
-      ),
+      .describe('N: held-out problems, one rollout each (the first N of the split); 150 run in ≤ 15 min on 2 cores.'),
     rollout: rolloutConfigSchema.default({}).describe('The on-policy rollout per problem.'),
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
-      'Exit points (Sec. 3.1): default hybrid keyword-entropy segmentation with K ≤ 20 (App. 10.1).',
+      'Exit points (Sec. 3.1): hybrid keyword-entropy segmentation with K ≤ 20 (App. 10.1).',
     ),
     mc: mcConfigSchema
       .default({ samplesPerExitPoint: 20, maxNewTokens: 120, horizon: 'completion', batchSize: 64 })
@@ -43,13 +37,13 @@ export const mcVarianceConfigSchema = z
           .int()
           .min(10)
           .default(400)
-          .describe('Bootstrap resamples per exit point and sample count for the SD curve (Fig. 8). Default 400.'),
-        sdThreshold: z.number().positive().default(0.1).describe("Reference line of Fig. 8: the paper's SD 0.1. Default 0.1."),
+          .describe('Bootstrap resamples per exit point and sample count for the SD curve (Fig. 8).'),
+        sdThreshold: z.number().positive().default(0.1).describe("Reference line of Fig. 8: the paper's SD 0.1."),
         truncationFractions: z
           .array(z.number().gt(0).max(1))
           .min(1)
           .default([0.25, 0.5, 0.75, 1])
-          .describe('M′ as fractions of M for the truncation study (Fig. 4). Default [0.25, 0.5, 0.75, 1].'),
+          .describe('M′ as fractions of M for the truncation study (Fig. 4).'),
       })
       .strict()
       .default({})

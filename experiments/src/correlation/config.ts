@@ -7,12 +7,8 @@ import { bootstrapAnalysisSchema, datasetReferencesSchema, rolloutConfigSchema, 
 
 export const correlationConfigSchema = z
   .object({
-    seed: seedSchema.default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer, default 1.'),
-    checkpoint: z
-      .string()
-      .min(1)
-      .default(EMBEDDED_CHECKPOINT)
-      .describe(`Model checkpoint, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+    seed: seedSchema.default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer.'),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root.`),
     source: z
       .object({
         mcRun: z
@@ -21,13 +17,13 @@ export const correlationConfigSchema = z
           .default('latest')
           .describe(
             "Traces and MC values to reuse: 'latest' = the newest FINISHED mc-variance run on the same checkpoint (weights hash), if any; " +
-              'or a run id (prefix). With none found, traces are generated with `generate` and MC sampled here. Default latest.',
+              'or a run id (prefix). With none found, traces are generated with `generate` and MC sampled here.',
           ),
         onMissing: z
           .enum(['generate', 'error'])
           .default('generate')
           .describe(
-            "No mc-variance run to reuse: 'generate' rollouts and sample MC here (slow: the full MC cost), or 'error' (sweeps: a variant must stay cheap). Default generate.",
+            "No mc-variance run to reuse: 'generate' rollouts and sample MC here (slow: the full MC cost), or 'error' (sweeps: a variant must stay cheap).",
           ),
       })
       .strict()
@@ -39,23 +35,18 @@ export const correlationConfigSchema = z
       .min(1)
       .nullable()
       .default(null)
-      .describe('Use only the first N source traces (cheap sweep variants); null = all. Default null.'),
+      .describe('Use only the first N source traces (cheap sweep variants); null = all.'),
     generate: z
       .object({
         split: splitSchema,
-        problems: z
-          .number()
-          .int()
-          .min(1)
-          .default(40)
-          .describe('Problems (one rollout each) when no mc-variance run is reused. Default 40.'),
+        problems: z.number().int().min(1).default(40).describe('Problems (one rollout each) when no mc-variance run is reused.'),
         rollout: rolloutConfigSchema.default({}).describe('Rollout settings when generating.'),
       })
       .strict()
       .default({})
       .describe('Only used when no stored mc-variance run is reused.'),
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
-      'Exit points (Sec. 3.1); default = mc-variance default (hybrid, K ≤ 20), so stored segments and MC values are reused as is. ' +
+      "Exit points (Sec. 3.1); the same as mc-variance's (hybrid, K ≤ 20), so stored segments and MC values are reused as is. " +
         'Another segmentation re-segments the stored traces and samples MC only at exit points the source run lacks.',
     ),
     mc: mcConfigSchema
@@ -65,20 +56,20 @@ export const correlationConfigSchema = z
     rredcot: rredcotConfigSchema
       .default(rredcotPresets.dataset)
       .describe(
-        "RREDCoT estimator config; default the dataset preset (Tab. 1 with the gold benchmark's choices; the committed config sets the paper's I+V, log, joint, full).",
+        "RREDCoT estimator config (Eq. 5–11): the dataset preset (Tab. 1 with dataset references); experiments/configs/correlation.json sets the paper's I + V, log, joint, full.",
       ),
     rredcotQuantity: z
       .enum(['credit', 'sigma'])
       .default('credit')
       .describe(
-        "RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps). Default credit.",
+        "RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps).",
       ),
     baselines: z
       .enum(['compute', 'skip'])
       .default('compute')
       .describe(
         "'compute' the LOO and gradient baselines and MC at equal cost (`mcAtEqualCost`), or 'skip' them (sweeps over RREDCoT/segmentation " +
-          'options that only need RREDCoT vs MC). The trivial baselines (segment length, position) cost nothing and are always scored. Default compute.',
+          'options that only need RREDCoT vs MC). The trivial baselines (segment length, position) cost nothing and are always scored.',
       ),
     mcAtEqualCost: z
       .array(z.number().int().min(1))
@@ -86,7 +77,7 @@ export const correlationConfigSchema = z
       .describe(
         'n of the cheap MC methods `mc.n<n>` scored against the proxy like every method: V_MC from n fresh continuations per exit point, drawn ' +
           'from their own seeded stream (independent of the proxy samples, so their noise is independent of the proxy noise), with the ' +
-          "proxy's mc settings otherwise. RREDCoT costs about as much as MC with n = 1–2. [] = none. Default [1, 2].",
+          "proxy's mc settings otherwise. RREDCoT costs about as much as MC with n = 1–2. [] = none.",
       ),
     loo: looConfigSchema.default({}).describe('Leave-one-out baseline (App. 10.2).'),
     gradient: gradientConfigSchema.default({}).describe('Gradient attribution baseline (App. 10.2).'),

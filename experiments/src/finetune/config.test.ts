@@ -23,7 +23,7 @@ describe('finetune config', () => {
   });
 });
 
-describe('the issue-14 comparison config (experiments/configs/finetune/comparison.json)', () => {
+describe('the method comparison config (experiments/configs/finetune/comparison.json)', () => {
   it('plans every arm on assumptions-met and grpo + the main RREDCoT arms on embedded, ≥ 5 / ≥ 3 seeds, 200 steps, 500 problems', () => {
     const file = path.join(repoRoot(), 'experiments', 'configs', 'finetune', 'comparison.json');
     const config = parseConfig(finetuneConfigSchema, readJsonFile(file, 'config file'), file);

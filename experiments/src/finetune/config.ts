@@ -19,14 +19,14 @@ export const CREDIT_METHODS = [...RREDCOT_ARMS, 'oracle', 'mc'] as const;
 export type CreditMethod = (typeof CREDIT_METHODS)[number];
 
 const lr = (dflt: number, what: string) =>
-  z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Default ${dflt}; (0, 1].`);
+  z.number().positive().max(1).default(dflt).describe(`Peak learning rate of ${what}. Range (0, 1].`);
 
-/** σ of a credit method: the recipes' sigma config, default aligned (`literal` for rredcot-literal), softmax or signed L1. */
+/** σ of a credit method: the sigma config, aligned (`literal` for rredcot-literal), softmax or signed L1. */
 const sigmaOf = (what: string, signHandling: 'aligned' | 'literal', normalization: 'softmax' | 'L1' = 'softmax') =>
   sigmaConfigSchema
     .default(normalization === 'softmax' ? { signHandling } : { signHandling, normalization, credits: 'raw' })
     .describe(
-      `How ${what}'s segment credits and the advantage become σ_k (see sigmaConfigSchema in @rred/estimators). Default: ${signHandling}, ` +
+      `How ${what}'s segment credits and the advantage become σ_k (Eq. 11; sigmaConfigSchema in @rred/estimators): ${signHandling}, ` +
         (normalization === 'softmax'
           ? 'softmax over per-trace standardized credits, τ = 1, length prior (equal credits ⇒ plain GRPO).'
           : 'signed L1 over raw credits, σ_k = c_k/Σ|c_j| (Σσ ∈ [−1, 1]: breaks return equivalence, logged per step).'),
@@ -60,7 +60,7 @@ export const finetuneConfigSchema = z
       .string()
       .min(1)
       .default(EMBEDDED_CHECKPOINT)
-      .describe(`Starting checkpoint of every run, relative to the repository root. Default ${EMBEDDED_CHECKPOINT}.`),
+      .describe(`Starting checkpoint of every run, relative to the repository root.`),
     methods: z
       .array(z.enum(METHODS))
       .min(1)
@@ -74,75 +74,69 @@ export const finetuneConfigSchema = z
           "separates the group, else group-normalized future-cumulated step scores: the `rredcot` estimator's segment credits, an intrinsic PRM); " +
           "'verigate-oracle' (the same with the task's step oracle as the PRM: a segment scores 1 before the first uncorrected wrong line, 0 from it on, the answer step by its verifier reward); 'oracle' (the task's step " +
           "oracle: a failed trace's credit −1 on the segment holding its first uncorrected wrong line, 0 elsewhere, σ by `sigma.oracle`); " +
-          "'mc' (ΔV_MC credits from `mc`, σ by `sigma.mc`). Default grpo, rredcot, rredcot-own; the paired differences need grpo.",
+          "'mc' (ΔV_MC credits from `mc`, σ by `sigma.mc`). The paired differences need grpo.",
       ),
     moreTestBeds: z
       .array(testBedSchema)
       .default([])
       .describe(
         'Further starting checkpoints (test beds), each with its own subset of methods, trained with the same seeds and settings ' +
-          '(e.g. the "assumptions met" checkpoint as `checkpoint` with every arm, and the embedded one with grpo and the main RREDCoT arms). Default none.',
+          '(e.g. the "assumptions met" checkpoint as `checkpoint` with every arm, and the embedded one with grpo and the main RREDCoT arms).',
       ),
     seedsPerMethod: z
       .record(z.enum(METHODS), z.number().int().min(1))
       .default({})
       .describe(
-        'Per method, at most how many of `seeds` it runs (the first n; all of them when `seeds` has fewer); a method not listed runs every seed. Default {} (all seeds for all).',
+        'Per method, at most how many of `seeds` it runs (the first n; all of them when `seeds` has fewer); a method not listed runs every seed.',
       ),
     seeds: z
       .array(seedSchema)
       .min(1)
       .default([1, 2, 3])
       .describe(
-        'One run per (method, seed); the seed drives prompt order, sampling and evaluation draws (paired across methods). Default [1, 2, 3]; distinct integers.',
+        'One run per (method, seed); the seed drives prompt order, sampling and evaluation draws (paired across methods). Distinct integers.',
       ),
     scale: z
       .number()
       .positive()
       .default(1)
-      .describe(
-        'Multiplies steps, validation.every, validation.problems and evaluation.problems (each rounded, at least 1). Default 1; > 0.',
-      ),
+      .describe('Multiplies steps, validation.every, validation.problems and evaluation.problems (each rounded, at least 1). > 0.'),
     steps: z
       .number()
       .int()
       .min(1)
       .default(80)
-      .describe(
-        'Optimizer steps per run (before scale). Default 80, sized so the default target (9 runs) takes ≤ 60 min on 2 shared cores (measured: 40 steps took 14.7 min in all, ~0.7–1.8 s per step); the paper: 500.',
-      ),
+      .describe('Optimizer steps per run (before scale); ~0.7–1.8 s per step on 2 shared cores (the paper: 500 steps).'),
     learningRates: z
       .object(Object.fromEntries(METHODS.map((m) => [m, lr(1e-4, m)])) as Record<Method, ReturnType<typeof lr>>)
       .strict()
       .default({})
       .describe(
-        'Per-method peak lr. Default 1e-4 for every method (not tuned), so the comparison is lr-matched. The paper (App. 10.3) gives RREDCoT half ' +
-          "GRPO's lr (5e-7 vs 1e-6); here that confounds the comparison: GRPO at 1e-4 beat GRPO at 2e-4 (see the experiments README).",
+        'Per-method peak lr; equal for every method (not tuned), so the comparison is lr-matched. The paper (App. 10.3) gives RREDCoT half ' +
+          "GRPO's lr (5e-7 vs 1e-6); the experiments README says why this comparison does not.",
       ),
     grpo: sharedGrpoSchema
       .default({ promptsPerStep: 8, groupSize: 4, maxNewTokens: 120, importanceSampling: 'sequenceToken' })
       .describe(
-        'GRPO hyperparameters shared by all methods (see grpoConfigSchema). Default: 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts), loss grpo, no KL, ' +
+        'GRPO hyperparameters shared by all methods (grpoConfigSchema in @rred/training): 8 prompts × G = 4, ≤ 120 new tokens, GSPO-token ratios (sequence-level ratio values, Sec. 4, with per-token gradients so σ acts), loss grpo, no KL, ' +
           'μ = numIterations = 1: then every ratio is exactly 1 and clipping never acts (token-level REINFORCE with a group baseline); μ = 2 makes clipping act.',
       ),
     optimizer: optimizerConfigSchema
       .omit({ lr: true })
       .default({ warmupSteps: 4, minLrRatio: 0.1, weightDecay: 0 })
-      .describe(
-        'AdamW + linear warmup / cosine decay shared by all methods (lr is per method). Default warmup 4 steps, floor 0.1 × lr, no weight decay.',
-      ),
+      .describe('AdamW + linear warmup / cosine decay shared by all methods (lr is per method).'),
     data: z
       .object({
         datasetSeed: seedSchema
           .default(DEFAULT_DATASET_SEED)
-          .describe(`buildDatasets seed of the train prompts. Default ${DEFAULT_DATASET_SEED} (the committed splits).`),
-        trainProblems: z.number().int().min(1).default(2000).describe('Train-split problems the prompts are drawn from. Default 2000.'),
+          .describe(`buildDatasets seed of the train prompts (${DEFAULT_DATASET_SEED}: the committed splits).`),
+        trainProblems: z.number().int().min(1).default(2000).describe('Train-split problems the prompts are drawn from.'),
       })
       .strict()
       .default({})
       .describe('Training prompts (train split; validation and eval splits are the committed JSONL files).'),
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 8 }).describe(
-      'Exit points of each rollout for RREDCoT (Sec. 3.1). Default hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
+      'Exit points of each rollout for RREDCoT (Sec. 3.1): hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
     ),
     rredcot: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'value', exit: 'forced', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
@@ -154,14 +148,13 @@ export const finetuneConfigSchema = z
     rredcotBoth: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'joint', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
       .describe(
-        "Estimator of methods 'rredcot-both' and 'rredcot-both-l1' (the I + V row of the terms × normalization 2×2): the best I + V variant of " +
-          'the gold-value benchmark (results/gold: rredcot.joint.remaining.both.prob). Default `rredcot` with v̂ = I + V (Eq. 7 + Eq. 9) and ' +
-          'exit joint. Its `normalization` is not used for training.',
+        "Estimator of methods 'rredcot-both' and 'rredcot-both-l1' (the I + V row of the terms × normalization 2×2): `rredcot` with v̂ = I + V " +
+          '(Eq. 7 + Eq. 9) and exit joint. Its `normalization` is not used for training.',
       ),
     rredcotOwn: rredcotConfigSchema
       .default({ ...rredcotPresets.own })
       .describe(
-        "Estimator of method 'rredcot-own'. Default Tab. 2 preset (the group's own correct answers, v̂ = I, log space). With v̂ = I only, the own " +
+        "Estimator of method 'rredcot-own': the Tab. 2 preset (the group's own correct answers, v̂ = I, log space). With v̂ = I only, the own " +
           'correct answers reduce to the dataset answer y*: own references say something only with the value term on a test bed whose correct ' +
           'traces differ from the dataset reference (composite answers, alternative orders).',
       ),
@@ -185,15 +178,15 @@ export const finetuneConfigSchema = z
     mc: mcConfigSchema
       .default({ samplesPerExitPoint: 2, maxNewTokens: 108, horizon: 'completion', batchSize: 128 })
       .describe(
-        "Truncated MC of method 'mc' (VinePPO-like credit ΔV_MC with a few continuations per exit point). Default n = 2 per exit point, " +
+        "Truncated MC of method 'mc' (VinePPO-like credit ΔV_MC with a few continuations per exit point): n = 2 per exit point, " +
           "horizon 'completion' with M = 108 (a continuation from s_k ends where a rollout would: the 160-token context minus the longest training " +
           'prompt, 52 tokens; prompt + M must fit the context), 128 per sampling batch.',
       ),
     validation: z
       .object({
-        every: z.number().int().min(1).default(5).describe('Validate every N steps (and at step 0 and the last step). Default 5.'),
-        problems: z.number().int().min(1).default(64).describe('First N problems of the validation split. Default 64.'),
-        samplesPerProblem: z.number().int().min(1).default(4).describe('k of the validation avg@k, T = 1 (App. 10.3: avg@4). Default 4.'),
+        every: z.number().int().min(1).default(5).describe('Validate every N steps (and at step 0 and the last step).'),
+        problems: z.number().int().min(1).default(64).describe('First N problems of the validation split.'),
+        samplesPerProblem: z.number().int().min(1).default(4).describe('k of the validation avg@k, T = 1 (App. 10.3: avg@4).'),
       })
       .strict()
       .default({})
@@ -204,20 +197,15 @@ export const finetuneConfigSchema = z
           .array(z.enum(EVAL_SPLITS))
           .min(1)
           .default([...EVAL_SPLITS])
-          .describe(`Held-out splits of the final table. Default ${EVAL_SPLITS.join(', ')}.`),
-        problems: z
-          .number()
-          .int()
-          .min(1)
-          .default(64)
-          .describe('First N problems of each split. Default 64 (× 8 samples; sized for the time budget).'),
-        samplesPerProblem: z.number().int().min(1).default(8).describe('k of avg@k, T = 1 (App. 10.3: avg@8). Default 8.'),
-        batchSize: z.number().int().min(1).default(128).describe('Completions sampled per batch (validation too). Default 128.'),
+          .describe('Held-out splits of the final table.'),
+        problems: z.number().int().min(1).default(64).describe('First N problems of each split (× samplesPerProblem samples).'),
+        samplesPerProblem: z.number().int().min(1).default(8).describe('k of avg@k, T = 1 (App. 10.3: avg@8).'),
+        batchSize: z.number().int().min(1).default(128).describe('Completions sampled per batch (validation too).'),
       })
       .strict()
       .default({})
       .describe('avg@k at the final and at the best (by validation) checkpoint of every run.'),
-    confidence: z.number().gt(0).lt(1).default(0.95).describe('Level of the Student-t interval of the mean over seeds. Default 0.95.'),
+    confidence: z.number().gt(0).lt(1).default(0.95).describe('Level of the Student-t interval of the mean over seeds.'),
   })
   .strict();
 

@@ -20,18 +20,14 @@ export const goldConfigSchema = z
       .min(1)
       .default(BOTH_CHECKPOINTS)
       .refine((c) => new Set(c).size === c.length, { message: 'expected distinct checkpoints' })
-      .describe(
-        `Checkpoints to benchmark, relative to the repository root; each is one panel and one block of results/gold. Default both embedded ones: ${BOTH_CHECKPOINTS.join(', ')}.`,
-      ),
+      .describe(`Checkpoints to benchmark, relative to the repository root; each is one panel and one block of results/gold.`),
     split: splitSchema,
     problems: z
       .number()
       .int()
       .min(2)
       .default(200)
-      .describe(
-        'First N problems of the split, one T = 1 rollout each, from which the stratified traces are taken (in problem order).',
-      ),
+      .describe('First N problems of the split, one T = 1 rollout each, from which the stratified traces are taken (in problem order).'),
     traces: z
       .object({
         correct: z.number().int().min(1).default(24).describe('Correct rollouts (ζ = 1) kept per checkpoint.'),
@@ -44,13 +40,13 @@ export const goldConfigSchema = z
       ),
     rollout: rolloutConfigSchema.default({}).describe('The on-policy rollout per problem (T = 1).'),
     segmentation: SegmentationConfigSchema.default({ strategy: 'hybrid', maxSegments: 20 }).describe(
-      'Exit points (Sec. 3.1): default the K of the analyses (experiments/configs/correlation.json: hybrid, K ≤ 20).',
+      'Exit points (Sec. 3.1), as in the correlation experiment (hybrid, K ≤ 20).',
     ),
     gold: mcConfigSchema
       .default({ samplesPerExitPoint: 256, maxNewTokens: 120, horizon: 'completion', temperature: 1, topP: 1, batchSize: 256 })
       .describe(
         'Gold values V_gold(s_k) = mean ζ of n continuations per exit point (truncated MC, the correlation config: M = 120, horizon completion, T = 1). ' +
-          'Default n = 256, batchSize 256 (one sample call per exit point, so its n samples share one prefill).',
+          "With batchSize = n, one sample call holds an exit point's n samples, so they share one prefill.",
       ),
     mcSamples: z
       .array(z.number().int().min(1))
@@ -104,9 +100,7 @@ export const goldConfigSchema = z
       .int()
       .min(0)
       .default(4)
-      .describe(
-        'Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits).',
-      ),
+      .describe('Traces per checkpoint printed to stderr after the compute (V_gold per exit point, first error, a few credits).'),
   })
   .strict()
   .superRefine((c, ctx) => {

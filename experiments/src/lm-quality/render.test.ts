@@ -74,7 +74,7 @@ describe('lm-quality report', () => {
     expect(files.sort()).toEqual(['assumptions-met.json', 'assumptions-met.md', 'embedded.json', 'embedded.md']);
   });
 
-  it('shows the issue-12 rows only for runs that measured them', () => {
+  it('shows the early-exit and exit-point rows only for runs that measured them', () => {
     const old = lmQualityReport(store, ids.older);
     expect(old.earlyExitFraction).toBeUndefined();
     expect(old.calibration).toBeUndefined();

@@ -181,7 +181,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
   return files;
 }
 
-/** Sections of the issue-12 measurements, present only when the run made them. */
+/** Sections of the early-exit and exit-point measurements, present only when the run made them. */
 function extraSections(r: LmQualityReport): string[] {
   const out: string[] = [];
   if (r.composite) {

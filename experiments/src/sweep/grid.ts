@@ -16,7 +16,10 @@ export const gridSpecSchema = z
       .describe(
         'Experiment whose config is swept: a registered experiment with a sweep entry (experiments/src/registry.ts): mc-variance, correlation, finetune.',
       ),
-    base: z.record(z.unknown()).default({}).describe('Dotted config paths set for every point, on top of the defaults file. Default {}.'),
+    base: z
+      .record(z.unknown())
+      .default({})
+      .describe('Dotted config paths set for every point, on top of experiments/configs/<experiment>.json.'),
     grid: z
       .record(z.array(z.unknown()).min(1))
       .refine((g) => Object.keys(g).length > 0, 'grid needs at least one key')

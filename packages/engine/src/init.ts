@@ -41,24 +41,24 @@ const InitEngineOptionsSchema = z
     backend: z
       .enum(BACKEND_ORDER)
       .optional()
-      .describe(`Backend to use. Default: env RRED_BACKEND, else the first that loads in the order ${BACKEND_ORDER.join(' → ')}.`),
+      .describe(`Backend to use. Unset: env RRED_BACKEND, else the first that loads in the order ${BACKEND_ORDER.join(' → ')}.`),
     blasThreads: z
       .number()
       .int()
       .min(1)
       .optional()
       .describe(
-        'Kernel-pool threads for wasm+native (large products split across them; OpenBLAS runs on one thread, the sgemm peak on this many). Default: env RRED_BLAS_THREADS, else os.availableParallelism().',
+        'Kernel-pool threads for wasm+native (large products split across them; OpenBLAS runs on one thread, the sgemm peak on this many). Unset: env RRED_BLAS_THREADS, else os.availableParallelism().',
       ),
-    quiet: z.boolean().optional().describe('Default false. true: do not log the backend line (fallback warnings still print).'),
+    quiet: z.boolean().optional().describe('true: do not log the backend line (fallback warnings still print).'),
     addonPath: z
       .string()
       .optional()
-      .describe('Path of rred_native.node. Default: env RRED_NATIVE_ADDON, else packages/engine/native/build/Release/rred_native.node.'),
+      .describe('Path of rred_native.node. Unset: env RRED_NATIVE_ADDON, else packages/engine/native/build/Release/rred_native.node.'),
     log: z
       .custom<(line: string) => void>((v) => typeof v === 'function', 'expected a function')
       .optional()
-      .describe('Where the engine line goes. Default: a line on stderr.'),
+      .describe('Where the engine line goes. Unset: a line on stderr.'),
   })
   .strict();
 

@@ -16,9 +16,7 @@ export const gradientConfigSchema = z
     aggregate: z
       .enum(['mean', 'sum'])
       .default('mean')
-      .describe(
-        "How a segment's per-position norms become its attribution: 'mean' (App. 10.2: averaged per segment) or 'sum'. Default 'mean'.",
-      ),
+      .describe("How a segment's per-position norms become its attribution: 'mean' (App. 10.2: averaged per segment) or 'sum'."),
   })
   .strict();
 

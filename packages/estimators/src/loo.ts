@@ -22,7 +22,7 @@ export const looConfigSchema = z
       .default(true)
       .describe(
         'Whether u_{>k} includes the answer segment (`</think>`, answer, `<eos>`) after the thinking (App. 10.2: "all of the subsequent segments"). ' +
-          'With false, PMI_K = 0 (nothing follows the last thinking segment). Default true.',
+          'With false, PMI_K = 0 (nothing follows the last thinking segment).',
       ),
   })
   .strict();

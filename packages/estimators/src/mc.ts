@@ -20,26 +20,22 @@ export const mcConfigSchema = z
       .int()
       .min(1)
       .default(20)
-      .describe(
-        'n: continuations sampled from each exit point (App. 10.1 used 20; SD of V_MC < 0.1 after ~5, Fig. 8). Integer ≥ 1, default 20.',
-      ),
+      .describe('n: continuations sampled from each exit point (App. 10.1 used 20; SD of V_MC < 0.1 after ~5, Fig. 8). Integer ≥ 1.'),
     maxNewTokens: z
       .number()
       .int()
       .min(1)
       .default(256)
-      .describe(
-        'M: token limit of each continuation; a continuation cut by M scores ζ = 0 and is counted (Fig. 4). Integer ≥ 1, default 256.',
-      ),
+      .describe('M: token limit of each continuation; a continuation cut by M scores ζ = 0 and is counted (Fig. 4). Integer ≥ 1.'),
     horizon: z
       .enum(['continuation', 'completion'])
       .default('continuation')
       .describe(
         "What M limits: 'continuation' = each continuation may add up to M tokens (Fig. 4); 'completion' = M bounds the whole completion, so from s_k " +
-          "at most M − |u_1..u_k| tokens are sampled (App. 10.1: fixed total horizon). Default 'continuation'.",
+          'at most M − |u_1..u_k| tokens are sampled (App. 10.1: fixed total horizon).',
       ),
-    temperature: z.number().positive().default(1).describe('Policy sampling temperature (> 0) of the continuations. Default 1.'),
-    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass in (0, 1]; 1 disables top-p. Default 1.'),
+    temperature: z.number().positive().default(1).describe('Policy sampling temperature (> 0) of the continuations.'),
+    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass in (0, 1]; 1 disables top-p.'),
     batchSize: z
       .number()
       .int()
@@ -48,9 +44,9 @@ export const mcConfigSchema = z
       .describe(
         'Continuations per `sample` call: all exit points × n prompts are sent in chunks of this size, in (exit point, sample) order; the ' +
           'samples of one exit point in a chunk share its prefill (an exit point split over two chunks is prefilled once in each). ' +
-          'The chunking fixes the rng stream, so changing it changes the draws. Integer ≥ 1, default 64.',
+          'The chunking fixes the rng stream, so changing it changes the draws. Integer ≥ 1.',
       ),
-    progress: z.boolean().default(false).describe('Show a progress bar with ETA on stderr. Default false.'),
+    progress: z.boolean().default(false).describe('Show a progress bar with ETA on stderr.'),
   })
   .strict();
 

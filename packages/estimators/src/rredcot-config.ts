@@ -9,8 +9,8 @@ const rredcotFields = z
       .default('value')
       .describe(
         "Which estimate v̂ of the value v(s_k) to redistribute: 'immediate' = I(s_k) (Eq. 7, the answer now, see `exit`), " +
-          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `referencePooling`), 'immediatePlusValue' = I + V (Eq. 2: the exit term plus the continuation term; 'both' in older configs). Default 'value', chosen by the gold benchmark, results/gold: V alone (with valueSuffix 'remaining', prob space) had the highest " +
-          "within-trace Spearman with ΔV_gold on both embedded checkpoints, I+V second, I alone near 0 (the paper's Tab. 1 uses I + V).",
+          "'value' = V(s_k) (Eq. 9, the reference's goal from here, see `valueSuffix` and `referencePooling`), 'immediatePlusValue' = I + V (Eq. 2: the exit term plus the continuation term; 'both' in older configs). " +
+          "Sec. 4 (Tab. 1) uses I + V; docs/method.md, 'Terms', says which the benchmark favours.",
       ),
     exit: z
       .enum(['joint', 'forced'])
@@ -19,8 +19,7 @@ const rredcotFields = z
         "Immediate term I(s_k) = Σ_{distinct y*} of: 'joint' p(</think> y* <eos> | s_k) — Eq. 2 read literally, so it also measures how likely the " +
           "model is to stop at s_k (format, not progress, for a model that never stops mid-trace); 'forced' p(y* <eos> | s_k, </think>) — the exit " +
           'is forced and its own probability left out, as the probability-reward estimators the paper cites score the answer (RLPR, VeriFree); ' +
-          "forced = joint − log p(</think> | s_k) per answer, exactly. Default 'joint', chosen by the gold benchmark, results/gold: with terms 'immediatePlusValue' joint ranked above forced on " +
-          "both checkpoints; with terms 'immediate' forced ranked above joint on the 'assumptions met' checkpoint (on the embedded one every I variant is near 0), so the 'own' preset, which uses I alone, sets 'forced'. The default terms 'value' does not read it.",
+          "forced = joint − log p(</think> | s_k) per answer, exactly. Read only when `terms` includes I. docs/method.md, 'Exit'.",
       ),
     valueSuffix: z
       .enum(['full', 'remaining', 'bestStart', 'softStart'])
@@ -48,30 +47,29 @@ const rredcotFields = z
           'importance-sampling reading of Eq. 9 with every distinct ζ > 0 continuation counted once: both are lower bounds of v(s_k), and each ' +
           "added distinct reference shrinks the non-positive bias of Eq. 10; N does not shift the I:V balance. 'literal': I sums over distinct " +
           'answers (Eq. 7) but V = (1/N) Σ_j (Eq. 9 as printed, duplicates of a remaining suffix counted per reference), so a larger N lowers V ' +
-          "relative to I and does not shrink the Eq. 10 bias. Default 'literal' (the committed results): the gold benchmark, results/gold, used one reference, " +
-          'where the two coincide, so it does not pick this option.',
+          "relative to I and does not shrink the Eq. 10 bias. With one reference the two coincide. docs/method.md, 'Reference pooling'.",
       ),
     space: z
       .enum(['log', 'prob'])
       .default('prob')
       .describe(
         "Difference space of the credit r_k = v̂(s_k) − v̂(s_{k−1}) (Eq. 5–8): 'log' uses log v̂ (telescopes to the log probability reward, Sec. 4), " +
-          "'prob' uses v̂ itself. Default 'prob', chosen by the gold benchmark, results/gold: the top variant, V with 'remaining', ranked higher in prob space than in log " +
-          "space on both checkpoints (Sec. 4 uses 'log'; the two give the same value ranks, not the same credit ranks).",
+          "'prob' uses v̂ itself (Sec. 4 uses 'log'; the two give the same value ranks, not the same credit ranks). " +
+          "docs/method.md, 'Space'.",
       ),
     normalization: z
       .enum(['L1', 'softmax', 'uniform'])
       .default('L1')
       .describe(
         "Segment weights σ (Eq. 11): 'L1' σ_k = r_k / Σ|r| (signed; all-zero credits fall back to uniform), 'softmax' σ = softmax(r/tau), " +
-          "'uniform' every token 1/|o| (Eq. 12, plain GRPO). Default 'L1'.",
+          "'uniform' every token 1/|o| (Eq. 12, plain GRPO).",
       ),
-    tau: z.number().positive().default(1).describe("Softmax temperature τ > 0 for normalization 'softmax' (Sec. 4). Default 1."),
+    tau: z.number().positive().default(1).describe("Softmax temperature τ > 0 for normalization 'softmax' (Sec. 4)."),
     referenceSource: z
       .enum(['dataset', 'own', 'both'])
       .default('dataset')
       .describe(
-        "Reference set R of Eq. 9: 'dataset' solution/answer pairs, 'own' the model's own correct samples (Sec. 4), 'both' (dataset first). Default 'dataset'.",
+        "Reference set R of Eq. 9: 'dataset' solution/answer pairs, 'own' the model's own correct samples (Sec. 4), 'both' (dataset first).",
       ),
     maxReferences: z
       .number()
@@ -81,20 +79,20 @@ const rredcotFields = z
       .default(16)
       .describe(
         "N: at most this many distinct reference pairs are used (Eq. 9); each costs a suffix per exit point. Under referencePooling 'sum' a larger N shrinks " +
-          "the bias of Eq. 10; under 'literal' it does not (the 1/N mean). Default 16, range 1..1024.",
+          "the bias of Eq. 10; under 'literal' it does not (the 1/N mean). Range 1..1024.",
       ),
     emptyReferences: z
       .enum(['error', 'uniform'])
       .default('error')
       .describe(
-        "When R is empty (e.g. no correct sample in a group): 'error' raises, 'uniform' returns NaN credits and uniform σ (Eq. 12) flagged in extra. Default 'error'.",
+        "When R is empty (e.g. no correct sample in a group): 'error' raises, 'uniform' returns NaN credits and uniform σ (Eq. 12) flagged in extra.",
       ),
     overlong: z
       .enum(['error', 'uniform'])
       .default('error')
       .describe(
         "When the last exit point (prompt + thinking) plus the longest reference suffix exceeds the model's context: 'error' raises, " +
-          "'uniform' returns NaN credits and uniform σ (Eq. 12) flagged extra.overlong (e.g. a rambling GRPO rollout). Default 'error'.",
+          "'uniform' returns NaN credits and uniform σ (Eq. 12) flagged extra.overlong (e.g. a rambling GRPO rollout).",
       ),
     scoring: z
       .enum(['sharedPrefix', 'sharedContinuation', 'perExitPoint'])

@@ -50,29 +50,29 @@ export const sigmaConfigSchema = z
       .default('aligned')
       .describe(
         "Step 1 of σ: 'aligned' σ from sign(A_i)·r_k, so a failed completion puts the most blame on the segments that lowered the value; " +
-          "'literal' σ from r_k whatever the sign of A_i (the paper's formula as written). Default 'aligned'.",
+          "'literal' σ from r_k whatever the sign of A_i (the paper's formula as written).",
       ),
     normalization: z
       .enum(sigmaNormalizations)
       .default('softmax')
       .describe(
         "Step 3 of σ, from the (signed) credits c_k: 'softmax' σ_k ∝ w_k·exp(z_k/τ) (Σσ = 1); 'L1' σ_k = c_k/Σ|c| (signed, Σσ ∈ [−1, 1]: breaks " +
-          "return equivalence, logged per step); 'uniform' σ_k ∝ |u_k| (Eq. 12, plain GRPO). Default 'softmax'.",
+          "return equivalence, logged per step); 'uniform' σ_k ∝ |u_k| (Eq. 12, plain GRPO).",
       ),
     credits: z
       .enum(['standardized', 'raw'])
       .default('standardized')
       .describe(
         "Step 2 of σ, the softmax input z_k: 'standardized' (c_k − mean c)/sd c per trace (population SD; all equal ⇒ z = 0), so τ is in SDs; " +
-          "'raw' c_k (the paper's softmax). Only with softmax. Default 'standardized'.",
+          "'raw' c_k (the paper's softmax). Only with softmax.",
       ),
-    tau: z.number().positive().default(1).describe('Softmax temperature τ > 0 (in credit SDs when standardized). Default 1.'),
+    tau: z.number().positive().default(1).describe('Softmax temperature τ > 0 (in credit SDs when standardized).'),
     lengthPrior: z
       .boolean()
       .default(true)
       .describe(
         'softmax only: w_k = |u_k| (true: a softmax over thinking tokens, each carrying its segment credit; equal credits give plain GRPO) or ' +
-          'w_k = 1 (false: a softmax over segments, as in the paper). Default true.',
+          'w_k = 1 (false: a softmax over segments, as in the paper).',
       ),
   })
   .strict()

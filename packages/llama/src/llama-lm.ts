@@ -23,19 +23,19 @@ const llamaConfigSchema = z
       .min(1)
       .default(1)
       .describe(
-        'CPU threads of the llama.cpp context. Default 1: on the 2-core test machine a single-token decode (sampling, short ' +
+        'CPU threads of the llama.cpp context. On the 2-core test machine a single-token decode (sampling, short ' +
           'suffixes) took 0.23 ms at 1 thread and 17 ms at 2; long prefills gain from more (the bench measures both).',
       ),
     kvCache: z
       .enum(['f32', 'f16'])
       .default('f32')
-      .describe("KV cache precision. Default 'f32' (llama.cpp's own default, f16, adds ≈ 1e-3 to the log-prob gap)."),
+      .describe("KV cache precision ('f16', llama.cpp's own choice, adds ≈ 1e-3 to the log-prob gap)."),
     contextSize: z
       .number()
       .int()
       .min(2)
       .optional()
-      .describe("Tokens the context holds. Default: the model's training context (a lab export: its position table)."),
+      .describe("Tokens the context holds. Unset: the model's training context (a lab export: its position table)."),
   })
   .strict();
 

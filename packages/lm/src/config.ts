@@ -16,16 +16,21 @@ export const modelConfigSchema = z
       .min(2)
       .max(4096)
       .default(160)
-      .describe('Longest prompt + completion in tokens; size of the learned position table. Default 160, integer 2..4096.'),
-    dModel: z.number().int().min(1).default(128).describe('Residual stream width C. Default 128; must be divisible by nHeads.'),
-    nLayers: z.number().int().min(1).default(4).describe('Number of transformer blocks. Default 4, integer >= 1.'),
-    nHeads: z.number().int().min(1).default(4).describe('Attention heads per block (head width dModel/nHeads). Default 4, integer >= 1.'),
-    dFF: z.number().int().min(1).default(512).describe('Hidden width of the MLP in each block. Default 512 (4·dModel), integer >= 1.'),
+      .describe('Longest prompt + completion in tokens; size of the learned position table. Integer 2..4096.'),
+    dModel: z.number().int().min(1).default(128).describe('Residual stream width C. Must be divisible by nHeads.'),
+    nLayers: z.number().int().min(1).default(4).describe('Number of transformer blocks. Integer >= 1.'),
+    nHeads: z.number().int().min(1).default(4).describe('Attention heads per block (head width dModel/nHeads). Integer >= 1.'),
+    dFF: z
+      .number()
+      .int()
+      .min(1)
+      .default(512)
+      .describe('Hidden width of the MLP in each block (4·dModel in the shipped models). Integer >= 1.'),
     activation: z
       .enum(['gelu', 'relu'])
       .default('gelu')
       .describe(
-        "MLP non-linearity: 'gelu' (default; GPT-2's tanh approximation; every checkpoint written before this option existed used it) " +
+        "MLP non-linearity: 'gelu' (GPT-2's tanh approximation; a checkpoint without this key uses it) " +
           "or 'relu' (about 30% less kernel time per training step on wasm).",
       ),
   })

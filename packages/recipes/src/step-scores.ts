@@ -30,7 +30,7 @@ export function creditStepScores(o: EstimatorHookOptions): StepScoreSource {
  * first token of the trace's first uncorrected wrong line (a correct step), 0 from the segment holding
  * it on; a trace without a located error scores 1 on every segment. The answer step is scored by the
  * verifier, the oracle of that step: its reward (1 correct, 0 wrong). (Scoring it 0, as the intrinsic
- * form does, made it the worst step of every all-correct group: the issue-14 comparison's
+ * form does, made it the worst step of every all-correct group: the fine-tuning comparison's
  * verigate-oracle arm learnt to stop answering.)
  */
 export function oracleStepScores(o: {

@@ -39,34 +39,33 @@ export const remoteConfigSchema = z
       .default('sglang')
       .describe(
         "'sglang': SGLang's native POST /generate (input_ids, logprob_start_len; the radix cache serves shared prefixes). " +
-          "'openai': the vLLM /v1/completions subset (token-id prompts, prompt_logprobs, n, seed). Default sglang.",
+          "'openai': the vLLM /v1/completions subset (token-id prompts, prompt_logprobs, n, seed).",
       ),
     model: z
       .string()
       .min(1)
       .nullable()
       .default(null)
-      .describe("Model name sent as `model` in /v1/completions; null = the first entry of the server's GET /v1/models. Default null."),
+      .describe("Model name sent as `model` in /v1/completions; null = the first entry of the server's GET /v1/models."),
     tokenizer: z
       .string()
       .min(1)
       .nullable()
       .default(null)
       .describe(
-        "Tokenizer file (the project's tokenizer JSON, {kind: 'char', ...}); null = the server's GET /rred/tokenizer (rred serve has it). " +
-          'Default null.',
+        "Tokenizer file (the project's tokenizer JSON, {kind: 'char', ...}); null = the server's GET /rred/tokenizer (rred serve has it).",
       ),
     chat: chatSchema
       .nullable()
       .default(null)
-      .describe("Chat template and special tokens; null = the server's (rred serve reports its own) or else Qwen3's. Default null."),
+      .describe("Chat template and special tokens; null = the server's (rred serve reports its own) or else Qwen3's."),
     maxLength: z
       .number()
       .int()
       .min(2)
       .nullable()
       .default(null)
-      .describe("Longest sequence the model accepts; null = max_model_len of the server's GET /v1/models. Default null."),
+      .describe("Longest sequence the model accepts; null = max_model_len of the server's GET /v1/models."),
     scoreBatchSize: z
       .number()
       .int()
@@ -74,7 +73,7 @@ export const remoteConfigSchema = z
       .default(64)
       .describe(
         'Most scored sequences in one HTTP request; whole jobs (one trace and its suffixes) are kept together up to this size, ' +
-          'so the server can share their prefix. Default 64.',
+          'so the server can share their prefix.',
       ),
     sampleBatchSize: z
       .number()
@@ -83,17 +82,17 @@ export const remoteConfigSchema = z
       .default(0)
       .describe(
         'Prompts per sampling request; 0 = all prompts of a sample() call in one request, the only setting whose draws equal ' +
-          'the in-process sampler for the same Rng (see README, seeds). Default 0.',
+          'the in-process sampler for the same Rng (see README, seeds).',
       ),
-    concurrency: z.number().int().min(1).default(4).describe('HTTP requests in flight at once. Default 4.'),
-    timeoutMs: z.number().int().min(1).default(300_000).describe('Per-request timeout in ms; a timeout is retried. Default 300000.'),
+    concurrency: z.number().int().min(1).default(4).describe('HTTP requests in flight at once.'),
+    timeoutMs: z.number().int().min(1).default(300_000).describe('Per-request timeout in ms; a timeout is retried.'),
     retries: z
       .number()
       .int()
       .min(0)
       .default(3)
-      .describe('Retries after the first attempt, on a timeout, a connection error or an HTTP 5xx (never on a 4xx). Default 3.'),
-    backoffMs: z.number().min(0).default(500).describe('Wait before retry i (i = 1, 2, ...): backoffMs · 2^(i−1). Default 500.'),
+      .describe('Retries after the first attempt, on a timeout, a connection error or an HTTP 5xx (never on a 4xx).'),
+    backoffMs: z.number().min(0).default(500).describe('Wait before retry i (i = 1, 2, ...): backoffMs · 2^(i−1).'),
     entropyTopK: z
       .number()
       .int()
@@ -101,7 +100,7 @@ export const remoteConfigSchema = z
       .default(20)
       .describe(
         'Top-k log-probs requested per sampled token when the server reports no exact entropy (rred serve does): the entropy is then ' +
-          '−Σ_topk p log p − r log r with r = 1 − Σ_topk p, a lower bound. Default 20.',
+          '−Σ_topk p log p − r log r with r = 1 − Σ_topk p, a lower bound.',
       ),
   })
   .strict();

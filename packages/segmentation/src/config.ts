@@ -2,27 +2,22 @@ import { z } from 'zod';
 import { parseConfig, UserError } from '@rred/core';
 
 const maxSegments = (dflt: number, why: string) =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .default(dflt)
-    .describe(`Upper bound K on the number of segments (exit points). Default ${dflt}; integer >= 1. ${why}`);
+  z.number().int().min(1).default(dflt).describe(`Upper bound K on the number of segments (exit points). Integer >= 1. ${why}`);
 
 const keywordFields = {
   newline: z
     .boolean()
     .default(true)
-    .describe('Cut after every token whose text contains a newline (paper Sec. 3.1: generic keywords such as a newline). Default true.'),
+    .describe('Cut after every token whose text contains a newline (paper Sec. 3.1: generic keywords such as a newline).'),
   markers: z
     .array(z.string().min(1))
     .default(['wait'])
     .describe(
       'Marker words that start a new segment (cut before the token where the word begins), matched as whole words. ' +
-        "Default ['wait']: the subthought marker of Sec. 3.1 that the task produces (its corrections); Sec. 3.1's 'but' cannot occur " +
-        "in the task alphabet (no 'u'), so it is not a default — pass it for other texts. Any non-empty strings.",
+        "'wait' is the subthought marker of Sec. 3.1 that the task produces (its corrections); Sec. 3.1's 'but' cannot occur " +
+        "in the task alphabet (no 'u'), so it is not listed — pass it for other texts. Any non-empty strings.",
     ),
-  caseSensitive: z.boolean().default(false).describe('Match marker words case-sensitively. Default false.'),
+  caseSensitive: z.boolean().default(false).describe('Match marker words case-sensitively.'),
 };
 
 /** Keyword split (Sec. 3.1): newline tokens and marker words. */
@@ -51,15 +46,13 @@ export const CutpointConfigSchema = z
       .gt(0)
       .max(1)
       .default(0.9)
-      .describe('A token whose sampled probability p = exp(logprob) is below tau is a cut-point candidate. Default 0.9; in (0, 1].'),
+      .describe('A token whose sampled probability p = exp(logprob) is below tau is a cut-point candidate. In (0, 1].'),
     keepEvery: z
       .number()
       .int()
       .min(1)
       .default(2)
-      .describe(
-        'Keep every k-th candidate (the k-th, 2k-th, ...) as a cut, so each segment holds k low-probability tokens. Default 2; integer >= 1.',
-      ),
+      .describe('Keep every k-th candidate (the k-th, 2k-th, ...) as a cut, so each segment holds k low-probability tokens. Integer >= 1.'),
     maxSegments: maxSegments(16, 'When more cuts remain, K-1 of them, evenly spread, are kept.'),
   })
   .strict();
@@ -68,7 +61,7 @@ export const CutpointConfigSchema = z
 export const FixedConfigSchema = z
   .object({
     strategy: z.literal('fixed').describe("Fixed-length segments: 'fixed'."),
-    segmentLength: z.number().int().min(1).default(16).describe('Tokens per segment (the last may be shorter). Default 16; integer >= 1.'),
+    segmentLength: z.number().int().min(1).default(16).describe('Tokens per segment (the last may be shorter). Integer >= 1.'),
     maxSegments: maxSegments(64, 'When ceil(T / segmentLength) > K the length grows to ceil(T / K).'),
   })
   .strict();
@@ -83,7 +76,7 @@ export const HybridConfigSchema = z
       .enum(['pair-sum', 'boundary'])
       .default('pair-sum')
       .describe(
-        "Combined entropy of an adjacent pair. 'pair-sum' (default): the sum of the token entropies of both segments, " +
+        "Combined entropy of an adjacent pair. 'pair-sum': the sum of the token entropies of both segments, " +
           "so low-information pieces merge first and segments even out in likelihood (Sec. 3.1). 'boundary': the entropy " +
           'of the first token of the second segment, so the exit points kept are the highest-entropy ones.',
       ),

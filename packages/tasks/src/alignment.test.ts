@@ -32,7 +32,7 @@ describe('remainingSolution', () => {
   });
 
   it('leaves out reference lines that compute no variable (an own sampled reference may hold them)', () => {
-    // the line that stopped the issue-14 comparison's rredcot-own arm: "w=3" in a correct sampled trace
+    // a line that computes no variable, as an own sampled reference may hold: "w=3" in a correct sampled trace
     const own = 'a=3+4=7\nw=3\nb=7-2=5\nc=5+5=0\nd=7+1=8';
     expect(remainingSolution('a=3+4=7\n', own)).toBe('b=7-2=5\nc=5+5=0\nd=7+1=8');
     expect(remainingSolution('', 'a=3+4=7\nhello')).toBe('a=3+4=7');

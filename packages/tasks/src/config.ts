@@ -20,34 +20,28 @@ export const GeneratorConfigSchema = z
       .min(1)
       .max(VARIABLE_NAMES.length)
       .default(3)
-      .describe('Fewest steps (variables) in a problem. Default 3; integer in 1..12; must be <= maxSteps.'),
+      .describe('Fewest steps (variables) in a problem. Integer in 1..12; must be <= maxSteps.'),
     maxSteps: z
       .number()
       .int()
       .min(1)
       .max(VARIABLE_NAMES.length)
       .default(8)
-      .describe('Most steps (variables) in a problem. Default 8; integer in 1..12. Errors compound with length.'),
+      .describe('Most steps (variables) in a problem. Integer in 1..12. Errors compound with length.'),
     operandMax: z
       .number()
       .int()
       .min(1)
       .max(99)
       .default(9)
-      .describe('Literal operands are drawn uniformly from 0..operandMax. Default 9 (single digits).'),
-    modulus: z
-      .number()
-      .int()
-      .min(2)
-      .max(100)
-      .default(10)
-      .describe('Every step result is reduced modulo this (non-negative remainder). Default 10, so results are single digits.'),
+      .describe('Literal operands are drawn uniformly from 0..operandMax (9: single digits).'),
+    modulus: z.number().int().min(2).max(100).default(10).describe('Every step result is reduced modulo this (non-negative remainder).'),
     operators: z
       .array(z.enum(OPERATORS))
       .min(1)
       .default(['+', '-'])
       .describe(
-        "Operators steps draw from, uniformly. Default ['+','-']; allowed '+', '-', '*'. '*' is off by default: " +
+        "Operators steps draw from, uniformly; allowed '+', '-', '*'. '*' is left out of the shipped splits: " +
           'modulo 10 it maps many inputs to 0 (answer 0 for ~20% of problems), so earlier steps stop mattering; ' +
           "with '+' and '-' each step is a bijection in each operand, so an error almost always changes the answer.",
       ),
@@ -58,7 +52,7 @@ export const GeneratorConfigSchema = z
       .default(0.6)
       .describe(
         'Probability that an operand of a non-first step refers to an earlier variable instead of a literal. ' +
-          'Default 0.6; in [0,1]. Lower values give more independent steps, hence more valid solution orders. ' +
+          'In [0,1]. Lower values give more independent steps, hence more valid solution orders.' +
           'Regardless of it, every variable is used by a later one, so the queried last variable depends on all.',
       ),
   })

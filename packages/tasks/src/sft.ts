@@ -19,14 +19,9 @@ export const SftConfigSchema = z
       .default(0.3)
       .describe(
         'Probability that an example solves the steps in a uniformly drawn valid order other than the canonical ' +
-          'one (when the problem has one). Default 0.3; in [0,1]. Gives the model diverse reference paths (Eq. 10).',
+          'one (when the problem has one). In [0,1]. Gives the model diverse reference paths (Eq. 10).',
       ),
-    errorRate: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.15)
-      .describe('Probability that an example contains one wrong step line. Default 0.15; in [0,1].'),
+    errorRate: z.number().min(0).max(1).default(0.15).describe('Probability that an example contains one wrong step line. In [0,1].'),
     correctionRate: z
       .number()
       .min(0)
@@ -34,7 +29,7 @@ export const SftConfigSchema = z
       .default(1)
       .describe(
         'Probability that a wrong line is followed by a `wait` correction; otherwise the error propagates and the ' +
-          'final answer is (usually) wrong. Default 1: uncorrected errors are left out of SFT, because the trained ' +
+          'final answer is (usually) wrong. 1 leaves uncorrected errors out of SFT, because the trained ' +
           'model makes its own uncorrected errors anyway and training on wrong answers only teaches them. In [0,1].',
       ),
     operandErrorRate: z
@@ -44,15 +39,15 @@ export const SftConfigSchema = z
       .default(0.5)
       .describe(
         'Among errors in steps that read a variable, the fraction that copy a wrong operand value (the rest get a ' +
-          'wrong result). Default 0.5; in [0,1].',
+          'wrong result). In [0,1].',
       ),
     errorLineLoss: z
       .enum(['train', 'mask'])
       .default('train')
       .describe(
         "Whether the wrong line of an error example is trained ('train') or left out of the loss ('mask', via " +
-          "`untrainedSpans`; the `wait` correction after it is still trained). Default 'train' (the committed embedded " +
-          "checkpoint). 'mask' is the 'assumptions met' test bed's choice: the model then makes only its own errors, " +
+          "`untrainedSpans`; the `wait` correction after it is still trained). 'train' made the committed embedded " +
+          "checkpoint. 'mask' is the 'assumptions met' test bed's choice: the model then makes only its own errors, " +
           'so a drop in p(reference) at a wrong line measures a real mistake, not an imitated error habit; it still ' +
           'learns to recover with `wait` after a wrong line in its context.',
       ),
@@ -63,7 +58,7 @@ export const SftConfigSchema = z
       .default(0)
       .describe(
         'Probability that an example asks the composite form (`?c,f` → `6,9`, see compositeForm) instead of the ' +
-          'single answer. Default 0 (the committed embedded checkpoint knows only the single form); in [0,1]. Composite ' +
+          'single answer (the committed embedded checkpoint: 0, it knows only the single form); in [0,1]. Composite ' +
           'texts contain `,`: tokenize them with COMPOSITE_TASK_ALPHABET.',
       ),
     compositeMaxParts: z
@@ -72,7 +67,7 @@ export const SftConfigSchema = z
       .min(2)
       .max(4)
       .default(3)
-      .describe('Composite examples ask for a uniform number of parts in 2..min(this, steps). Default 3; integer in 2..4.'),
+      .describe('Composite examples ask for a uniform number of parts in 2..min(this, steps). Integer in 2..4.'),
     earlyExitRate: z
       .number()
       .min(0)
@@ -83,7 +78,7 @@ export const SftConfigSchema = z
           'ending in its newline, as at a mid-trace exit point), then `</think>`, the TRUE answer and `<eos>`. The ' +
           'trainer leaves that `</think>` out of the loss (`earlyExit`), so the model learns p(y | s_k, </think>) — ' +
           'what it can infer from a partial trace (the forced-exit immediate term) — without learning to stop early. ' +
-          'Default 0 (the committed embedded checkpoint); in [0,1].',
+          'The committed embedded checkpoint: 0. In [0,1].',
       ),
   })
   .strict();

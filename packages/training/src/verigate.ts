@@ -10,7 +10,7 @@
  *      p̃_{i,k} = (p_{i,k} − mean p) / (sd p + 1e-4), and Â_{i,t} = Σ_{j ≥ k(t)} p̃_{i,j}, the normalized
  *      score still to come from the step holding token t (the process-supervision advantage of
  *      DeepSeekMath's GRPO). A group whose steps all score alike gets 0.
- *    - 'cumulate-then-normalize' (the abstract's word order, and what the issue-14 comparison ran):
+ *    - 'cumulate-then-normalize' (the abstract's word order, and what the committed fine-tuning comparison ran):
  *      F_{i,k} = Σ_{j ≥ k} p_{i,j}, then Â_{i,t} = (F_{i,k(t)} − mean F) / (sd F + 1e-4) over the pooled F.
  *      F grows towards the start of every trace, so with positive scores early tokens and long traces
  *      are pushed up and the last steps (the answer) down even when every step scored the same.

@@ -16,13 +16,9 @@ import type { HiddenStateModel } from './hidden-states';
 
 const valueHeadConfigSchema = z
   .object({
-    steps: z.number().int().min(1).default(500).describe('Full-batch gradient steps on the cross-entropy. Integer ≥ 1, default 500.'),
-    learningRate: z.number().positive().default(0.5).describe('Gradient step size on standardized features (> 0). Default 0.5.'),
-    l2: z
-      .number()
-      .min(0)
-      .default(1e-3)
-      .describe('L2 penalty on the weights (≥ 0), keeps the head from overfitting few traces. Default 1e-3.'),
+    steps: z.number().int().min(1).default(500).describe('Full-batch gradient steps on the cross-entropy. Integer ≥ 1.'),
+    learningRate: z.number().positive().default(0.5).describe('Gradient step size on standardized features (> 0).'),
+    l2: z.number().min(0).default(1e-3).describe('L2 penalty on the weights (≥ 0), keeps the head from overfitting few traces.'),
   })
   .strict();
 type ValueHeadConfigInput = z.input<typeof valueHeadConfigSchema>;

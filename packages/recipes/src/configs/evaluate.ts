@@ -5,37 +5,28 @@ import { EMBEDDED_CHECKPOINT } from '@rred/lm';
 /** `npx nx run lm:evaluate`: accuracy estimators of a checkpoint over one dataset split. */
 export const evaluateConfigSchema = z
   .object({
-    checkpoint: z
-      .string()
-      .min(1)
-      .default(EMBEDDED_CHECKPOINT)
-      .describe(`Model checkpoint to evaluate. Default ${EMBEDDED_CHECKPOINT} (the embedded model).`),
+    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe('Model checkpoint to evaluate, relative to the repository root.'),
     split: z
       .string()
       .min(1)
       .optional()
       .describe(
-        'Split of the committed task data (train | validation | eval-easy | eval-medium | eval-hard). Default: DEFAULT_EVAL_SPLIT of @rred/tasks (eval-medium).',
+        'Split of the committed task data (train | validation | eval-easy | eval-medium | eval-hard). Unset: DEFAULT_EVAL_SPLIT of @rred/tasks (eval-medium).',
       ),
     dataFile: z.string().min(1).optional().describe('A JSONL dataset file to read instead of `split` (MATH-500-like records work too).'),
-    problems: z.number().int().min(1).optional().describe('Evaluate only the first N problems. Default: all.'),
-    samplesPerProblem: z.number().int().min(1).default(4).describe('n, completions per problem. Default 4.'),
-    k: z.number().int().min(1).optional().describe('k of avg@k / pass@k / maj@k; ≤ samplesPerProblem. Default: samplesPerProblem.'),
-    temperature: z.number().min(0).default(1).describe('Sampling temperature; 0 = greedy (then n = 1 makes sense). Default 1.'),
-    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass; 1 disables. Default 1.'),
-    maxNewTokens: z
-      .number()
-      .int()
-      .min(1)
-      .default(140)
-      .describe('Generation limit; a completion cut here scores 0 (truncated). Default 140.'),
-    batchSize: z.number().int().min(1).default(64).describe('Sequences sampled together. Default 64.'),
+    problems: z.number().int().min(1).optional().describe('Evaluate only the first N problems. Unset: all.'),
+    samplesPerProblem: z.number().int().min(1).default(4).describe('n, completions per problem.'),
+    k: z.number().int().min(1).optional().describe('k of avg@k / pass@k / maj@k; ≤ samplesPerProblem. Unset: samplesPerProblem.'),
+    temperature: z.number().min(0).default(1).describe('Sampling temperature; 0 = greedy (then n = 1 makes sense).'),
+    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass; 1 disables.'),
+    maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit; a completion cut here scores 0 (truncated).'),
+    batchSize: z.number().int().min(1).default(64).describe('Sequences sampled together.'),
     interval: z
       .enum(['wilson', 'bootstrap'])
       .default('wilson')
-      .describe("Confidence interval: 'wilson' binomial score interval or 'bootstrap' percentile over problems. Default 'wilson'."),
-    level: z.number().gt(0).lt(1).default(0.95).describe('Two-sided interval coverage. Default 0.95.'),
-    resamples: z.number().int().min(100).default(2000).describe('Bootstrap resamples (seeded). Default 2000.'),
-    seed: seedSchema.default(1).describe('Seed of sampling and the bootstrap. Default 1.'),
+      .describe("Confidence interval: 'wilson' binomial score interval or 'bootstrap' percentile over problems."),
+    level: z.number().gt(0).lt(1).default(0.95).describe('Two-sided interval coverage.'),
+    resamples: z.number().int().min(100).default(2000).describe('Bootstrap resamples (seeded).'),
+    seed: seedSchema.default(1).describe('Seed of sampling and the bootstrap.'),
   })
   .strict();

@@ -14,32 +14,26 @@ const SCRATCH_DIR = 'packages/training/.state';
  */
 export const pretrainConfigSchema = z
   .object({
-    seed: seedSchema.default(1).describe('Seed of model init, SFT corpus draws and data order. Default 1; integer.'),
+    seed: seedSchema.default(1).describe('Seed of model init, SFT corpus draws and data order. Integer.'),
     model: z
       .object({
-        contextLength: z
-          .number()
-          .int()
-          .min(16)
-          .max(4096)
-          .default(160)
-          .describe('Position table size = longest prompt+completion. Default 160.'),
-        dModel: z.number().int().min(8).default(128).describe('Residual width. Default 128 (must divide by nHeads).'),
-        nLayers: z.number().int().min(1).default(4).describe('Transformer blocks. Default 4.'),
-        nHeads: z.number().int().min(1).default(4).describe('Attention heads. Default 4.'),
-        dFF: z.number().int().min(8).default(512).describe('MLP hidden width. Default 512 (4·dModel).'),
+        contextLength: z.number().int().min(16).max(4096).default(160).describe('Position table size = longest prompt+completion.'),
+        dModel: z.number().int().min(8).default(128).describe('Residual width (must divide by nHeads).'),
+        nLayers: z.number().int().min(1).default(4).describe('Transformer blocks.'),
+        nHeads: z.number().int().min(1).default(4).describe('Attention heads.'),
+        dFF: z.number().int().min(8).default(512).describe('MLP hidden width (4·dModel in the shipped models).'),
         positionInit: z
           .enum(['sinusoidal', 'random'])
           .default('sinusoidal')
           .describe(
-            "Initial position table: 'sinusoidal' (Vaswani et al.; breaks the uniform-digit plateau much sooner) or 'random' N(0, 0.02) as @rred/lm. Default 'sinusoidal'.",
+            "Initial position table: 'sinusoidal' (Vaswani et al.; breaks the uniform-digit plateau much sooner) or 'random' N(0, 0.02) as @rred/lm.",
           ),
         embeddingStd: z
           .number()
           .positive()
           .default(0.1)
           .describe(
-            "Std of the initial (tied) token embeddings; the sinusoidal position table is scaled to the same norm. Default 0.1 (GPT-2's 0.02 let the digit embeddings collapse together).",
+            "Std of the initial (tied) token embeddings; the sinusoidal position table is scaled to the same norm (GPT-2's 0.02 let the digit embeddings collapse together).",
           ),
       })
       .strict()
@@ -50,16 +44,13 @@ export const pretrainConfigSchema = z
         datasetSeed: seedSchema
           .default(20260601)
           .describe(
-            'Seed of buildDatasets (default = DEFAULT_DATASET_SEED of @rred/tasks, the committed splits), so held-out problems never enter training.',
+            'Seed of buildDatasets (DEFAULT_DATASET_SEED of @rred/tasks gives the committed splits), so held-out problems never enter training.',
           ),
-        trainProblems: z.number().int().min(1).default(20000).describe('Train-split problems to draw. Default 20000.'),
-        corpusRefreshEpochs: z
-          .boolean()
-          .default(true)
-          .describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch. Default true.'),
+        trainProblems: z.number().int().min(1).default(20000).describe('Train-split problems to draw.'),
+        corpusRefreshEpochs: z.boolean().default(true).describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch.'),
         mix: SftConfigSchema.default({}).describe(
           'The SFT example mix (@rred/tasks SftConfigSchema: alternative orders, errors and corrections, errorLineLoss, ' +
-            "composite forms, early exits). Default {}: the committed embedded checkpoint's mix. The tokenizer alphabet is " +
+            "composite forms, early exits). {}: the committed embedded checkpoint's mix. The tokenizer alphabet is " +
             'COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET.',
         ),
       })
@@ -73,7 +64,7 @@ export const pretrainConfigSchema = z
       .default(null)
       .describe(
         "Start from this checkpoint's weights instead of the seeded init (a second stage; same alphabet and model shape, path relative to " +
-          'the repository root); the optimizer state and lr schedule start fresh. Default null: train from the seed.',
+          'the repository root); the optimizer state and lr schedule start fresh. null: train from the seed.',
       ),
     steps: z
       .number()
@@ -81,28 +72,23 @@ export const pretrainConfigSchema = z
       .min(1)
       .default(2000)
       .describe(
-        'Optimizer steps of the lr schedule (the run may stop earlier, see validation.stopAtGreedyAccuracy). Default 2000 (~45 min with the wasm+native engine on 2 cores).',
+        'Optimizer steps of the lr schedule (the run may stop earlier, see validation.stopAtGreedyAccuracy); 2000 take ~45 min with the wasm+native engine on 2 cores.',
       ),
-    batchSize: z.number().int().min(1).default(32).describe('Sequences per step. Default 32.'),
+    batchSize: z.number().int().min(1).default(32).describe('Sequences per step.'),
     optimizer: optimizerConfigSchema
       .default({ lr: 2e-3, warmupSteps: 40, minLrRatio: 0.05, weightDecay: 0.01 })
-      .describe('AdamW + warmup/cosine. Pretrain default lr 2e-3, warmup 40, floor 5%, decay 0.01 (small model, short run).'),
-    checkpointEvery: z
-      .number()
-      .int()
-      .min(0)
-      .default(50)
-      .describe('Trainer state + model checkpoint every N steps (0 = end only). Default 50.'),
+      .describe("AdamW + warmup/cosine with the pretrain's own lr, warmup, floor and decay (small model, short run)."),
+    checkpointEvery: z.number().int().min(0).default(50).describe('Trainer state + model checkpoint every N steps (0 = end only).'),
     validation: z
       .object({
-        every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end). Default 100.'),
-        problems: z.number().int().min(1).default(64).describe('Validation problems per check (first N of the split). Default 64.'),
+        every: z.number().int().min(0).default(100).describe('Validate every N steps (0 = only at the end).'),
+        problems: z.number().int().min(1).default(64).describe('Validation problems per check (first N of the split).'),
         stopAtGreedyAccuracy: z
           .number()
           .min(0)
           .default(0.7)
           .describe(
-            'Stop (and finish normally) at the first validation whose greedy accuracy is ≥ this; > 1 disables. Default 0.7, so the ' +
+            'Stop (and finish normally) at the first validation whose greedy accuracy is ≥ this; > 1 disables. 0.7 makes the ' +
               'embedded model lands inside the 35–85% band the RL experiments need (accurate enough to have correct samples, ' +
               'wrong often enough to learn from). Deterministic for a given seed and backend.',
           ),
@@ -111,18 +97,18 @@ export const pretrainConfigSchema = z
           .int()
           .min(1)
           .default(4)
-          .describe('Samples at T=1 per validation problem for avg@k / pass@k (k = this). Default 4.'),
+          .describe('Samples at T=1 per validation problem for avg@k / pass@k (k = this).'),
         finalProblems: z
           .number()
           .int()
           .min(1)
           .default(100)
-          .describe('Problems of the default eval split scored at the end (greedy; the first 50 also 4× at T=1). Default 100.'),
-        maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding. Default 140.'),
+          .describe('Problems of DEFAULT_EVAL_SPLIT (@rred/tasks) scored at the end (greedy; the first 50 also 4× at T=1).'),
+        maxNewTokens: z.number().int().min(1).default(140).describe('Generation limit for greedy decoding.'),
       })
       .strict()
       .default({})
-      .describe('Periodic greedy (argmax) accuracy on validation, final accuracy on the default eval split.'),
+      .describe('Periodic greedy (argmax) accuracy on validation, final accuracy on DEFAULT_EVAL_SPLIT (@rred/tasks).'),
     output: z
       .object({
         checkpoint: z
@@ -130,7 +116,7 @@ export const pretrainConfigSchema = z
           .min(1)
           .default(`${SCRATCH_DIR}/pretrain.ckpt`)
           .describe(
-            `Model checkpoint path (≤ 10 MB). Default ${SCRATCH_DIR}/pretrain.ckpt (git-ignored): a committed checkpoint is replaced ` +
+            `Model checkpoint path (≤ 10 MB); ${SCRATCH_DIR}/ is git-ignored: a committed checkpoint is replaced ` +
               `only when a config names it (${EMBEDDED_CHECKPOINTS.embedded.checkpoint}: packages/lm/checkpoints/embedded.pretrain.json).`,
           ),
         state: z
@@ -142,14 +128,12 @@ export const pretrainConfigSchema = z
           .string()
           .min(1)
           .default(`${SCRATCH_DIR}/pretrain.run.json`)
-          .describe(
-            `JSON run record (seed, config, git commit, backend, metrics) written beside the checkpoint. Default ${SCRATCH_DIR}/pretrain.run.json.`,
-          ),
+          .describe(`JSON run record (seed, config, git commit, backend, metrics) written beside the checkpoint.`),
       })
       .strict()
       .default({})
       .describe(
-        'Output paths, relative to the repository root. The defaults are git-ignored, so a pretrain without output.* never replaces a committed checkpoint.',
+        'Output paths, relative to the repository root. Unset, they are git-ignored scratch paths, so a pretrain without output.* never replaces a committed checkpoint.',
       ),
   })
   .strict();

@@ -11,7 +11,9 @@ import { COMPOSITE_SPLITS, DEFAULT_DATASET_SEED, SPLITS, buildDatasets, composit
 
 const optionsSchema = z
   .object({
-    seed: seedSchema.default(DEFAULT_DATASET_SEED).describe('Seed of buildDatasets; the default gives the committed splits.'),
+    seed: seedSchema
+      .default(DEFAULT_DATASET_SEED)
+      .describe('Seed of buildDatasets; DEFAULT_DATASET_SEED (@rred/tasks) gives the committed splits.'),
     train: z.number().int().min(0).default(0).describe('Train problems to write to train.jsonl; 0 writes no train split.'),
   })
   .strict();

@@ -12,68 +12,63 @@ const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient', 'grail', 'o
  */
 export const grpoConfigFields = z
   .object({
-    seed: seedSchema.default(1).describe('Seed of prompt order and sampling. Default 1; integer.'),
-    steps: z
-      .number()
-      .int()
-      .min(1)
-      .default(100)
-      .describe('Optimizer steps (one batch of prompts each when numIterations = 1). Default 100.'),
-    promptsPerStep: z.number().int().min(1).default(8).describe('Distinct prompts per step. Default 8; integer ≥ 1.'),
+    seed: seedSchema.default(1).describe('Seed of prompt order and sampling. Integer.'),
+    steps: z.number().int().min(1).default(100).describe('Optimizer steps (one batch of prompts each when numIterations = 1).'),
+    promptsPerStep: z.number().int().min(1).default(8).describe('Distinct prompts per step. Integer ≥ 1.'),
     groupSize: z
       .number()
       .int()
       .min(2)
       .default(4)
-      .describe('G, completions sampled per prompt (advantages are relative within a group). Default 4 (paper App. 10); integer ≥ 2.'),
+      .describe('G, completions sampled per prompt (advantages are relative within a group; paper App. 10: 4). Integer ≥ 2.'),
     gradientAccumulationSteps: z
       .number()
       .int()
       .min(1)
       .default(1)
-      .describe('Micro-batches per optimizer step; promptsPerStep must divide by it. Default 1.'),
-    maxNewTokens: z.number().int().min(1).default(140).describe("Generation limit |o| ≤ this (also dr_grpo's normalizer). Default 140."),
-    temperature: z.number().min(0).default(1).describe('Sampling temperature. Default 1; ≥ 0.'),
-    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass; 1 disables. Default 1; (0, 1].'),
+      .describe('Micro-batches per optimizer step; promptsPerStep must divide by it.'),
+    maxNewTokens: z.number().int().min(1).default(140).describe("Generation limit |o| ≤ this (also dr_grpo's normalizer)."),
+    temperature: z.number().min(0).default(1).describe('Sampling temperature. ≥ 0.'),
+    topP: z.number().gt(0).max(1).default(1).describe('Nucleus mass; 1 disables. Range (0, 1].'),
     scaleRewards: z
       .enum(['group', 'batch', 'none'])
       .default('group')
-      .describe("Advantage scaling: 'group' std (GRPO), 'batch' std, 'none' (Dr. GRPO). Default 'group'."),
+      .describe("Advantage scaling: 'group' std (GRPO), 'batch' std, 'none' (Dr. GRPO)."),
     lossType: z
       .enum(['grpo', 'bnpo', 'dr_grpo', 'dapo'])
       .default('grpo')
       .describe(
         "Loss reduction: 'grpo' mean over tokens per sequence then over sequences (Eq. 20); 'bnpo' sum / active " +
           "tokens of the micro-batch; 'dr_grpo' sum / (rows × maxNewTokens); 'dapo' sum / active tokens of the " +
-          "whole accumulated batch. Default 'grpo'.",
+          'whole accumulated batch.',
       ),
-    epsilon: z.number().gt(0).lt(1).default(0.2).describe('Lower clip ε: ratio ≥ 1 − ε. Default 0.2; (0, 1).'),
+    epsilon: z.number().gt(0).lt(1).default(0.2).describe('Lower clip ε: ratio ≥ 1 − ε. Range (0, 1).'),
     epsilonHigh: z
       .number()
       .gt(0)
       .optional()
-      .describe('Upper clip: ratio ≤ 1 + epsilonHigh (DAPO clip-higher, e.g. 0.28). Default: equal to epsilon.'),
-    beta: z.number().min(0).default(0).describe('KL coefficient to the frozen reference (k3 estimator). Default 0 (no reference model).'),
+      .describe('Upper clip: ratio ≤ 1 + epsilonHigh (DAPO clip-higher, e.g. 0.28). Unset: equal to epsilon.'),
+    beta: z.number().min(0).default(0).describe('KL coefficient to the frozen reference (k3 estimator); 0: no reference model.'),
     numIterations: z
       .number()
       .int()
       .min(1)
       .default(1)
-      .describe('μ, optimizer updates per generated batch, reusing the sampling-time logprobs as π_old. Default 1.'),
+      .describe('μ, optimizer updates per generated batch, reusing the sampling-time logprobs as π_old.'),
     importanceSampling: z
       .enum(['token', 'sequence', 'sequenceToken'])
       .default('token')
       .describe(
         "'token' ratios (GRPO); 'sequence' = GSPO's length-normalised sequence ratio (paper Sec. 4), one shared gradient per completion; " +
           "'sequenceToken' = GSPO-token: the sequence ratio's value with each token's own gradient, so token weights σ (Eq. 11) act. " +
-          "'sequence' cannot be combined with a redistribution (σ would only rescale A_i). Default 'token'.",
+          "'sequence' cannot be combined with a redistribution (σ would only rescale A_i).",
       ),
     redistribution: z
       .enum(REDISTRIBUTIONS)
       .default('none')
       .describe(
         "Token weights σ (Eq. 11): 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or from a hook (setup.redistribute) of credits 'rredcot' | 'mc' | " +
-          "'loo' | 'gradient' | 'oracle' (the task's step oracle), or 'grail' (gradient saliency, grail.ts). Default 'none'.",
+          "'loo' | 'gradient' | 'oracle' (the task's step oracle), or 'grail' (gradient saliency, grail.ts).",
       ),
     processAdvantage: z
       .enum(['none', 'verigate'])
@@ -81,7 +76,7 @@ export const grpoConfigFields = z
       .describe(
         "'verigate': in a group whose verifier rewards all coincide (GRPO advantage 0), token advantages from process scores instead — " +
           'the step scores of the group, normalized and future-cumulated in the order verigateOrder sets (verigate.ts; needs setup.stepScores). Other groups keep A_i. ' +
-          "Default 'none'.",
+          "'none': every group keeps A_i.",
       ),
     verigateOrder: z
       .enum(VERIGATE_ORDERS)
@@ -90,12 +85,12 @@ export const grpoConfigFields = z
         "With processAdvantage 'verigate', the order of its two steps (verigate.ts): 'normalize-then-cumulate' " +
           "Â_{i,t} = Σ_{j ≥ k(t)} (p_{i,j} − mean p)/(sd p + 1e-4) over the group's step scores p; " +
           "'cumulate-then-normalize' Â_{i,t} = (F_{i,k(t)} − mean F)/(sd F + 1e-4) with F_{i,k} = Σ_{j ≥ k} p_{i,j}, which favours " +
-          "early tokens and long traces whenever scores are positive (the issue-14 comparison's setting). Default 'normalize-then-cumulate'.",
+          "early tokens and long traces whenever scores are positive (the committed fine-tuning comparison's setting).",
       ),
-    checkpointEvery: z.number().int().min(0).default(20).describe('Trainer state every N steps (0 = end only). Default 20.'),
+    checkpointEvery: z.number().int().min(0).default(20).describe('Trainer state every N steps (0 = end only).'),
     optimizer: optimizerConfigSchema
       .default({ lr: 1e-4, warmupSteps: 5, minLrRatio: 0.1, weightDecay: 0 })
-      .describe('AdamW + warmup/cosine; GRPO default lr 1e-4, warmup 5, no weight decay.'),
+      .describe('AdamW + warmup/cosine (GRPO: short warmup, no weight decay).'),
   })
   .strict();
 
