@@ -5,7 +5,7 @@
  * Below the cheapest draw the comparison is with that draw (it costs more than the method: the
  * comparison favours MC); above the dearest, with the dearest (it costs less: the comparison favours the method).
  */
-export interface McDraw {
+interface McDraw {
   n: number;
   /** Mean tokens forwarded per trace. */
   tokens: number;
@@ -13,7 +13,7 @@ export interface McDraw {
   perTrace: readonly number[];
 }
 
-export interface McAtCost {
+interface McAtCost {
   /** Interpolated within-trace ρ per trace. [traces] */
   perTrace: number[];
   /** n at the method's cost, interpolated in log n (the bracketing n when outside the range). */

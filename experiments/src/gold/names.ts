@@ -14,11 +14,11 @@
  * Others: `mc.n<n>` (MC at n samples per exit point), `gold`, `loo`, `gradient`, and the free baselines
  * of BASELINES (methods.ts).
  */
-export type MethodFamily = 'mc' | 'rredcot' | 'loo' | 'gradient' | 'baseline' | 'gold';
+type MethodFamily = 'mc' | 'rredcot' | 'loo' | 'gradient' | 'baseline' | 'gold';
 export type ReferenceSource = 'dataset' | 'own' | 'both';
 export type Rewrite = 'canonical' | 'reorder' | 'swap' | 'reorderSwap';
 
-export interface MethodName {
+interface MethodName {
   family: MethodFamily;
   /** RREDCoT slots; null for other families. */
   exit: string | null;

@@ -22,4 +22,4 @@ export { reliabilityCeiling, spearmanBrown, splitHalfReliability } from './relia
 export { withinTraceSpearman } from './within-trace';
 export { localizationAuc, localizationTop1, type LocalizedTrace } from './localization';
 export { powerLawExponent } from './power-law';
-export { holm, pairedBootstrapDifference, type HolmStep, type PairedDifference } from './paired';
+export { holm, pairedBootstrapDifference } from './paired';

@@ -8,7 +8,7 @@ import type { Rng } from '../rng';
 import { clusterBootstrap, percentileInterval, type BootstrapOptions, type Estimate } from './bootstrap';
 import { mean } from './descriptive';
 
-export interface PairedDifference extends Estimate {
+interface PairedDifference extends Estimate {
   /**
    * Two-sided bootstrap p-value of "the mean difference is 0": 2·min(share of replicates ≤ 0, share ≥ 0),
    * capped at 1 (0 when every replicate is on one side: p < 1/resamples).
@@ -51,7 +51,7 @@ function bootstrapP(replicates: readonly number[]): number {
 }
 
 /** Holm's verdict on one hypothesis of a family. */
-export interface HolmStep {
+interface HolmStep {
   /** 1-based position of its p among the family's, ascending (ties in input order; NaN last). */
   rank: number;
   /** The step's level α/(m − rank + 1): reject when p ≤ this and every smaller p was rejected. */
