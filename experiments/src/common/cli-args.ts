@@ -1,4 +1,13 @@
-import { STORE_FLAG, UserError, configKeyDocs, flattenConfig, parseCommandLine, readJsonFile, type CommandSpec } from '@rred/core';
+import {
+  STORE_FLAG,
+  UserError,
+  configKeyDocs,
+  flattenConfig,
+  parseCommandLine,
+  readJsonFile,
+  resolveUserPath,
+  type CommandSpec,
+} from '@rred/core';
 import type { z } from 'zod';
 import type { DatasetRef } from './dataset';
 
@@ -16,13 +25,13 @@ export const EXPERIMENT_FLAGS = {
   model: {
     type: 'string',
     value: 'URL',
-    description: 'a served model (SGLang, vLLM or `rred serve`) instead of the checkpoint, e.g. http://127.0.0.1:30000',
+    description:
+      'a served model (SGLang, vLLM or `rred serve`) instead of the checkpoint, e.g. http://127.0.0.1:30000; or gguf:FILE, a GGUF run by llama.cpp in-process (a checkpoint exported with `rred export-gguf`)',
   },
   'model-api': {
     type: 'string',
     value: 'API',
-    description: "the served model's API: sglang or openai (the vLLM /v1/completions subset)",
-    default: 'sglang',
+    description: "the served model's API: sglang (default) or openai (the vLLM /v1/completions subset)",
   },
   dataset: {
     type: 'string',
@@ -38,10 +47,13 @@ export const EXPERIMENT_FLAGS = {
   },
 } as const;
 
-/** A served model named on the command line (`--model URL --model-api API`). */
+/**
+ * A model named on the command line instead of the checkpoint: a server (`--model URL --model-api API`), or a
+ * GGUF file run by llama.cpp (`--model gguf:FILE`; url is then `gguf:` + the absolute path).
+ */
 export interface ServedModelRef {
   url: string;
-  api: 'sglang' | 'openai';
+  api: 'sglang' | 'openai' | 'gguf';
 }
 
 /** What every experiment command accepts besides its own config overrides. */
@@ -118,8 +130,14 @@ function servedModelOf(url: string | undefined, api: string | undefined, command
     if (api !== undefined) throw new UserError(`${command}: --model-api ${api} needs --model URL`);
     return null;
   }
+  if (url.startsWith('gguf:')) {
+    if (api !== undefined) throw new UserError(`${command}: --model-api ${api}: a gguf: model takes no API`);
+    const file = url.slice('gguf:'.length);
+    if (!file.endsWith('.gguf')) throw new UserError(`${command}: --model ${url}: expected gguf:FILE with a file name ending in .gguf`);
+    return { url: `gguf:${resolveUserPath(file, '--model gguf:')}`, api: 'gguf' }; // relative: to the repository root, as every path flag
+  }
   if (!/^https?:\/\/[^/\s]+\/?$/.test(url))
-    throw new UserError(`${command}: --model ${url}: expected a server URL such as http://127.0.0.1:30000`);
+    throw new UserError(`${command}: --model ${url}: expected a server URL such as http://127.0.0.1:30000 or gguf:FILE`);
   if (api !== undefined && api !== 'sglang' && api !== 'openai')
     throw new UserError(`${command}: --model-api ${api}: expected sglang or openai`);
   return { url: url.replace(/\/$/, ''), api: (api ?? 'sglang') as ServedModelRef['api'] };

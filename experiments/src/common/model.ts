@@ -1,7 +1,10 @@
+import { createHash } from 'crypto';
+import * as fs from 'fs';
 import * as path from 'path';
 import { repoRoot, UserError } from '@rred/core';
 import { engineInfo, initEngine } from '@rred/engine';
-import { checkpointHash, TransformerLM, type LanguageModel, type Tokenizer } from '@rred/lm';
+import { LlamaLM } from '@rred/llama';
+import { checkpointHash, Tokenizer, TransformerLM, type LanguageModel } from '@rred/lm';
 import { RemoteLM } from '@rred/remote';
 import type { BackendInfo } from '@rred/results-store';
 import { promptTokens } from '@rred/tasks';
@@ -93,13 +96,49 @@ async function connectServedModel(ref: ServedModelRef): Promise<LoadedModel> {
   return { lm, checkpointHash: served ?? `remote:${lm.info.modelName}`, checkpoint: ref.url, backend: await engineBackend(), tags };
 }
 
+/**
+ * A GGUF file on llama.cpp (`--model gguf:FILE`) as an experiment's model. The experiments' text layer is
+ * the lab's tokenizer, so the file must be a lab checkpoint exported by `rred export-gguf` (its `rred.tokenizer`
+ * key). Its identity is the file's sha256 (`gguf:<hash>`), never the checkpoint's: llama.cpp's arithmetic
+ * differs (FP16 GELU table), so its traces and MC records are not mixed with the in-process model's.
+ */
+async function loadGgufModel(ref: ServedModelRef): Promise<LoadedModel> {
+  const file = ref.url.slice('gguf:'.length);
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (err) {
+    throw new UserError(`--model ${ref.url}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const lm = await LlamaLM.load({ modelPath: file });
+  const tokenizerJson = lm.info.metadata['rred.tokenizer'];
+  if (!tokenizerJson) {
+    await lm.dispose();
+    throw new UserError(
+      `--model ${ref.url}: not a lab checkpoint exported by \`rred export-gguf\` (no rred.tokenizer key); the experiments' text layer needs the lab's tokenizer`,
+    );
+  }
+  const tokenizer = Tokenizer.fromJSON(JSON.parse(tokenizerJson), `${ref.url} rred.tokenizer`);
+  const tags: Record<string, string> = {
+    'model.url': ref.url,
+    'model.api': 'gguf',
+    'model.name': lm.info.name ?? path.basename(file),
+    'model.engine': `llama.cpp (node-llama-cpp ${lm.info.version}, ${lm.config.threads} thread(s), ${lm.config.kvCache} KV cache)`,
+    checkpointHashCovers: 'gguf file',
+  };
+  const exported = lm.info.metadata['rred.checkpoint_hash'];
+  if (exported) tags['model.checkpointHash'] = exported;
+  const hash = `gguf:${createHash('sha256').update(bytes).digest('hex')}`;
+  return { lm: Object.assign(lm, { tokenizer }), checkpointHash: hash, checkpoint: ref.url, backend: await engineBackend(), tags };
+}
+
 const models = new Map<string, Promise<LoadedModel>>();
 /** One loaded model per checkpoint (or served model) per process (a sweep runs many children on the same weights). */
 export function sharedModel(checkpoint: string, served: ServedModelRef | null = null): Promise<LoadedModel> {
   const key = served ? `${served.api} ${served.url}` : checkpoint;
   let m = models.get(key);
   if (!m) {
-    m = served ? connectServedModel(served) : loadModel(checkpoint);
+    m = served ? (served.api === 'gguf' ? loadGgufModel(served) : connectServedModel(served)) : loadModel(checkpoint);
     m.catch(() => models.delete(key));
     models.set(key, m);
   }
