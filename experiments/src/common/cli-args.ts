@@ -31,7 +31,8 @@ export const EXPERIMENT_FLAGS = {
   'model-api': {
     type: 'string',
     value: 'API',
-    description: "the served model's API: sglang (default) or openai (the vLLM /v1/completions subset)",
+    description: "the served model's API: sglang or openai (the vLLM /v1/completions subset)",
+    default: 'sglang',
   },
   dataset: {
     type: 'string',
