@@ -154,10 +154,10 @@ describe('render from store', () => {
     }
     const md = fs.readFileSync(path.join(dir, 'a', 'mc-variance', 'table.md'), 'utf8');
     const hash = store.getRun(mcRun).configHash.slice(0, 12);
-    expect(md).toContain(`run ${mcRun} (mc-variance, FINISHED)`);
-    expect(md).toContain(`config ${hash}`);
-    expect(md).toMatch(/git \S+ \(/);
-    expect(md).toContain('seed 1');
+    // the numbers first, then the provenance block: runs grouped by commit and state
+    expect(md.indexOf('| samples |')).toBeLessThan(md.indexOf('## Provenance'));
+    expect(md).toMatch(/\n- git \S+ \([^\n]*1 run \(mc-variance FINISHED, checkpoint [0-9a-f]{12}\): run [0-9a-f]{12} \(seed 1, config [0-9a-f]{12}\)\n$/);
+    expect(md).toContain(`run ${mcRun} (seed 1, config ${hash})`);
     expect(fs.readFileSync(path.join(dir, 'a', 'correlation', 'table.md'), 'utf8')).toContain(`run ${mcRun}`);
   });
 

@@ -7,6 +7,9 @@ import type { ServedModelRef } from './cli-args';
 import { codeStateTags } from './code-state';
 import type { DatasetRef } from './dataset';
 import type { ExperimentDefinition } from './experiment';
+import { blasSummary } from '@rred/engine';
+import { describeOutcome, displayPath, publishRender } from '../report/publish';
+import { hasCommittedRuns, writeCommittedRuns } from '../report/run-export';
 import { checkInputsUsed, identityTags, resolveIdentity, type RunIdentity } from './identity';
 import { resolveConfig } from './load-config';
 import { COMMITTED_CONFIG_TAG, planOutput } from './out-dir';
@@ -145,7 +148,10 @@ function checkResumedInputs(store: Store, id: string, identity: RunIdentity): vo
  * reads the store only, so that `experiments:tables` later writes the very same files. Returns the run
  * id and the files written.
  */
-export async function runExperiment(def: ExperimentDefinition, argv: readonly string[]): Promise<{ runId: string; files: string[] }> {
+export async function runExperiment(
+  def: ExperimentDefinition,
+  argv: readonly string[],
+): Promise<{ runId: string; files: string[]; outcome: string }> {
   const resolved = resolveConfig(def.schema, def.name, argv, def.aliases, {
     summary: def.summary,
     usage: `npx nx run ${def.command.project}:${def.command.target} --`,
@@ -172,8 +178,28 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
       checkInputsUsed(store, run.id, identity);
       return run.id;
     });
-    const files = [...(await def.render.tables(store, runId, plan.outDir)), ...(await def.render.plots(store, runId, plan.outDir))];
-    return { runId, files };
+    // a render that reproduces the files already in outDir leaves them untouched (report/publish.ts); the
+    // committed results/<name>/ carries its runs in results/runs/<name>.json, written with the files
+    const committedDir = plan.committed && args.out === null && !def.runsToRender;
+    const exported = committedDir && hasCommittedRuns(def.name);
+    const outcome = await publishRender(
+      plan.outDir,
+      async (dir) => [...(await def.render.tables(store, runId, dir)), ...(await def.render.plots(store, runId, dir))],
+      committedDir && !exported ? `results/runs/${def.name}.json did not exist: the files now name run ${runId}, exported with them` : null,
+    );
+    const blas = blasSummary(backend.openblasConfig, backend.openblasThreads);
+    let said = describeOutcome(outcome, displayPath(plan.outDir), blas);
+    if (committedDir && outcome.kind === 'written') {
+      const file = writeCommittedRuns(
+        store,
+        path.join(repoRoot(), 'results'),
+        def.name,
+        { kind: 'experiment', experiment: def.name, runs: [runId] },
+        outcome.files,
+      );
+      if (file) said += `\n  and ${displayPath(file)} (the runs it was rendered from)`;
+    }
+    return { runId, files: outcome.files, outcome: said };
   } finally {
     store.close();
   }
@@ -182,7 +208,7 @@ export async function runExperiment(def: ExperimentDefinition, argv: readonly st
 /** The main of an experiment's main.ts: runExperiment on the process's argv, one line of outcome. */
 export function experimentMain(def: ExperimentDefinition, argv: readonly string[] = process.argv.slice(2)): void {
   runMain(async () => {
-    const { runId, files } = await runExperiment(def, argv);
-    process.stderr.write(`run ${runId} FINISHED; wrote ${files.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
+    const { runId, outcome } = await runExperiment(def, argv);
+    process.stderr.write(`run ${runId} FINISHED; ${outcome}\n`);
   });
 }

@@ -23,6 +23,7 @@ export { checkOutputFile } from './output-guard';
 export { parseFilter, evaluateFilter } from './filter';
 export { compareRuns } from './compare';
 export { formatFloat } from './floats';
+export { checkRunRows, type RunRowsExport } from './run-rows';
 export { flatten } from './flatten';
 export { RUN_STATUSES } from './types';
 export type {

@@ -14,6 +14,7 @@ import { openConnection, storeFileError } from './open';
 import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
 import { startSentinel, stopSentinel, type Sentinel } from './sentinel';
+import { exportRunRows, importRunRows, type RunRowsExport } from './run-rows';
 import { evaluateFilter, parseFilter, type Filter } from './filter';
 import { RUN_STATUSES, type MetricPoint, type RunDetail, type RunStatus, type RunSummary, type StoredTrace } from './types';
 
@@ -340,6 +341,37 @@ export class Store {
       if (ids.length > 1 && ids[0] !== idOrPrefix)
         throw new UserError(`run id prefix '${idOrPrefix}' is ambiguous (${ids.join(', ')}, ...); give more characters`);
       return ids[0];
+    });
+  }
+
+  /**
+   * The rows of these runs as portable JSON (run-rows.ts): every run's own rows, and for `withTraces` also
+   * its traces with their segments, estimates, costs and continuations.
+   */
+  exportRuns(ids: readonly string[], withTraces: readonly string[] = []): RunRowsExport {
+    return this.read(() => {
+      const full = ids.map((id) => this.resolveRunId(id));
+      return exportRunRows(this.db, full, new Set(withTraces.map((id) => this.resolveRunId(id))), schemaVersion(this.db));
+    });
+  }
+
+  /**
+   * Adds the exported runs this store does not hold yet, in one transaction (`source` names each export in
+   * errors). Runs exported with their traces go first: another export may name the same run without them.
+   */
+  importRuns(exports: readonly { data: RunRowsExport; source: string }[]): { added: string[]; present: string[] } {
+    if (this.opts.readOnly) throw new UserError(`${this.file}: opened read-only; cannot import runs`);
+    return this.write(() => {
+      const done = { added: [] as string[], present: [] as string[] };
+      for (const whole of [true, false]) {
+        for (const { data, source } of exports) {
+          const runs = data.runs.filter((r) => (r.tables.traces !== undefined) === whole);
+          const r = importRunRows(this.db, { ...data, runs }, schemaVersion(this.db), source);
+          done.added.push(...r.added);
+          done.present.push(...r.present.filter((id) => !done.added.includes(id)));
+        }
+      }
+      return done;
     });
   }
 

@@ -1,0 +1,111 @@
+/**
+ * The runs behind the committed results, committed with them: results/runs/<dir>.json holds, for one
+ * results directory (results/mc-variance/, results/sweeps/segments/, ...), the runs it was rendered from
+ * with the rows their renderers read (traces, segments, estimates, costs, continuations) and every other
+ * run its provenance names (params, metrics, tags, context only: e.g. a correlation run's MC source, a
+ * sweep's children). `experiments:tables` without a store re-renders results/ from these files alone,
+ * the report page resolves run links from them, and `npx rred runs import FILE` loads one into a store.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { readJsonFile, repoRoot } from '@rred/core';
+import { checkRunRows, openStore, type RunRowsExport, type Store } from '@rred/results-store';
+
+/** What a results directory shows: an experiment's runs (rendered with its renderer) or one sweep. */
+export type Rendered = { kind: 'experiment'; experiment: string; runs: string[] } | { kind: 'sweep'; run: string };
+
+interface CommittedRuns extends RunRowsExport {
+  /** The results directory, relative to results/ (e.g. 'sweeps/segments'). */
+  dir: string;
+  rendered: Rendered;
+}
+
+const runsDir = (resultsRoot: string) => path.join(resultsRoot, 'runs');
+const fileFor = (resultsRoot: string, dir: string) => path.join(runsDir(resultsRoot), `${dir.replace(/\//g, '-')}.json`);
+
+/** Run ids named in `as run <id>` form by the rendered files (their provenance), in order of first mention. */
+function namedRuns(files: readonly string[]): string[] {
+  const ids = new Set<string>();
+  for (const f of files.filter((x) => /\.(md|csv)$/.test(x)))
+    for (const m of fs.readFileSync(f, 'utf8').matchAll(/\brun ([0-9a-f]{12})\b/g)) ids.add(m[1]);
+  return [...ids];
+}
+
+/** One line per row, so that a changed run shows as changed lines in a diff. */
+function serialize(data: CommittedRuns): string {
+  const { runs, ...head } = data;
+  const table = (t: { columns: string[]; rows: unknown[][] }) =>
+    `{"columns":${JSON.stringify(t.columns)},"rows":[${t.rows.map((r) => `\n${JSON.stringify(r)}`).join(',')}]}`;
+  const run = (r: RunRowsExport['runs'][number]) =>
+    `{"id":${JSON.stringify(r.id)},"experiment":${JSON.stringify(r.experiment)},"run":${JSON.stringify(r.run)},"tables":{${Object.entries(
+      r.tables,
+    )
+      .map(([name, t]) => `\n${JSON.stringify(name)}:${table(t)}`)
+      .join(',')}}}`;
+  return `${JSON.stringify(head).slice(0, -1)},"runs":[${runs.map((r) => `\n${run(r)}`).join(',')}]}\n`;
+}
+
+/**
+ * Writes results/runs/<dir>.json for what `files` (the rendered files, in their final place) were rendered from.
+ * Returns the file, or null when it already held exactly this.
+ */
+export function writeCommittedRuns(
+  store: Store,
+  resultsRoot: string,
+  dir: string,
+  rendered: Rendered,
+  files: readonly string[],
+): string | null {
+  const main = rendered.kind === 'sweep' ? [rendered.run] : rendered.runs;
+  const ids = [...new Set([...main, ...namedRuns(files)])];
+  const data: CommittedRuns = { dir, rendered, ...store.exportRuns(ids, rendered.kind === 'sweep' ? [] : main) };
+  const text = serialize({ format: data.format, version: data.version, schemaVersion: data.schemaVersion, dir, rendered, runs: data.runs });
+  const file = fileFor(resultsRoot, dir);
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return null;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** Whether results/runs/<dir>.json exists (in the repository's results/). */
+export function hasCommittedRuns(dir: string): boolean {
+  return fs.existsSync(fileFor(path.join(repoRoot(), 'results'), dir));
+}
+
+/** Every committed export under resultsRoot/runs/, in file-name order. */
+export function readCommittedRuns(resultsRoot = path.join(repoRoot(), 'results')): CommittedRuns[] {
+  const dir = runsDir(resultsRoot);
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const file = path.join(dir, f);
+      return checkRunRows(readJsonFile(file, 'run export'), file) as CommittedRuns;
+    });
+}
+
+/**
+ * A private store holding every committed run (deleted by `close`): what `experiments:tables` renders
+ * from when no store is given.
+ */
+export function storeOfCommittedRuns(exports: readonly CommittedRuns[]): { store: Store; close(): void } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-committed-runs-'));
+  const store = openStore(path.join(tmp, 'store.sqlite'));
+  try {
+    store.importRuns(exports.map((data) => ({ data, source: `results/runs/${data.dir.replace(/\//g, '-')}.json` })));
+  } catch (err) {
+    store.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    store,
+    close() {
+      store.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
