@@ -63,7 +63,7 @@ describe('estimators on TransformerLM', () => {
     // exits 1–3 continues the one at exit 0, and so do the immediate and value suffixes at the last exit
     const own = { dataset: [{ solution: trace.completion.slice(0, 8), answer: tokenizer.encode('3') }] };
     const alignment = (done: readonly number[], solution: readonly number[]) => solution.slice(done.length);
-    const config = { terms: 'both', exit: 'joint', valueSuffix: 'remaining', space: 'log' } as const;
+    const config = { terms: 'immediatePlusValue', exit: 'joint', valueSuffix: 'remaining', space: 'log' } as const;
     const inputs = { tokens, references: own, alignment };
     const prefix = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedPrefix' });
     const cont = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedContinuation' });
@@ -80,7 +80,7 @@ describe('estimators on TransformerLM', () => {
   });
 
   it('RREDCoT: one shared-prefix call = per-exit-point calls = from-scratch scoring (1e-4)', async () => {
-    const config: RredcotConfigInput = { terms: 'both', valueSuffix: 'full', space: 'log', normalization: 'L1' };
+    const config: RredcotConfigInput = { terms: 'immediatePlusValue', valueSuffix: 'full', space: 'log', normalization: 'L1' };
     const inputs = { tokens, references };
     const shared = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'sharedPrefix' });
     const perExit = await rredcot(lm, trace, segments, inputs, { ...config, scoring: 'perExitPoint' });
@@ -110,10 +110,10 @@ describe('estimators on TransformerLM', () => {
         inputs: { tokens, references: { dataset: references.dataset.slice(1) } },
       },
     ];
-    const batch = await rredcotBatch(lm, items, { terms: 'both', valueSuffix: 'full' });
+    const batch = await rredcotBatch(lm, items, { terms: 'immediatePlusValue', valueSuffix: 'full' });
     for (const [i, item] of items.entries()) {
       const alone = await rredcot(naive, item.trace, item.segments, item.inputs, {
-        terms: 'both',
+        terms: 'immediatePlusValue',
         valueSuffix: 'full',
         scoring: 'perExitPoint',
       });

@@ -104,7 +104,7 @@ interface Item {
  * remaining suffix) scores shorter suffixes, so it would cost less, not more.
  */
 // sharedPrefix: this section checks the T + Σ suffix bill exactly (sharedContinuation, the default, can only forward fewer)
-const RREDCOT_CONFIG = { terms: 'both', valueSuffix: 'full', space: 'log', scoring: 'sharedPrefix' } as const;
+const RREDCOT_CONFIG = { terms: 'immediatePlusValue', valueSuffix: 'full', space: 'log', scoring: 'sharedPrefix' } as const;
 
 /** RREDCoT's token bill for one trace: T (sequence up to the last exit point) + (K+1) · Σ |suffix|. */
 function expectedRredcotTokens(

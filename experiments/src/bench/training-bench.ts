@@ -13,6 +13,8 @@ import { round } from './timing';
 
 const TERMS = ['immediate', 'value', 'both'] as const;
 type Terms = (typeof TERMS)[number];
+/** The estimator's `terms` of each variant name (the variant 'both' is I + V). */
+const TERMS_CONFIG = { immediate: 'immediate', value: 'value', both: 'immediatePlusValue' } as const satisfies Record<Terms, string>;
 /**
  * GRPO, RREDCoT-GRPO with each set of terms, and (suffix `AllTraces`) the same with every trace of the
  * batch estimated — the hook normally skips traces with advantage 0 (their σ cannot change the loss), so
@@ -145,7 +147,7 @@ function hookFor(
     model: lm,
     segmentation: segmentationConfig({ strategy: 'hybrid', maxSegments: config.maxSegments }),
     tokenText: (id) => tok.tokenText(id),
-    estimatorConfig: { ...rredcotPresets.dataset, terms },
+    estimatorConfig: { ...rredcotPresets.dataset, terms: TERMS_CONFIG[terms] },
     tokens: { endThink: tok.endThink, eos: tok.eos },
     datasetReferences: references,
     alignment: remainingAlignment(tok),

@@ -1,4 +1,5 @@
 import * as path from 'path';
+import { termsLabel } from '@rred/estimators';
 import { fmt, type Table, toCsv, toMarkdown, withFixedDigits } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { csvHeader, markdownTitle, withProvenance } from '../common/provenance';
@@ -245,7 +246,7 @@ export function renderCorrelationTables(store: Store, runId: string, outDir: str
   const md = [
     markdownTitle('Correlation between credit-assignment methods (paper Sec. 4, Fig. 5, App. 10.2)'),
     `Setting: ${a.traces} traces, ${a.segments} segments (${c.segmentation.strategy}, K ≤ ${c.segmentation.maxSegments}). ` +
-      `Per segment: RREDCoT ${c.rredcotQuantity === 'sigma' ? 'σ_k' : 'credit r_k'} (terms ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}, ` +
+      `Per segment: RREDCoT ${c.rredcotQuantity === 'sigma' ? 'σ_k' : 'credit r_k'} (terms ${termsLabel[c.rredcot.terms]}, ${c.rredcot.space} space, ${c.rredcot.normalization}, ` +
       `${c.references.count} dataset reference${c.references.count > 1 ? 's' : ''} per problem), leave-one-out PMI_k, gradient attribution (${c.gradient.aggregate} L1 norm), ` +
       `MC credit ΔV_MC with n = ${c.mc.samplesPerExitPoint} (proxy ground truth). Against the proxy also: MC at n = ${c.mcAtEqualCost.join(', ') || '—'} ` +
       `from fresh draws (independent of the proxy's), segment length and position k. Intervals: ${Math.round(c.analysis.level * 100)}% percentile bootstrap over traces ` +

@@ -45,7 +45,7 @@ describe('the method comparison config (experiments/configs/finetune/comparison.
     expect(arm('rredcot-l1').estimator).toEqual(rredcot.estimator);
     expect(arm('rredcot-both').estimator).toEqual(arm('rredcot-both-l1').estimator);
     expect(arm('rredcot-both').estimator).toMatchObject({
-      terms: 'both',
+      terms: 'immediatePlusValue',
       exit: 'joint',
       valueSuffix: 'remaining',
       referenceSource: 'dataset',

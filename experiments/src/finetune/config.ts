@@ -146,7 +146,14 @@ export const finetuneConfigSchema = z
           'solution orders (N of Eq. 9); the gold-value benchmark picked it (README). Its `normalization` is not used for training (σ comes from `sigma`).',
       ),
     rredcotBoth: rredcotConfigSchema
-      .default({ ...rredcotPresets.dataset, terms: 'both', exit: 'joint', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
+      .default({
+        ...rredcotPresets.dataset,
+        terms: 'immediatePlusValue',
+        exit: 'joint',
+        valueSuffix: 'remaining',
+        space: 'prob',
+        maxReferences: 4,
+      })
       .describe(
         "Estimator of methods 'rredcot-both' and 'rredcot-both-l1' (the I + V row of the terms × normalization 2×2): `rredcot` with v̂ = I + V " +
           '(Eq. 7 + Eq. 9) and exit joint. Its `normalization` is not used for training.',

@@ -90,11 +90,15 @@ export interface FinetuneRunData {
 /**
  * A parent config stored before a field existed is read with the behaviour it ran, not today's default:
  * before `sigma`, σ came from the estimator config's own normalization and τ with 'literal' sign
- * handling (raw credits, no length prior); before the estimator's `exit`, `valueSuffix` and `combine`,
+ * handling (raw credits, no length prior); before the estimator's `exit`, `valueSuffix` and `combine` (now `referencePooling`),
  * RREDCoT ran 'joint', 'full' and 'literal'.
  */
 function withStoredDefaults(stored: Record<string, unknown>): Record<string, unknown> {
-  const estimator = (e: unknown) => (e === undefined ? e : { exit: 'joint', valueSuffix: 'full', combine: 'literal', ...(e as object) });
+  const estimator = (e: unknown) => {
+    if (e === undefined) return e;
+    const { combine, ...rest } = e as { combine?: unknown };
+    return { exit: 'joint', valueSuffix: 'full', referencePooling: combine ?? 'literal', ...rest };
+  };
   const out = { ...stored, rredcot: estimator(stored.rredcot), rredcotOwn: estimator(stored.rredcotOwn) };
   if ('sigma' in stored) return out;
   const legacy = (e: unknown) => {

@@ -1,4 +1,5 @@
 /** results/finetune/: table.md, eval.csv, curves.csv and the learning-curve plots, from the store alone. */
+import { termsLabel } from '@rred/estimators';
 import * as path from 'path';
 import { fmt, mean, type MeanCi, type Table, toCsv, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
@@ -190,8 +191,8 @@ function setting(data: FinetuneRunData): string {
     `${child?.steps ?? c.steps} GRPO steps of ${g.promptsPerStep} prompts × G = ${g.groupSize} (≤ ${g.maxNewTokens} new tokens, T = ${g.temperature}, ` +
     `${RATIO_TEXT[g.importanceSampling]}, loss ${g.lossType}, ε = ${g.epsilon}, β = ${g.beta}), AdamW with ${c.optimizer.warmupSteps} warmup steps and cosine decay to ` +
     `${c.optimizer.minLrRatio} × lr; ${lrText(c)}. rredcot: ${c.rredcot.referenceSource} references (≤ ${c.rredcot.maxReferences}), ` +
-    `v̂ = ${c.rredcot.terms}, ${c.rredcot.space} space, ${c.rredcot.normalization}; rredcot-own: ${c.rredcotOwn.referenceSource} references, ` +
-    `v̂ = ${c.rredcotOwn.terms}, ${c.rredcotOwn.space} space, ${c.rredcotOwn.normalization} (τ = ${c.rredcotOwn.tau}); ${c.segmentation.strategy} segmentation, ` +
+    `v̂ = ${termsLabel[c.rredcot.terms]}, ${c.rredcot.space} space, ${c.rredcot.normalization}; rredcot-own: ${c.rredcotOwn.referenceSource} references, ` +
+    `v̂ = ${termsLabel[c.rredcotOwn.terms]}, ${c.rredcotOwn.space} space, ${c.rredcotOwn.normalization} (τ = ${c.rredcotOwn.tau}); ${c.segmentation.strategy} segmentation, ` +
     `K ≤ ${c.segmentation.maxSegments}. Validation: avg@${c.validation.samplesPerProblem} on the first ${child?.validation.problems ?? c.validation.problems} ` +
     `validation problems every ${child?.validation.every ?? c.validation.every} steps; evaluation: avg@${c.evaluation.samplesPerProblem} (T = 1) on the first ` +
     `${child?.evaluation.problems ?? c.evaluation.problems} problems of each split. Intervals: ${Math.round(c.confidence * 100)} % Student-t over seeds. ` +
@@ -217,7 +218,7 @@ function settingDetails(data: FinetuneRunData): string {
   const present = new Set(data.beds.flatMap((b) => b.methods));
   const credit = CREDIT_METHODS.filter((m) => present.has(m));
   const variant = (e: typeof c.rredcot) =>
-    `v̂ = ${e.terms}, exit ${e.exit}, value suffix ${e.valueSuffix}, combine ${e.combine}, ${e.space} space`;
+    `v̂ = ${termsLabel[e.terms]}, exit ${e.exit}, value suffix ${e.valueSuffix}, combine ${e.referencePooling}, ${e.space} space`;
   const sigma = (m: CreditMethod) => {
     const x = c.sigma[m];
     const how =

@@ -52,7 +52,7 @@ export const lmQualityConfigSchema = z
       .describe(
         'Exit-point study, exit points after every line: the forced-exit p(y* | s_k, </think>) against MC values at the same exit ' +
           "points (reliability plot), and on the correct traces RREDCoT's log V(s_1) − log V(s_0) and log I(s_K) − log I(s_0) with exit 'forced', " +
-          "valueSuffix 'remaining', combine 'sum'. null: not run.",
+          "valueSuffix 'remaining', referencePooling 'sum'. null: not run.",
       ),
   })
   .strict();

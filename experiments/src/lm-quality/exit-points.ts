@@ -21,7 +21,7 @@ interface CalibrationPoint {
 /** The two term differences the exit-point study reports for one correct trace, in nats. */
 interface TermDifferences {
   problemId: string;
-  /** log V(s_1) − log V(s_0) (exit 'forced', valueSuffix 'remaining', combine 'sum'). */
+  /** log V(s_1) − log V(s_0) (exit 'forced', valueSuffix 'remaining', referencePooling 'sum'). */
   valueStep1: number;
   /** log I(s_K) − log I(s_0) (forced exit). */
   immediateGain: number;
@@ -71,7 +71,12 @@ export async function exitPointStudy(
       );
     }
     if (trace.reward > 0 && K >= 1) {
-      const both = await rredcot(lm, trace, segments, inputs, { terms: 'both', exit: 'forced', valueSuffix: 'remaining', combine: 'sum' });
+      const both = await rredcot(lm, trace, segments, inputs, {
+        terms: 'immediatePlusValue',
+        exit: 'forced',
+        valueSuffix: 'remaining',
+        referencePooling: 'sum',
+      });
       const logV = both.extra.logValue!;
       const logI = both.extra.logImmediate!;
       terms.push({ problemId: trace.problemId, valueStep1: logV[1] - logV[0], immediateGain: logI[K] - logI[0], segments: K });

@@ -1,6 +1,13 @@
 export type { SpecialTokens, Reference, ContinuationReward, EstimatorInputs, EstimatorResult } from './types';
 export { rredcot, rredcotBatch } from './rredcot';
-export { rredcotConfigSchema, rredcotPresets, parseRredcotConfig, type RredcotConfig, type RredcotConfigInput } from './rredcot-config';
+export {
+  rredcotConfigSchema,
+  rredcotPresets,
+  parseRredcotConfig,
+  termsLabel,
+  type RredcotConfig,
+  type RredcotConfigInput,
+} from './rredcot-config';
 export { truncatedMc, mcConfigSchema, type McConfig, type McExtra, type ContinuationRecord } from './mc';
 export { truncationLoss } from './truncation';
 export { leaveOneOut, looConfigSchema } from './loo';

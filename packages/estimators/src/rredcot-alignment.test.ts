@@ -29,14 +29,19 @@ function directV(k: number, rule: 'bestStart' | 'softStart'): number {
 describe('rredcot without the task alignment', () => {
   it('computes the start rules of V (Eq. 9) as the direct products at every exit point', async () => {
     for (const rule of ['bestStart', 'softStart'] as const) {
-      const res = await rredcot(model, trace, toySegments, inputs, { terms: 'value', valueSuffix: rule, combine: 'literal', space: 'log' });
+      const res = await rredcot(model, trace, toySegments, inputs, {
+        terms: 'value',
+        valueSuffix: rule,
+        referencePooling: 'literal',
+        space: 'log',
+      });
       for (let k = 0; k < exitAt.length; k++) expect(Math.exp(res.extra.logValue![k])).toBeCloseTo(directV(k, rule), 9);
     }
   });
 
   it('bestStart ≥ softStart, and bestStart ≥ full (the full path is one of the starts)', async () => {
     const v = async (valueSuffix: 'full' | 'bestStart' | 'softStart') =>
-      (await rredcot(model, trace, toySegments, inputs, { terms: 'value', valueSuffix, combine: 'literal' })).extra.logValue!;
+      (await rredcot(model, trace, toySegments, inputs, { terms: 'value', valueSuffix, referencePooling: 'literal' })).extra.logValue!;
     const [full, best, soft] = [await v('full'), await v('bestStart'), await v('softStart')];
     for (let k = 0; k < exitAt.length; k++) {
       expect(best[k]).toBeGreaterThanOrEqual(soft[k] - 1e-12);
@@ -45,7 +50,7 @@ describe('rredcot without the task alignment', () => {
   });
 
   it('never asks the task for an alignment in any variant but remaining', async () => {
-    for (const terms of ['immediate', 'value', 'both'] as const)
+    for (const terms of ['immediate', 'value', 'immediatePlusValue'] as const)
       for (const valueSuffix of ['full', 'bestStart', 'softStart'] as const)
         for (const exit of ['joint', 'forced'] as const)
           for (const space of ['log', 'prob'] as const)

@@ -150,6 +150,12 @@ export const rredcotPresets = {
   own: { terms: 'immediate', exit: 'forced', space: 'log', normalization: 'softmax', tau: 1, referenceSource: 'own' },
 } as const satisfies Record<string, RredcotConfigInput>;
 
+/** How result tables name each `terms` value (I + V prints as 'both', so tables rendered before the rename read the same). */
+export const termsLabel = { immediate: 'immediate', value: 'value', immediatePlusValue: 'both' } as const satisfies Record<
+  RredcotConfig['terms'],
+  string
+>;
+
 export function parseRredcotConfig(input: unknown, source = 'rredcot config'): RredcotConfig {
   return parseConfig(rredcotConfigSchema, input ?? {}, source);
 }

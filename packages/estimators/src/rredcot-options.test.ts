@@ -1,5 +1,6 @@
 import { UserError } from '@rred/core';
 import { rredcot } from './rredcot';
+import { parseRredcotConfig } from './rredcot-config';
 import { logSumExp } from './logspace';
 import type { ReferenceAlignment } from './types';
 import { toyModel, toyReferences, toySegments, toyTokens, toyTrace } from './testing/toy-setup';
@@ -30,8 +31,8 @@ describe('rredcot exit option (immediate term)', () => {
   });
 
   it('leaves the value term alone', async () => {
-    const joint = await rredcot(model, trace, toySegments, inputs, { terms: 'both', exit: 'joint', valueSuffix: 'full' });
-    const forced = await rredcot(model, trace, toySegments, inputs, { terms: 'both', exit: 'forced', valueSuffix: 'full' });
+    const joint = await rredcot(model, trace, toySegments, inputs, { terms: 'immediatePlusValue', exit: 'joint', valueSuffix: 'full' });
+    const forced = await rredcot(model, trace, toySegments, inputs, { terms: 'immediatePlusValue', exit: 'forced', valueSuffix: 'full' });
     expect(forced.extra.logValue).toEqual(joint.extra.logValue);
   });
 });
@@ -50,7 +51,7 @@ describe('rredcot valueSuffix option (value term)', () => {
       const ps = toyReferences.map((r) =>
         model.sequenceLogProb(sequence.slice(0, at), [...dropReached(sequence.slice(2, at), r.solution), 3, ...r.answer, 4]),
       );
-      expect(res.extra.logValue![k]).toBeCloseTo(logSumExp(ps) - Math.log(3), 10); // combine 'literal': the (1/N) mean
+      expect(res.extra.logValue![k]).toBeCloseTo(logSumExp(ps) - Math.log(3), 10); // referencePooling 'literal': the (1/N) mean
     });
   });
 
@@ -79,10 +80,18 @@ describe('rredcot valueSuffix option (value term)', () => {
   });
 });
 
-describe('rredcot combine option (references)', () => {
+describe('rredcot referencePooling option (references)', () => {
   it("'sum' over distinct pairs = 'literal' mean + log N when all value suffixes differ", async () => {
-    const literal = await rredcot(model, trace, toySegments, inputs, { terms: 'both', valueSuffix: 'full', combine: 'literal' });
-    const summed = await rredcot(model, trace, toySegments, inputs, { terms: 'both', valueSuffix: 'full', combine: 'sum' });
+    const literal = await rredcot(model, trace, toySegments, inputs, {
+      terms: 'immediatePlusValue',
+      valueSuffix: 'full',
+      referencePooling: 'literal',
+    });
+    const summed = await rredcot(model, trace, toySegments, inputs, {
+      terms: 'immediatePlusValue',
+      valueSuffix: 'full',
+      referencePooling: 'sum',
+    });
     summed.extra.logValue!.forEach((v, k) => expect(v).toBeCloseTo(literal.extra.logValue![k] + Math.log(3), 12));
     expect(summed.extra.logImmediate).toEqual(literal.extra.logImmediate); // I sums over distinct answers under both
   });
@@ -98,12 +107,34 @@ describe('rredcot combine option (references)', () => {
       trace,
       toySegments,
       { tokens: toyTokens, references: { dataset: refs }, alignment: dropReached },
-      { terms: 'value', valueSuffix: 'remaining', combine: 'sum' },
+      { terms: 'value', valueSuffix: 'remaining', referencePooling: 'sum' },
     );
     const s0 = refs.map((r) => model.sequenceLogProb(sequence.slice(0, 2), [...r.solution, 3, 1, 4]));
     expect(res.extra.logValue![0]).toBeCloseTo(logSumExp(s0), 10);
     // at s_1 (2 thinking tokens) both remaining suffixes are empty: one continuation, counted once
     expect(res.extra.logValue![1]).toBeCloseTo(model.sequenceLogProb(sequence.slice(0, 4), [3, 1, 4]), 10);
     expect(res.extra.requestCount).toBe(2 + 1 + 1 + 1);
+  });
+});
+
+describe('rredcot config: the old option names', () => {
+  it("reads combine and terms 'both' as referencePooling and 'immediatePlusValue', says so in one line, and refuses both keys at once", () => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const old = parseRredcotConfig({ terms: 'both', combine: 'sum' });
+      expect(old).toEqual(parseRredcotConfig({ terms: 'immediatePlusValue', referencePooling: 'sum' }));
+      expect(old.referencePooling).toBe('sum');
+      expect(parseRredcotConfig({ combine: 'sum' }).referencePooling).toBe('sum');
+      const warnings = write.mock.calls.map((c) => String(c[0]));
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^rredcot config: read with the old option names .*'combine' is now 'referencePooling'.*'both' is now 'immediatePlusValue'.*\n$/,
+        ),
+      ]);
+      expect(() => parseRredcotConfig({ combine: 'sum', referencePooling: 'literal' })).toThrow(/combine/);
+      expect(() => parseRredcotConfig({ terms: 'all' })).toThrow(/terms/);
+    } finally {
+      write.mockRestore();
+    }
   });
 });

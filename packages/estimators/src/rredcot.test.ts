@@ -15,7 +15,7 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
  * The literal reading (Eq. 2, Eq. 9 as printed, log space), which these exact checks compute by hand;
  * the defaults are the gold benchmark's choice (V with the remaining suffix, prob space), tested below.
  */
-const LITERAL = { exit: 'joint', valueSuffix: 'full', combine: 'literal', space: 'log' } as const;
+const LITERAL = { exit: 'joint', valueSuffix: 'full', referencePooling: 'literal', space: 'log' } as const;
 const literal = (...[m, t, s, i, c]: Parameters<typeof rredcot>) => rredcot(m, t, s, i, { ...LITERAL, ...(c as object) });
 
 /** Eq. 7 and Eq. 9 evaluated directly by multiplying the toy table's probabilities. */
@@ -30,7 +30,7 @@ function directV(k: number): number {
 
 describe('rredcot', () => {
   it('computes I (Eq. 7) and V (Eq. 9) exactly as the direct products, at every exit point', async () => {
-    const res = await literal(model, trace, toySegments, inputs, { terms: 'both' });
+    const res = await literal(model, trace, toySegments, inputs, { terms: 'immediatePlusValue' });
     for (let k = 0; k < exitAt.length; k++) {
       expect(Math.abs(Math.exp(res.extra.logImmediate![k]) - directI(k))).toBeLessThan(1e-6);
       expect(Math.abs(Math.exp(res.extra.logValue![k]) - directV(k))).toBeLessThan(1e-6);
@@ -42,7 +42,7 @@ describe('rredcot', () => {
   });
 
   it('never puts V or I above the true value (Eq. 10: bias ≤ 0 when ζ ≥ 0)', async () => {
-    const res = await literal(model, trace, toySegments, inputs, { terms: 'both' });
+    const res = await literal(model, trace, toySegments, inputs, { terms: 'immediatePlusValue' });
     for (let k = 0; k < exitAt.length; k++) {
       const truth = exactValue(model, sequence.slice(0, exitAt[k]), 6, toyReward, toyTokens);
       expect(Math.exp(res.extra.logValue![k])).toBeLessThanOrEqual(truth);
@@ -53,7 +53,7 @@ describe('rredcot', () => {
   });
 
   it('log-space credits telescope: Σ r_k = log v̂(s_K) − log v̂(s_0); L1 gives Σ|σ| = 1', async () => {
-    for (const terms of ['immediate', 'value', 'both'] as const) {
+    for (const terms of ['immediate', 'value', 'immediatePlusValue'] as const) {
       const res = await literal(model, trace, toySegments, inputs, { terms, space: 'log', normalization: 'L1' });
       const lv = res.extra.logValues;
       expect(sum(res.credits)).toBeCloseTo(lv[lv.length - 1] - lv[0], 10);
@@ -70,10 +70,10 @@ describe('rredcot', () => {
 
   it('scores all exit points × all suffixes in one shared-prefix call, equal to per-exit-point calls', async () => {
     const m1 = toyModel();
-    const shared = await literal(m1, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedPrefix' });
+    const shared = await literal(m1, trace, toySegments, inputs, { terms: 'immediatePlusValue', scoring: 'sharedPrefix' });
     expect(m1.calls.score).toBe(1);
     const m2 = toyModel();
-    const naive = await literal(m2, trace, toySegments, inputs, { terms: 'both', scoring: 'perExitPoint' });
+    const naive = await literal(m2, trace, toySegments, inputs, { terms: 'immediatePlusValue', scoring: 'perExitPoint' });
     expect(m2.calls.score).toBe(4);
     shared.credits.forEach((r, i) => expect(Math.abs(r - naive.credits[i])).toBeLessThan(1e-4));
     shared.values!.forEach((v, k) => expect(Math.abs(v - naive.values![k])).toBeLessThan(1e-4));
@@ -90,7 +90,7 @@ describe('rredcot', () => {
     const thinking = sequence.slice(2, 7);
     const own = { tokens: toyTokens, references: { dataset: [{ solution: thinking, answer: [1] }] } };
     const alignment = (done: readonly number[], solution: readonly number[]) => solution.slice(done.length);
-    const config = { ...LITERAL, terms: 'both', valueSuffix: 'remaining' } as const;
+    const config = { ...LITERAL, terms: 'immediatePlusValue', valueSuffix: 'remaining' } as const;
     const m1 = toyModel();
     const prefix = await rredcot(m1, trace, toySegments, { ...own, alignment }, { ...config, scoring: 'sharedPrefix' });
     const m2 = toyModel();
@@ -104,8 +104,8 @@ describe('rredcot', () => {
     expect(cont.cost.tokensForwarded).toBe(7 + 8 + 3 * 3);
     // with the other tests' three dataset references: the same numbers as sharedPrefix, never more tokens
     const [m3, m4] = [toyModel(), toyModel()];
-    const a = await literal(m3, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedContinuation' });
-    const b = await literal(m4, trace, toySegments, inputs, { terms: 'both', scoring: 'sharedPrefix' });
+    const a = await literal(m3, trace, toySegments, inputs, { terms: 'immediatePlusValue', scoring: 'sharedContinuation' });
+    const b = await literal(m4, trace, toySegments, inputs, { terms: 'immediatePlusValue', scoring: 'sharedPrefix' });
     a.values!.forEach((v, k) => expect(Math.abs(v - b.values![k])).toBeLessThan(1e-12));
     expect(a.cost.tokensForwarded).toBeLessThanOrEqual(b.cost.tokensForwarded);
   });
@@ -127,7 +127,13 @@ describe('rredcot', () => {
 
   it("defaults to the gold benchmark's choice and says why the literal reading needs the alignment", async () => {
     const res = await rredcot(model, trace, toySegments, { ...inputs, alignment: (_t, sol) => sol.slice() }, {});
-    expect(res.extra.config).toMatchObject({ terms: 'value', exit: 'joint', valueSuffix: 'remaining', combine: 'literal', space: 'prob' });
+    expect(res.extra.config).toMatchObject({
+      terms: 'value',
+      exit: 'joint',
+      valueSuffix: 'remaining',
+      referencePooling: 'literal',
+      space: 'prob',
+    });
     await expect(rredcot(model, trace, toySegments, inputs, {})).rejects.toThrow(/valueSuffix 'remaining' needs inputs.alignment/);
   });
 
@@ -173,7 +179,7 @@ describe('rredcot', () => {
       { trace: other, segments: otherSegments, inputs: noRefs },
       { trace: other, segments: otherSegments, inputs },
     ];
-    const config = { ...LITERAL, terms: 'both', emptyReferences: 'uniform' } as const;
+    const config = { ...LITERAL, terms: 'immediatePlusValue', emptyReferences: 'uniform' } as const;
     const m = toyModel();
     const batch = await rredcotBatch(m, items, config);
     expect(m.calls).toMatchObject({ score: 0, batch: 1 });

@@ -69,7 +69,7 @@ describe('creditStepScores', () => {
       model,
       segmentation,
       tokenText,
-      estimatorConfig: { ...rredcotPresets.dataset, terms: 'both', valueSuffix: 'full', space: 'log' }, // the Tab. 1 reading this test was written for
+      estimatorConfig: { ...rredcotPresets.dataset, terms: 'immediatePlusValue', valueSuffix: 'full', space: 'log' }, // the Tab. 1 reading this test was written for
       tokens,
       datasetReferences: references,
     });

@@ -169,7 +169,7 @@ describe('sign handling on the enumerable toy LM', () => {
   const segmentation = segmentationConfig({ strategy: 'fixed', segmentLength: 3, maxSegments: 3 });
   const references = () => [{ solution: [0, 1, 2], answer: [1] }];
   // the Tab. 1 reading (I+V, full suffix, log space) this acceptance test was written for; the preset now follows the gold benchmark
-  const estimatorConfig = { ...rredcotPresets.dataset, terms: 'both', valueSuffix: 'full', space: 'log' } as const;
+  const estimatorConfig = { ...rredcotPresets.dataset, terms: 'immediatePlusValue', valueSuffix: 'full', space: 'log' } as const;
   const hookWith = (sigma: Parameters<typeof estimatorRedistribution>[0]['sigma']) =>
     estimatorRedistribution({
       method: 'rredcot',
