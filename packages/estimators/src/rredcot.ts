@@ -196,7 +196,6 @@ function finishTrace(plan: ScoringPlan, logprobs: number[][][], cfg: RredcotConf
     ? logprobs.map((row, k) => logValueOf(row.slice(nI), plan.valueAt[k], cfg.valueSuffix, cfg.referencePooling, plan.referenceCount))
     : null;
   // Eq. 2: v̂ = I + V, the exit term plus the continuation term (terms 'immediatePlusValue'); I or V alone otherwise
-  // Eq. 2: v̂ = I + V, the exit term plus the continuation term (terms 'immediatePlusValue'); I or V alone otherwise
   const logValues = ep.exitAt.map((_, k) =>
     logImmediate && logValue ? logAddExp(logImmediate[k], logValue[k]) : (logImmediate ?? logValue)![k],
   );
