@@ -79,11 +79,14 @@ export async function renderGoldPlots(store: Store, runId: string, outDir: strin
   const data = loadGold(store, runId);
   const a = analyzeGold(data);
   const values = data.checkpoints.flatMap((b) => panelData(b, a.checkpoints[b]));
+  // the y axis from the lowest CI bound or line (in steps of 0.2, at most −0.4) to 1
+  const lows = values.map((v) => ('lo' in v ? v.lo : v.rho)).filter(Number.isFinite);
+  const lowest = Math.min(-0.4, Math.round(10 * Math.floor(Math.min(...lows) / 0.2) * 0.2) / 10);
   const x = { field: 'tokens', type: 'quantitative', scale: { type: 'log' }, title: 'tokens forwarded per trace (log)' };
   const y = {
     field: 'rho',
     type: 'quantitative',
-    scale: { domain: [-0.4, 1] },
+    scale: { domain: [lowest, 1] },
     title: 'within-trace ρ with ΔV_gold, all traces (mean, 95% CI)',
   };
   const color = {

@@ -90,7 +90,7 @@ function stressTable(a: GoldAnalysis, beds: readonly string[]): Table | null {
       ...beds.flatMap((b) => [
         `${b}: ρ canonical → rewritten`,
         `${b}: change [Holm CI]`,
-        `${b}: lead over signed position canonical → rewritten (kept)`,
+        `${b}: lead over signed position canonical → rewritten`,
       ]),
     ],
     rows: order.map((r) => [
@@ -100,7 +100,9 @@ function stressTable(a: GoldAnalysis, beds: readonly string[]): Table | null {
       ...beds.flatMap((b) => {
         const x = a.checkpoints[b].stress.find((s) => s.method === r.method);
         if (!x) return ['—', '—', '—'];
-        const kept = x.survives === null ? 'no lead' : `${fmt(100 * x.survives, 0)} %`;
+        // a share of a lead only where there is one: the canonical variant beats signed position (Holm, verdict table)
+        const canonicalBeats = a.checkpoints[b].methods[x.canonical]?.vsSignedPosition?.verdict === 'yes';
+        const kept = canonicalBeats && x.survives !== null ? `${fmt(100 * x.survives, 0)} % kept` : 'no lead to keep';
         return [
           `${fmt(x.canonicalRho)} → ${fmt(x.rho)}`,
           `${x.change.verdict === 'undecided' ? 'undecided' : x.change.diff > 0 ? 'higher' : 'lower'} ${signed(x.change.diff, 2)} [${signed(x.change.lo, 2)}, ${signed(x.change.hi, 2)}]`,
@@ -109,6 +111,30 @@ function stressTable(a: GoldAnalysis, beds: readonly string[]): Table | null {
       }),
     ]),
   };
+}
+
+/** The run's metrics about the references (logged by the compute; absent in runs before them): what each rewrite looks like to the model. */
+function atypicalityText(metrics: Record<string, number>, bed: string, rewrites: readonly string[]): string | null {
+  const lp = (w: string) => metrics[`${bed}.references.meanTokenLogp.${w}`];
+  if (lp('canonical') === undefined) return null;
+  const parts = rewrites
+    .filter((w) => lp(w) !== undefined)
+    .map((w) => {
+      const changed = metrics[`${bed}.references.changed.${w}`];
+      return `${w} ${fmt(lp(w))} (Δ ${signed(lp(w) - lp('canonical'))}; ${changed === undefined ? '?' : fmt(100 * changed, 0)} % of references changed)`;
+    });
+  return `${bed}: mean per-token log p of the reference after the prompt: canonical ${fmt(lp('canonical'))}; ${parts.join('; ')}.`;
+}
+
+/** Own-reference coverage (logged by the compute): how often a trace's problem had no correct sibling. */
+function ownText(metrics: Record<string, number>, bed: string): string | null {
+  const m = (k: string) => metrics[`${bed}.ownReferences.${k}`];
+  if (m('mean') === undefined) return null;
+  return (
+    `Own references: ${fmt(m('mean'), 2)} per trace on average; ${fmt(100 * m('none'), 0)} % of the traces have none ` +
+    `(correct ${fmt(100 * m('noneCorrect'), 0)} %, wrong ${fmt(100 * m('noneWrong'), 0)} %): there the \`@own\` variants give NaN credits, ` +
+    'a silent trace (0 in ρ over all traces, left out where it varies), and `@both` scores the dataset reference alone.'
+  );
 }
 
 const reliabilityText = (r: Reliability) => `reliability ${ci(r.reliability)}, ceiling √rel ${ci(r.ceiling)} (${r.tracesUsed} traces)`;
@@ -186,7 +212,13 @@ function costTable(c: CheckpointMetrics): Table {
   };
 }
 
-function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, hash: string | undefined): string[] {
+function checkpointSection(
+  name: string,
+  c: CheckpointMetrics,
+  data: GoldData,
+  hash: string | undefined,
+  metrics: Record<string, number>,
+): string[] {
   const config = data.config;
   const traces = data.traces.filter((t) => t.checkpoint === name);
   const meanK = traces.reduce((n, t) => n + t.segmentLengths.length, 0) / Math.max(1, traces.length);
@@ -204,6 +236,7 @@ function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, h
       `Spearman–Brown to n = ${config.gold.samplesPerExitPoint}) and the ceiling √rel it sets on any method's within-trace correlation with ΔV_gold: ` +
       `all traces ${reliabilityText(c.gold.all)}; correct ${reliabilityText(c.gold.correct)}; wrong ${reliabilityText(c.gold.wrong)}.`,
     '',
+    ...(ownText(metrics, name) ? [ownText(metrics, name)!, ''] : []),
     `For comparison, the MC(${config.ceilingSamples}) proxy's reliability (halves of ${config.ceilingSamples / 2}): ${reliabilityText(c.proxy.all)}; ` +
       `its √rel bounds a correlation with that n = ${config.ceilingSamples} proxy, not with the gold.`,
     '',
@@ -222,7 +255,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
   const data = loadGold(store, runId);
   const a = analyzeGold(data);
   const c = data.config;
-  const tags = store.getRun(runId).tags;
+  const { tags, metrics: runMetrics } = store.getRun(runId);
   const alpha = 1 - c.analysis.level;
   const stress = stressTable(a, data.checkpoints);
   const md = [
@@ -255,13 +288,18 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
           '## Stress arm: the same variants on rewritten references',
           '',
           "Each variant on a rewritten dataset reference against the same variant on the canonical one (paired over traces, Holm over the bed's stress rows: " +
-            "higher / lower when the adjusted interval excludes 0). Lead: mean per-trace ρ minus signed position's; kept = rewritten lead / canonical lead.",
+            "higher / lower when the adjusted interval excludes 0). Lead: mean per-trace ρ minus signed position's; kept = rewritten lead / canonical lead, " +
+            'given only where the canonical variant beats signed position (verdict table).',
           '',
           toMarkdown(stress),
           '',
+          ...data.checkpoints.flatMap((b) => {
+            const t = atypicalityText(runMetrics, b, c.stressArm);
+            return t ? [`How atypical each rewrite is to the model, ${t}`, ''] : [];
+          }),
         ]
       : []),
-    ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data, tags[`checkpointHash.${name}`])),
+    ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data, tags[`checkpointHash.${name}`], runMetrics)),
   ].join('\n');
   const files = ['table.md', 'metrics.json', 'methods.csv', 'segments.csv'].map((f) => path.join(outDir, f));
   writeText(files[0], withProvenance(md, store, [runId], 'npx nx run experiments:tables'));
