@@ -62,7 +62,7 @@ export const correlationConfigSchema = z
       .enum(['credit', 'sigma'])
       .default('credit')
       .describe(
-        "RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k after normalization (Eq. 11; for normalization sweeps).",
+        "RREDCoT number correlated per segment: 'credit' r_k (Eq. 5–8) or 'sigma' σ_k as the estimator reports it (estimators/src/sigma.ts; for normalization sweeps).",
       ),
     baselines: z
       .enum(['compute', 'skip'])

@@ -1,6 +1,6 @@
 /**
- * One (method, seed) fine-tuning run: GRPO from the starting checkpoint with the method's σ (Eq. 11 /
- * Eq. 12), validation avg@k at step 0, every `validation.every` steps and at the end (logged against
+ * One (method, seed) fine-tuning run: GRPO from the starting checkpoint with the method's token weights σ
+ * (estimators/src/sigma.ts; uniform, Eq. 12, for grpo), validation avg@k at step 0, every `validation.every` steps and at the end (logged against
  * the step and the cumulative training wall time), the best-by-validation weights kept in memory, then
  * avg@k on every eval split at the final and at the best weights. Everything goes into the child run.
  */

@@ -26,7 +26,7 @@ const sigmaOf = (what: string, signHandling: 'aligned' | 'literal', normalizatio
   sigmaConfigSchema
     .default(normalization === 'softmax' ? { signHandling } : { signHandling, normalization, credits: 'raw' })
     .describe(
-      `How ${what}'s segment credits and the advantage become σ_k (Eq. 11; sigmaConfigSchema in @rred/estimators): ${signHandling}, ` +
+      `How ${what}'s segment credits and the advantage become σ_k (sigmaConfigSchema, estimators/src/sigma.ts): ${signHandling}, ` +
         (normalization === 'softmax'
           ? 'softmax over per-trace standardized credits, τ = 1, length prior (equal credits ⇒ plain GRPO).'
           : 'signed L1 over raw credits, σ_k = c_k/Σ|c_j| (Σσ ∈ [−1, 1]: breaks return equivalence, logged per step).'),
@@ -67,7 +67,7 @@ export const finetuneConfigSchema = z
       .default(['grpo', 'rredcot', 'rredcot-own'])
       .describe(
         "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, σ by `sigma.rredcot`, aligned); " +
-          "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: Eq. 11 as written); the terms × normalization 2×2 with dataset " +
+          "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: the paper's formula as written); the terms × normalization 2×2 with dataset " +
           "references: 'rredcot' (v̂ = V, softmax), 'rredcot-l1' (v̂ = V, signed L1), 'rredcot-both' (estimator `rredcotBoth`, v̂ = I + V, softmax), " +
           "'rredcot-both-l1' (v̂ = I + V, signed L1), each σ by `sigma.<method>`, aligned; 'rredcot-own' (estimator `rredcotOwn`); " +
           "'grail' (σ_t ∝ gradient saliency of each thinking token for the answer, training README); 'verigate' (GRPO where the verifier " +

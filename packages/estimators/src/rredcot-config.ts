@@ -61,7 +61,7 @@ const rredcotFields = z
       .enum(['L1', 'softmax', 'uniform'])
       .default('L1')
       .describe(
-        "Segment weights σ (Eq. 11): 'L1' σ_k = r_k / Σ|r| (signed; all-zero credits fall back to uniform), 'softmax' σ = softmax(r/tau), " +
+        "The σ this estimator reports to analyses (no advantage: literal sign, raw credits; estimators/src/sigma.ts), not the σ a GRPO run trains with: 'L1' σ_k = r_k / Σ|r| (signed; all-zero credits fall back to uniform), 'softmax' σ = softmax(r/tau), " +
           "'uniform' every token 1/|o| (Eq. 12, plain GRPO).",
       ),
     tau: z.number().positive().default(1).describe("Softmax temperature τ > 0 for normalization 'softmax' (Sec. 4)."),

@@ -69,8 +69,12 @@ export interface SegmentRecord {
 /**
  * One estimator output at one exit point, in the estimators' convention: exit point k = 0..K is the
  * state s_k after the first k segments (s_0 = the prompt alone, s_K = the whole thinking). `value` =
- * v̂(s_k); `credit` = r_k (Eq. 5–8) and `sigma` = σ_k (Eq. 11) of segment k, the segment that ends at
+ * v̂(s_k); `credit` = r_k (Eq. 5–8) and `sigma` = σ_k of segment k, the segment that ends at
  * exit point k (so exit point 0 has a value but no credit). `segments[k − 1]` is that segment's span.
+ * `sigma` is the σ the estimator reports without an advantage (its config's `normalization` and τ, literal
+ * sign, raw credits: `reportedSigmaConfig` in estimators/src/sigma.ts), not the σ a GRPO run trains with,
+ * which also depends on the completion's advantage and the run's σ config; `rred export-weights` computes
+ * that one from the stored credits (`traceSigma`).
  */
 export interface EstimateRecord {
   exitPoint: number;

@@ -14,7 +14,7 @@ interface PolicyLossInputs {
   /** 1 on completion tokens, 0 on prompt and padding. */
   mask: tf.Tensor2D;
   /**
-   * Per-token advantage coefficient Â_{i,t} = A_i · σ_{i,t} · |o_i| (Eq. 11); with σ = 1/|o_i|
+   * Per-token advantage coefficient Â_{i,t} = A_i · σ_{i,t} · |o_i| (σ: token weights from the hook); with σ = 1/|o_i|
    * (Eq. 12) this is A_i on every token, plain GRPO.
    */
   coefficients: tf.Tensor2D;
@@ -45,7 +45,7 @@ interface PolicyLossOptions {
  *                                                                      s_i, the gradient of token t's own log-prob)
  *
  * Why 'sequenceToken' exists: under 'sequence' every token of completion i shares the gradient of s_i,
- * so Σ_t ℓ_{i,t} depends on the coefficients only through Σ_t Â_{i,t} — token weights σ (Eq. 11) then
+ * so Σ_t ℓ_{i,t} depends on the coefficients only through Σ_t Â_{i,t} — token weights σ then
  * change nothing when Σ_t σ_t = 1 and only rescale A_i otherwise. GSPO-token keeps the sequence-level
  * ratio and clipping but lets Â_{i,t} weight token t's gradient; with equal Â over a completion its loss
  * and gradients equal 'sequence' (tested).

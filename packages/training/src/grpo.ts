@@ -29,7 +29,7 @@ interface RewardResult {
 export type RewardFn = (prompt: GrpoPrompt, completion: number[], stopped: boolean) => RewardResult;
 
 /**
- * Token weights σ for each trace's completion tokens (Eq. 11): out[i].length must equal
+ * Token weights σ for each trace's completion tokens (estimators/src/sigma.ts builds them): out[i].length must equal
  * traces[i].completion.length. The estimators package provides these (rredcot, mc, loo, gradient);
  * returning 1/|o_i| everywhere reproduces plain GRPO.
  */
@@ -91,7 +91,7 @@ export interface RolloutBatch {
   /** σ per completion token (uniform 1/|o| when redistribution is 'none'). */
   sigma: number[][];
   /**
-   * Â_{i,t} per completion token: A_i when 'none', else A_i · σ_{i,t} · |o_i| (Eq. 11); under VeriGate the
+   * Â_{i,t} per completion token: A_i when 'none', else A_i · σ_{i,t} · |o_i| (σ from the hook); under VeriGate the
    * tokens of a degenerate group get its process advantages instead (verigate.ts).
    */
   coefficients: number[][];
@@ -126,7 +126,7 @@ export interface GrpoStepMetrics {
 }
 
 /**
- * GRPO (DeepSeekMath) with the redistribution of Eq. 11. `trainStep` = sample G completions for each
+ * GRPO (DeepSeekMath) with token weights σ from a redistribution hook. `trainStep` = sample G completions for each
  * of `promptsPerStep` prompts, reward them, compute group-relative advantages and token weights, then
  * μ = numIterations optimizer updates on that batch (π_old = the policy at sampling time). The lr
  * schedule runs over steps × μ updates.

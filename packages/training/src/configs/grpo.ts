@@ -6,7 +6,7 @@ import { VERIGATE_ORDERS } from '../verigate';
 const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient', 'grail', 'oracle'] as const;
 
 /**
- * GRPO with optional token-level reward redistribution (paper Eq. 11). Field names follow TRL's
+ * GRPO with optional token-level reward redistribution (token weights σ from a hook). Field names follow TRL's
  * GRPOConfig where one exists. The fields alone (for `omit`/`pick`); `grpoConfigSchema` adds the
  * cross-field checks.
  */
@@ -60,14 +60,14 @@ export const grpoConfigFields = z
       .default('token')
       .describe(
         "'token' ratios (GRPO); 'sequence' = GSPO's length-normalised sequence ratio (paper Sec. 4), one shared gradient per completion; " +
-          "'sequenceToken' = GSPO-token: the sequence ratio's value with each token's own gradient, so token weights σ (Eq. 11) act. " +
+          "'sequenceToken' = GSPO-token: the sequence ratio's value with each token's own gradient, so token weights σ act. " +
           "'sequence' cannot be combined with a redistribution (σ would only rescale A_i).",
       ),
     redistribution: z
       .enum(REDISTRIBUTIONS)
       .default('none')
       .describe(
-        "Token weights σ (Eq. 11): 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or from a hook (setup.redistribute) of credits 'rredcot' | 'mc' | " +
+        "Token weights σ: 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or from a hook (setup.redistribute) of credits 'rredcot' | 'mc' | " +
           "'loo' | 'gradient' | 'oracle' (the task's step oracle), or 'grail' (gradient saliency, grail.ts).",
       ),
     processAdvantage: z
