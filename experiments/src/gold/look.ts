@@ -1,5 +1,5 @@
 /**
- * A look at single traces before any aggregate (design.md: "look at the per-exit-point numbers of a few
+ * A look at single traces before any aggregate (docs/method.md: "look at the per-exit-point numbers of a few
  * traces first"): per exit point V_gold, per segment ΔV_gold, the oracle's first-error mark and a few
  * methods' credits, for the first failed traces with an error in the thinking and the first correct ones.
  */

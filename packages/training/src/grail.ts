@@ -1,5 +1,5 @@
 /**
- * GRAIL (gradient-reweighted advantage; related-abstracts.txt), as implemented here: a token's share of
+ * GRAIL (gradient-reweighted advantage), as implemented here: a token's share of
  * its completion's advantage grows with its saliency s_t ≥ 0 for the final answer (the redistribution
  * hook measures s_t; `@rred/recipes`' `grailRedistribution` takes ‖∂ log p(answer | x, o_{≤thinkEnd}) / ∂ e_t‖₁
  * at the input embedding e_t). Thinking tokens t < thinkEnd share the thinking mass |think|/|o| in

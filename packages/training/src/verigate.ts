@@ -1,5 +1,5 @@
 /**
- * VeriGate (verifier-gated step-level GRPO; related-abstracts.txt), as implemented here:
+ * VeriGate (verifier-gated step-level GRPO), as implemented here:
  *
  *  - Gate. A group whose verifier rewards all coincide (zero std: GRPO's advantage is 0 for every member)
  *    is "degenerate"; only such groups use process scores. Every other group keeps the verifier's
