@@ -6,6 +6,8 @@ import type { CostRecord, Store, StoredTrace } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
 import { continuationRecords } from '../common/mc-records';
 import { mcVarianceConfigSchema, type McVarianceConfig } from '../common/mc-variance-config';
+import { fromCommittedConfig } from '../common/out-dir';
+import { committedRunIds } from '../report/run-export';
 import type { CorrelationConfig } from './config';
 
 /** The `sourceRun` tag of a correlation run that generated its own traces. */
@@ -30,9 +32,20 @@ export function findSourceRun(store: Store, config: CorrelationConfig, checkpoin
     }
     return run.id;
   }
+  // 'latest': the committed run (results/runs/mc-variance.json) when the store holds it, else the newest run
+  // of a committed config; never a run made with another config (`--n 30 --seed 2`, an untracked file)
   const runs = store.listRuns({ experiment: 'mc-variance', status: 'FINISHED' }).filter((r) => r.tags.checkpointHash === checkpointHash);
-  runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0));
-  return runs.length ? runs[0].id : null;
+  runs.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || (a.id < b.id ? -1 : 1));
+  const committed = runs.filter(fromCommittedConfig);
+  const shipped = committedRunIds('mc-variance');
+  const chosen = committed.find((r) => shipped.includes(r.id)) ?? committed[0];
+  if (chosen) return chosen.id;
+  if (runs.length === 0) return null;
+  const listed = runs.slice(0, 5).map((r) => `${r.id} (problems ${r.params.problems ?? '?'}, seed ${r.seed ?? '?'})`);
+  throw new UserError(
+    `source.mcRun 'latest': no FINISHED mc-variance run of a committed config for checkpoint ${checkpointHash.slice(0, 12)}; ` +
+      `candidates of other configs: ${listed.join(', ')}${runs.length > 5 ? ', ...' : ''}; name one with --mcRun ID, or run \`npx nx run experiments:mc-variance\``,
+  );
 }
 
 /**

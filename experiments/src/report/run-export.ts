@@ -73,6 +73,17 @@ export function hasCommittedRuns(dir: string): boolean {
   return fs.existsSync(fileFor(path.join(repoRoot(), 'results'), dir));
 }
 
+/** The runs results/<experiment>/ was rendered from, as its committed export names them ([] without one). */
+export function committedRunIds(experiment: string): string[] {
+  const file = fileFor(path.join(repoRoot(), 'results'), experiment);
+  if (!fs.existsSync(file)) return [];
+  // the head of the file names them (serialize writes `rendered` before the rows)
+  const head = fs.readFileSync(file, 'utf8').split('\n', 1)[0];
+  const m = /"rendered":(\{[^}]*\})/.exec(head);
+  const rendered = m ? (JSON.parse(m[1]) as Rendered) : null;
+  return rendered?.kind === 'experiment' ? rendered.runs : [];
+}
+
 /** Every committed export under resultsRoot/runs/, in file-name order. */
 export function readCommittedRuns(resultsRoot = path.join(repoRoot(), 'results')): CommittedRuns[] {
   const dir = runsDir(resultsRoot);

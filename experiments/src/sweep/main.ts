@@ -2,6 +2,7 @@
 import * as path from 'path';
 import { STORE_FLAG, parseCommandLine, parseConfig, readJsonFile, repoRoot, runMain, UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
+import { resolveIdentity } from '../common/identity';
 import { sweepableExperiments } from '../registry';
 import { expandGrid, gridSpecSchema } from './grid';
 import { runSweep } from './run-sweep';
@@ -34,6 +35,10 @@ runMain(async () => {
   const store = openStore(f.store, { sentinel: true });
   try {
     await store.sentinelReady();
+    // what the points read besides their config, said before anything runs (a source run 'latest' cannot
+    // resolve is a one-line error here, with the candidates)
+    const sources = [...new Set(points.map((p) => resolveIdentity(def, p.config, store).inputs.sourceRun).filter((s) => s !== undefined))];
+    if (sources.length) process.stderr.write(`sweep: source run${sources.length > 1 ? 's' : ''} of the points: ${sources.join(', ')}\n`);
     const out = await runSweep({ store, def, spec, points, backend, gridFile: path.relative(repoRoot(), f.grid), argv: process.argv });
     process.stderr.write(
       `sweep ${out.parentId}: ${out.ran.length} ran, ${out.reused.length} reused, ${out.failed.length} failed of ${points.length} points. ` +

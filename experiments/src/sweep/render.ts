@@ -45,6 +45,14 @@ function sweepTable(
   return { table: { columns: [...keys, 'run', ...metricKeys], rows }, runIds, config };
 }
 
+/** The source runs the points read (their `sourceRun` tags), named so that the report says what it was built on. */
+function sourceLine(store: Store, runIds: readonly string[]): string {
+  const sources = [...new Set(runIds.map((id) => store.getRun(id).tags.sourceRun).filter((s) => s !== undefined))];
+  if (sources.length === 0) return '';
+  const named = sources.map((s) => (/^[0-9a-f]{12}$/.test(s) ? `run ${s}` : s));
+  return ` Source of every point's traces: ${named.join(', ')}.`;
+}
+
 export async function renderSweep(
   store: Store,
   sweepId: string,
@@ -59,7 +67,9 @@ export async function renderSweep(
     markdownTitle(title),
     `Grid: ${Object.entries(config.grid)
       .map(([k, v]) => `${k} ∈ {${v.map((x) => cellOf(x)).join(', ')}}`)
-      .join(' × ')}; ` + `${runIds.length} of ${config.points.length} points have a FINISHED run.`,
+      .join(' × ')}; ` +
+      `${runIds.length} of ${config.points.length} points have a FINISHED run.` +
+      sourceLine(store, runIds),
     '',
     toMarkdown(withFixedDigits(table, [...Object.keys(config.grid), 'segments', 'skipped_traces'])),
   ].join('\n');
