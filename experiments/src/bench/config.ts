@@ -7,11 +7,12 @@ import { z } from 'zod';
 import { EngineBenchConfigSchema } from './engine-bench';
 import { ScalingBenchConfigSchema } from './scaling-bench';
 import { EstimatorsBenchConfigSchema } from './estimators-bench';
+import { LlamaBenchConfigSchema } from './llama-bench';
 import { LmBenchConfigSchema } from './lm-bench';
 import { RemoteBenchConfigSchema } from './remote-bench';
 import { TrainingBenchConfigSchema } from './training-bench';
 
-export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training', 'remote', 'scaling'] as const;
+export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training', 'remote', 'llama', 'scaling'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 
 const sectionList = z.preprocess(
@@ -47,6 +48,9 @@ export const benchConfigSchema = z
     remote: RemoteBenchConfigSchema.default({}).describe(
       'Remote section: scoring cost through rred serve (sglang adapter, tokens the server reports) vs in-process T + Σ suffix (remote-bench.ts).',
     ),
+    llama: LlamaBenchConfigSchema.default({}).describe(
+      "llama section: llama.cpp's scoring and sampling tokens/s on the exported checkpoint vs the in-process engine's (llama-bench.ts).",
+    ),
     scaling: ScalingBenchConfigSchema.default({}).describe(
       'Scaling section: RREDCoT scoring, MC at its best and a training step vs T and K on a tiny random model (scaling-bench.ts).',
     ),
@@ -70,6 +74,8 @@ export const QUICK_OVERRIDES: Record<string, unknown> = {
   'estimators.mc.samplesPerExitPoint': 4,
   'training.reps': 1,
   'remote.traces': 2,
+  'llama.traces': 2,
+  'llama.samplingPrompts': 4,
   'training.rssPairs': 1,
   'scaling.lengths': [64, 128, 256],
   'scaling.segments': [4, 8],

@@ -15,6 +15,7 @@ import { benchConfigSchema, type BenchConfig, type BenchSection } from './config
 import { readDocument, recordDocument } from './document';
 import { runEngineBench } from './engine-bench';
 import { runEstimatorsBench } from './estimators-bench';
+import { runLlamaBench } from './llama-bench';
 import { runLmBench } from './lm-bench';
 import { runRemoteBench } from './remote-bench';
 import { runScalingBench } from './scaling-bench';
@@ -27,6 +28,7 @@ const SECTIONS: Record<BenchSection, (config: BenchConfig) => Promise<Record<str
   estimators: (c) => runEstimatorsBench(c.estimators),
   training: (c) => runTrainingBench(c.training),
   remote: (c) => runRemoteBench(c.remote),
+  llama: (c) => runLlamaBench(c.llama),
   scaling: (c) => runScalingBench(c.scaling),
 };
 
