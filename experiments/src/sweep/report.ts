@@ -3,6 +3,8 @@ import * as path from 'path';
 import { checkOutputDir, STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
 import { openStoreForReading } from '@rred/results-store';
 import { EXPERIMENTS } from '../registry';
+import { describeOutcome, displayPath, publishRender } from '../report/publish';
+import { hasCommittedRuns, writeCommittedRuns } from '../report/run-export';
 import { renderSweep } from './render';
 
 const SPEC = {
@@ -32,8 +34,20 @@ runMain(async () => {
     const name = config.gridFile ? path.basename(config.gridFile, '.json') : run.id;
     const out = f.out ?? path.join(repoRoot(), 'results', 'sweeps', name);
     checkOutputDir(out);
-    const files = await renderSweep(store, run.id, metrics, out);
-    process.stderr.write(`sweep ${run.id}: ${files.map((x) => path.relative(process.cwd(), x)).join(', ')}\n`);
+    // results/sweeps/<grid>/ carries its runs in results/runs/sweeps-<grid>.json; a render that reproduces
+    // the files there leaves them untouched (report/publish.ts)
+    const committed = f.out === undefined && config.gridFile !== null;
+    const dir = `sweeps/${name}`;
+    const outcome = await publishRender(
+      out,
+      (staging) => renderSweep(store, run.id, metrics, staging),
+      committed && !hasCommittedRuns(dir) ? `results/runs/sweeps-${name}.json did not exist: the files now name this sweep's runs` : null,
+    );
+    process.stderr.write(`sweep ${run.id}: ${describeOutcome(outcome, displayPath(out), null)}\n`);
+    if (committed && outcome.kind === 'written') {
+      const file = writeCommittedRuns(store, path.join(repoRoot(), 'results'), dir, { kind: 'sweep', run: run.id }, outcome.files);
+      if (file) process.stderr.write(`  and ${displayPath(file)} (the runs it was rendered from)\n`);
+    }
   } finally {
     store.close();
   }
