@@ -12,19 +12,9 @@ import { checkOutputDir, UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
 import { FIXED_CONTEXT } from '@rred/results-store/testing';
 import { runScript } from './fixtures/run-script';
+import { mountTinyTmpfs } from './fixtures/tmpfs';
 
 const BUILD = 'notebooks/src/build.ts';
-
-/** A 64 KiB tmpfs at `dir`, or false when this process cannot mount one (not root, no mount(8)). */
-export function mountTinyTmpfs(dir: string): boolean {
-  fs.mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('output paths', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-outputs-'));

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { UserError } from '@rred/core';
@@ -40,9 +41,10 @@ export function storeFileError(file: string, err: unknown): unknown {
 
 /**
  * Checks the path before SQLite touches it, so a bad path or a foreign file leaves nothing behind:
- * an existing file must start with the SQLite header; a new file needs a writable directory.
+ * an existing file must start with the SQLite header; a new file needs a writable directory. Returns
+ * whether the file exists.
  */
-function checkPath(file: string): void {
+function checkPath(file: string): boolean {
   let stat: fs.Stats | null = null;
   try {
     stat = fs.statSync(file);
@@ -65,7 +67,7 @@ function checkPath(file: string): void {
     } catch {
       throw new UserError(`results store ${file} cannot be written: permission denied`);
     }
-    return;
+    return true;
   }
   const dir = path.dirname(file);
   try {
@@ -75,6 +77,7 @@ function checkPath(file: string): void {
     const why = (err as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a parent of it is a file, not a directory' : (err as Error).message;
     throw new UserError(`results store ${file} cannot be created: ${why}`);
   }
+  return false;
 }
 
 interface ConnectionOptions {
@@ -85,14 +88,51 @@ interface ConnectionOptions {
   readOnly?: boolean;
 }
 
-/** Refuses a file whose tables are not what its schema version says (a foreign or damaged database). */
-function checkSchema(db: Database.Database, file: string): number {
-  // Reading the schema first makes a damaged file fail here, before anything writes.
-  db.pragma('schema_version');
-  const version = schemaVersion(db);
-  const problem = schemaProblem(db, version);
-  if (problem) throw new UserError(`results store ${file} ${problem}; the file was not changed`);
-  return version;
+/**
+ * Stores up to this size get a full `PRAGMA quick_check` (every page read, ~3 ms per MB) each time they
+ * are opened for writing; larger ones only the cheap check that the file holds every page its header
+ * counts (a truncated file). A damaged page is then found before any run is started, not after its compute.
+ */
+const QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Refuses a file whose tables are not what its schema version says (a foreign or damaged database),
+ * and, with `check`, one SQLite finds damaged. The version and the tables are read in one read
+ * transaction, so a store another process creates meanwhile is seen whole or not at all.
+ */
+function checkSchema(db: Database.Database, file: string, check = false): number {
+  return db.transaction(() => {
+    // Reading the schema first makes a damaged file fail here, before anything writes.
+    db.pragma('schema_version');
+    const version = schemaVersion(db);
+    const problem = schemaProblem(db, version);
+    if (problem) throw new UserError(`results store ${file} ${problem}; the file was not changed`);
+    if (check) checkPages(db, file);
+    return version;
+  })();
+}
+
+/** quick_check (or, for a large store, its page count against its size); a problem is a UserError, nothing written. */
+function checkPages(db: Database.Database, file: string): void {
+  const size = fs.statSync(file).size;
+  let problems: string[];
+  if (size <= QUICK_CHECK_MAX_BYTES) {
+    try {
+      problems = (db.pragma('quick_check', { simple: false }) as object[]).map((r) => String(Object.values(r)[0]));
+    } catch (err) {
+      if (!String((err as { code?: string }).code).startsWith('SQLITE_CORRUPT')) throw err;
+      problems = [(err as Error).message];
+    }
+  } else {
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    problems = size < pages * pageSize ? [`the file has ${size} bytes, its header counts ${pages} pages of ${pageSize}`] : ['ok'];
+  }
+  if (problems.length !== 1 || problems[0] !== 'ok') {
+    throw new UserError(
+      `results store ${file} is corrupt (${problems[0]}${problems.length > 1 ? `, and ${problems.length - 1} more` : ''}); the file was not changed; run 'rred db check' or restore it from a backup`,
+    );
+  }
 }
 
 /**
@@ -114,15 +154,50 @@ function useWal(db: Database.Database, busyTimeoutMs: number): void {
   }
 }
 
+/**
+ * Creates a new store atomically: the schema is written to a temporary file beside `file` (in rollback
+ * mode, so every page is in the main file when it closes, then switched to WAL), which is then hard-linked
+ * to `file`. A link never replaces a file, so when another process created the store first (EEXIST) its
+ * store is used and ours is dropped; a reader never sees a half-created store; a failure (a full disk)
+ * leaves no file behind, not even an empty one.
+ */
+function createStore(file: string, opts: ConnectionOptions): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(tmp, { timeout: opts.busyTimeoutMs });
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, file, opts.targetVersion);
+    db.pragma('journal_mode = WAL');
+    db.close();
+    db = null;
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return; // another process created it first: that store is used
+      // a file system without hard links: rename, which could only replace a store created in the last instant
+      if ((code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') && !fs.existsSync(file)) fs.renameSync(tmp, file);
+      else throw err;
+    }
+  } catch (err) {
+    throw storeFileError(file, err);
+  } finally {
+    db?.close();
+    for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${tmp}${suffix}`, { force: true });
+  }
+}
+
 /** Opens (creating if needed) and migrates the SQLite file; any failure is a UserError naming it. */
 export function openConnection(file: string, opts: ConnectionOptions): Database.Database {
   if (opts.readOnly) return openReadOnly(file, opts.busyTimeoutMs);
-  checkPath(file);
+  if (!checkPath(file)) createStore(file, opts);
   let db: Database.Database | null = null;
   try {
-    db = new Database(file, { timeout: opts.busyTimeoutMs });
+    db = new Database(file, { timeout: opts.busyTimeoutMs, fileMustExist: true });
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
-    checkSchema(db, file); // before the first write: journal_mode = WAL changes the file for good
+    checkSchema(db, file, true); // before the first write: journal_mode = WAL, migrations and reaping change the file
     useWal(db, opts.busyTimeoutMs);
     // WAL + NORMAL: a killed process never corrupts the file or loses a committed transaction.
     db.pragma('synchronous = NORMAL');
