@@ -15,6 +15,8 @@ interface Line {
   advantage: number;
   reward: number;
   sigma: number[];
+  sigma_from: string;
+  sigma_config: Record<string, unknown> | null;
   coefficient: number[];
   completion_ids: number[];
   segments: [number, number][];
@@ -32,11 +34,11 @@ describe('rred export-weights', () => {
       backend: { backend: 'cpu', openblasThreads: null },
       context: FIXED_CONTEXT,
     });
-    // problem A: three completions with rewards 1, 0, 0 and σ_k = (0.5, 0.3, 0.2); problem B: one completion
+    // problem A: three completions with rewards 1, 0, 0, credits r_k = (0.2, −0.1, 0.05) and stored σ_k = (0.5, 0.3, 0.2); problem B: one completion
     [1, 0, 0].forEach((reward, i) => {
       const b = sampleBundle(`a${i}`, 3);
       b.trace = { ...b.trace, problemId: 'A', reward };
-      b.estimates = b.estimates!.map((e, k) => ({ ...e, sigma: [0.5, 0.3, 0.2][k] }));
+      b.estimates = b.estimates!.map((e, k) => ({ ...e, credit: [0.2, -0.1, 0.05][k], sigma: [0.5, 0.3, 0.2][k] }));
       run.writeTraceBundle(b);
     });
     const single = sampleBundle('b0', 2);
@@ -47,8 +49,8 @@ describe('rred export-weights', () => {
     store.close();
   });
 
-  it('writes per trace the ids, segments, σ per token and A·σ·|o| with the group advantage', async () => {
-    const lines = (await cli(['export-weights', '--run', runId, '--store', file]))
+  it('writes per trace the ids, segments, the stored σ per token (--sigma stored) and A·σ·|o| with the group advantage', async () => {
+    const lines = (await cli(['export-weights', '--run', runId, '--store', file, '--sigma', 'stored']))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Line);
@@ -69,6 +71,42 @@ describe('rred export-weights', () => {
     a.sigma.forEach((s, t) => expect(s).toBeCloseTo(expected[t], 12));
     expect(a.sigma.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
     a.coefficient.forEach((c, t) => expect(c).toBeCloseTo(a.advantage * a.sigma[t] * O, 12));
+    expect([a.sigma_from, a.sigma_config]).toEqual(['stored', null]);
+  });
+
+  it('by default exports the σ a GRPO run trains with: from the stored credits and A_i under the σ config, sign-aligned', async () => {
+    const cfgFile = path.join(path.dirname(file), 'sigma-l1.json');
+    fs.writeFileSync(cfgFile, JSON.stringify({ normalization: 'L1', credits: 'raw' }));
+    const read = async (...extra: string[]) =>
+      (await cli(['export-weights', '--run', runId, '--store', file, ...extra]))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Line);
+    const l1 = await read('--sigma-config', cfgFile);
+    // signed L1 over raw credits: σ_k = c_k / Σ|c| with c = sign(A_i)·r (aligned); thinking mass 6/8 over 2 tokens per segment
+    const byHand = (sign: number) => [0.2, 0.2, -0.1, -0.1, 0.05, 0.05].map((r) => ((6 / 8) * sign * r) / 0.35 / 2).concat([1 / 8, 1 / 8]);
+    l1[0].sigma.forEach((s, t) => expect(s).toBeCloseTo(byHand(1)[t], 12)); // A > 0
+    l1[1].sigma.forEach((s, t) => expect(s).toBeCloseTo(byHand(-1)[t], 12)); // A < 0: the blamed segment's sign flips
+    expect(l1[0].sigma_from).toBe('trained');
+    expect(l1[0].sigma_config).toMatchObject({ signHandling: 'aligned', normalization: 'L1', credits: 'raw' });
+    // A = 0 (a group of one): uniform 1/|o|, as the trainer
+    l1[3].sigma.forEach((s) => expect(s).toBeCloseTo(1 / l1[3].completion_ids.length, 15));
+    // the default config: the trainer's (softmax over standardized credits, length prior): Σσ_t = 1, largest weight on the largest aligned credit
+    const dflt = await read();
+    expect(dflt[0].sigma_config).toMatchObject({
+      signHandling: 'aligned',
+      normalization: 'softmax',
+      credits: 'standardized',
+      tau: 1,
+      lengthPrior: true,
+    });
+    for (const line of dflt.slice(0, 3)) expect(line.sigma.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
+    expect(dflt[0].sigma[0]).toBeGreaterThan(dflt[0].sigma[2]);
+    expect(dflt[1].sigma[2]).toBeGreaterThan(dflt[1].sigma[0]);
+    await expect(read('--sigma', 'both')).rejects.toThrow(/^export-weights: --sigma both: expected trained or stored$/);
+    await expect(read('--sigma', 'stored', '--sigma-config', cfgFile)).rejects.toThrow(/--sigma-config applies to --sigma trained only/);
+    fs.writeFileSync(cfgFile, JSON.stringify({ normalization: 'L1' }));
+    await expect(read('--sigma-config', cfgFile)).rejects.toThrow(/credits 'standardized' needs normalization 'softmax'/);
   });
 
   it('--scale none is r − mean; --out writes the file; bad flags are one-line errors', async () => {

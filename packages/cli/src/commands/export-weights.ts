@@ -1,5 +1,5 @@
-import { mean, sampleStandardDeviation, STORE_FLAG, UserError, writeOutputFile } from '@rred/core';
-import { tokenWeights } from '@rred/estimators';
+import { mean, parseConfig, readJsonFile, sampleStandardDeviation, STORE_FLAG, UserError, writeOutputFile } from '@rred/core';
+import { sigmaConfigSchema, tokenWeights, traceSigma, type SigmaConfig } from '@rred/estimators';
 import type { Trace } from '@rred/lm';
 import { checkOutputFile, resolveStorePath, type StoredTrace } from '@rred/results-store';
 import { withStore, type Command } from '../command';
@@ -21,7 +21,11 @@ interface WeightRecord {
   reward: number;
   /** A_i: the group-normalized reward of this completion among the run's completions of the same problem. */
   advantage: number;
-  /** σ_t per completion token (Σ_t σ_t = Σ_k σ_k share; see tokenWeights in @rred/estimators). */
+  /** Where σ came from: 'trained' = the stored credits r_k and A_i under `sigma_config` (what GRPO trains with), 'stored' = the stored σ column. */
+  sigma_from: SigmaFrom;
+  /** The σ config of 'trained' (null for 'stored'). */
+  sigma_config: SigmaConfig | null;
+  /** σ_t per completion token (steps of estimators/src/sigma.ts). */
   sigma: number[];
   /** A_i · σ_t · |o_i| per completion token: the per-token advantage a trainer's loss multiplies log-ratios by. */
   coefficient: number[];
@@ -44,16 +48,47 @@ function advantages(traces: StoredTrace[], scale: 'group' | 'none'): number[] {
   });
 }
 
-function recordOf(run: string, status: string, t: StoredTrace, method: string, advantage: number): WeightRecord {
+type SigmaFrom = 'trained' | 'stored';
+
+/**
+ * σ_t of one stored trace. 'stored': the stored σ_k (the estimator's reported σ: its config's normalization,
+ * no advantage) spread by `tokenWeights`. 'trained': what the GRPO hook computes from the same credits
+ * (`traceSigma` under `config` with the trace's A_i); like the hook, A = 0 or a non-finite credit (the
+ * estimator fell back) gives uniform 1/|o|.
+ */
+function sigmaOf(run: string, t: StoredTrace, method: string, advantage: number, from: SigmaFrom, config: SigmaConfig): number[] {
   const rows = t.estimates.filter((e) => e.method === method && e.exitPoint > 0).sort((a, b) => a.exitPoint - b.exitPoint);
-  if (rows.length !== t.segments.length || rows.some((r) => r.sigma === null)) {
+  const field = from === 'stored' ? 'sigma' : 'credit';
+  const have = rows.filter((r) => r[field] !== null && r[field] !== undefined).length;
+  if (rows.length !== t.segments.length || have !== rows.length) {
     throw new UserError(
-      `export-weights: trace '${t.key}' of run ${run} has ${rows.filter((r) => r.sigma !== null).length} σ for method '${method}' and ${t.segments.length} segments; ` +
-        `pick a method that stores σ (--method; rredcot does)`,
+      `export-weights: trace '${t.key}' of run ${run} has ${have} ${from === 'stored' ? 'σ' : 'credits'} for method '${method}' and ${t.segments.length} segments; ` +
+        `pick a method that stores them (--method; rredcot does)`,
     );
   }
-  const sigmaK = rows.map((r) => r.sigma as number);
-  const sigma = tokenWeights(t.trace as unknown as Trace, t.segments, sigmaK);
+  const trace = t.trace as unknown as Trace;
+  if (from === 'stored')
+    return tokenWeights(
+      trace,
+      t.segments,
+      rows.map((r) => r.sigma as number),
+    );
+  const credits = rows.map((r) => r.credit as number);
+  const O = trace.completion.length;
+  if (advantage === 0 || !credits.every(Number.isFinite)) return trace.completion.map(() => 1 / Math.max(1, O));
+  return traceSigma(trace, t.segments, credits, advantage, config);
+}
+
+function recordOf(
+  run: string,
+  status: string,
+  t: StoredTrace,
+  method: string,
+  advantage: number,
+  from: SigmaFrom,
+  config: SigmaConfig,
+): WeightRecord {
+  const sigma = sigmaOf(run, t, method, advantage, from, config);
   const O = t.trace.completion.length;
   return {
     run,
@@ -67,6 +102,8 @@ function recordOf(run: string, status: string, t: StoredTrace, method: string, a
     think_end: t.trace.thinkEnd,
     reward: t.trace.reward,
     advantage,
+    sigma_from: from,
+    sigma_config: from === 'trained' ? config : null,
     sigma,
     coefficient: sigma.map((s) => advantage * s * O),
   };
@@ -78,7 +115,21 @@ export const exportWeights: Command = {
   flags: {
     run: { type: 'string', value: 'ID', description: 'the run whose traces and σ to export (an id prefix works)' },
     format: { type: 'string', value: 'FORMAT', description: 'output format; jsonl is the one there is', default: 'jsonl' },
-    method: { type: 'string', value: 'METHOD', description: 'the estimator whose stored σ to use', default: 'rredcot' },
+    method: { type: 'string', value: 'METHOD', description: 'the estimator whose stored credits (or σ) to use', default: 'rredcot' },
+    sigma: {
+      type: 'string',
+      value: 'FROM',
+      description:
+        "'trained': σ from the stored credits and each trace's advantage under the σ config a GRPO run trains with (--sigma-config); " +
+        "'stored': the stored σ column (the estimator's own normalization, no sign handling)",
+      default: 'trained',
+    },
+    'sigma-config': {
+      type: 'string',
+      value: 'FILE',
+      path: true,
+      description: "JSON σ config for --sigma trained (sigmaConfigSchema, estimators/src/sigma.ts); default the trainer's default",
+    },
     scale: {
       type: 'string',
       value: 'SCALE',
@@ -102,6 +153,15 @@ export const exportWeights: Command = {
     const scale = (args.flags.scale as string | undefined) ?? 'group';
     if (scale !== 'group' && scale !== 'none') throw new UserError(`export-weights: --scale ${scale}: expected group or none`);
     const method = (args.flags.method as string | undefined) ?? 'rredcot';
+    const from = (args.flags.sigma as string | undefined) ?? 'trained';
+    if (from !== 'trained' && from !== 'stored') throw new UserError(`export-weights: --sigma ${from}: expected trained or stored`);
+    const configFile = args.flags['sigma-config'] as string | undefined;
+    if (configFile && from === 'stored') throw new UserError('export-weights: --sigma-config applies to --sigma trained only');
+    const sigmaConfig = parseConfig(
+      sigmaConfigSchema,
+      configFile ? readJsonFile(configFile, '--sigma-config') : {},
+      configFile ?? 'σ config',
+    );
     const out = args.flags.out as string | undefined;
     if (out) checkOutputFile(out, resolveStorePath(args.flags.store as string | undefined, ctx.env), 'export-weights: --out');
     return withStore(args, ctx, (store) => {
@@ -116,7 +176,7 @@ export const exportWeights: Command = {
           `export-weights: --method ${method}: unknown method for run ${id}, which stores estimates of ${methods.join(', ') || 'no method'}`,
         );
       const A = advantages(traces, scale);
-      const text = traces.map((t, i) => JSON.stringify(recordOf(id, status, t, method, A[i]))).join('\n') + '\n';
+      const text = traces.map((t, i) => JSON.stringify(recordOf(id, status, t, method, A[i], from, sigmaConfig))).join('\n') + '\n';
       if (out) {
         writeOutputFile(out, text, 'export-weights: --out');
         ctx.out(`wrote ${traces.length} traces of run ${id} to ${out}${note}\n`);
