@@ -93,6 +93,13 @@ describe('analyzeGold', () => {
     expect(free.varies.value).toBeCloseTo(1, 12);
     expect(free.tracesVaries).toBe(1);
     expect([free.silent, free.nan]).toEqual([2, 1]);
+    // a method with no rows on a trace is silent there, counted as NaN
+    const missing = analyzeGold({
+      ...data,
+      traces: data.traces.map((t) => (t.key === 'toy/c' ? { ...t, credits: { ...t.credits, [FREE]: undefined! } } : t)),
+    });
+    expect(missing.checkpoints.toy.methods[FREE].subsets.all.within).toMatchObject({ silent: 3, nan: 2, tracesVaries: 0 }); // a, b, c silent; d varies but has K = 2
+    expect(missing.checkpoints.toy.methods[FREE].subsets.all.within.all.value).toBe(0);
     expect(
       withinAllPerTrace(
         [

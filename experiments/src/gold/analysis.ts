@@ -123,6 +123,9 @@ export function methodsOf(traces: readonly GoldTrace[], mcSamples: readonly numb
   return [...mcSamples.map(mcMethod), ...rr, 'loo', 'gradient', ...Object.keys(BASELINES)].filter((m) => present.has(m));
 }
 
+/** A method's credits on a trace; NaN throughout where the method has no rows for it (counted as silent, `nan`). */
+const creditsOf = (t: GoldTrace, method: string): number[] => t.credits[method] ?? new Array<number>(t.segmentLengths.length).fill(NaN);
+
 /** Fewer segments than this make a within-trace Spearman too coarse (as in withinTraceSpearman). */
 const MIN_SEGMENTS = 3;
 
@@ -137,7 +140,7 @@ export function withinAllPerTrace(credits: readonly (readonly number[])[], gold:
 
 function subsetMetrics(method: string, traces: readonly GoldTrace[], B: number, level: number, rng: Rng): SubsetMetrics {
   const gold = traces.map((t) => diffs(t.gold));
-  const credits = traces.map((t) => t.credits[method]);
+  const credits = traces.map((t) => creditsOf(t, method));
   const perTrace = withinAllPerTrace(credits, gold);
   const all =
     traces.length === 0
@@ -198,7 +201,7 @@ function methodMetrics(
     SubsetMetrics
   >;
   const failed = traces.filter((t) => t.reward === 0 && t.firstError !== null);
-  const localized = failed.map((t) => ({ credits: t.credits[method], errorSegment: t.firstError! - 1 }));
+  const localized = failed.map((t) => ({ credits: creditsOf(t, method), errorSegment: t.firstError! - 1 }));
   const loc = localizationTop1(localized, rng.fork('top1'), { resamples: B, level });
   const costs = traces.map((t) => t.costs[method]);
   const free = method in BASELINES;
@@ -209,8 +212,8 @@ function methodMetrics(
     localizationAuc: localizationAuc(localized),
     chanceTop1: loc.chance,
     localizationTraces: loc.traces,
-    tokensPerTrace: free ? 0 : mean(costs.map((c) => c.tokensForwarded)),
-    wallMsPerTrace: free ? 0 : mean(costs.map((c) => c.wallMs)),
+    tokensPerTrace: free ? 0 : mean(costs.map((c) => c?.tokensForwarded ?? NaN)),
+    wallMsPerTrace: free ? 0 : mean(costs.map((c) => c?.wallMs ?? NaN)),
   };
 }
 
@@ -242,7 +245,7 @@ function checkpointMetrics(data: GoldData, checkpoint: string, rng: Rng): Checkp
     names.map((m) => [
       m,
       withinAllPerTrace(
-        traces.map((t) => t.credits[m]),
+        traces.map((t) => creditsOf(t, m)),
         gold,
       ),
     ]),

@@ -11,9 +11,10 @@ const SHOWN = [
   'mc.n20',
   'rredcot.joint.full.both.log',
   'rredcot.forced.remaining.both.log',
+  'rredcot.joint.bestStart.both.prob',
   'rredcot.forced.any.immediate.prob',
   'loo',
-  'length',
+  'signedPosition',
 ];
 
 function traceLook(t: GoldTrace): string {

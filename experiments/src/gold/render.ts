@@ -113,23 +113,27 @@ function stressTable(a: GoldAnalysis, beds: readonly string[]): Table | null {
   };
 }
 
+/** A run's latest metric values (null: stored as null). */
+type RunMetrics = Record<string, number | null>;
+
 /** The run's metrics about the references (logged by the compute; absent in runs before them): what each rewrite looks like to the model. */
-function atypicalityText(metrics: Record<string, number>, bed: string, rewrites: readonly string[]): string | null {
-  const lp = (w: string) => metrics[`${bed}.references.meanTokenLogp.${w}`];
-  if (lp('canonical') === undefined) return null;
+function atypicalityText(metrics: RunMetrics, bed: string, rewrites: readonly string[]): string | null {
+  const lp = (w: string) => metrics[`${bed}.references.meanTokenLogp.${w}`] ?? undefined;
+  const canonical = lp('canonical');
+  if (canonical === undefined) return null;
   const parts = rewrites
     .filter((w) => lp(w) !== undefined)
     .map((w) => {
-      const changed = metrics[`${bed}.references.changed.${w}`];
-      return `${w} ${fmt(lp(w))} (Δ ${signed(lp(w) - lp('canonical'))}; ${changed === undefined ? '?' : fmt(100 * changed, 0)} % of references changed)`;
+      const changed = metrics[`${bed}.references.changed.${w}`] ?? undefined;
+      return `${w} ${fmt(lp(w)!)} (Δ ${signed(lp(w)! - canonical)}; ${changed === undefined ? '?' : fmt(100 * changed, 0)} % of references changed)`;
     });
-  return `${bed}: mean per-token log p of the reference after the prompt: canonical ${fmt(lp('canonical'))}; ${parts.join('; ')}.`;
+  return `${bed}: mean per-token log p of the reference after the prompt: canonical ${fmt(canonical)}; ${parts.join('; ')}.`;
 }
 
 /** Own-reference coverage (logged by the compute): how often a trace's problem had no correct sibling. */
-function ownText(metrics: Record<string, number>, bed: string): string | null {
-  const m = (k: string) => metrics[`${bed}.ownReferences.${k}`];
-  if (m('mean') === undefined) return null;
+function ownText(metrics: RunMetrics, bed: string): string | null {
+  const m = (k: string) => metrics[`${bed}.ownReferences.${k}`] ?? NaN;
+  if (metrics[`${bed}.ownReferences.mean`] == null) return null;
   return (
     `Own references: ${fmt(m('mean'), 2)} per trace on average; ${fmt(100 * m('none'), 0)} % of the traces have none ` +
     `(correct ${fmt(100 * m('noneCorrect'), 0)} %, wrong ${fmt(100 * m('noneWrong'), 0)} %): there the \`@own\` variants give NaN credits, ` +
@@ -217,7 +221,7 @@ function checkpointSection(
   c: CheckpointMetrics,
   data: GoldData,
   hash: string | undefined,
-  metrics: Record<string, number>,
+  metrics: RunMetrics,
 ): string[] {
   const config = data.config;
   const traces = data.traces.filter((t) => t.checkpoint === name);
@@ -412,7 +416,7 @@ function segmentsCsv(data: GoldData): Table {
       t.goldHalves[1][k],
       k === 0 ? null : k === t.firstError ? 1 : 0,
       ...valued.map((m) => t.values[m][k]),
-      ...methods.map((m) => (k === 0 ? null : t.credits[m][k - 1])),
+      ...methods.map((m) => (k === 0 ? null : (t.credits[m]?.[k - 1] ?? null))),
     ]),
   );
   return {
