@@ -216,13 +216,7 @@ function costTable(c: CheckpointMetrics): Table {
   };
 }
 
-function checkpointSection(
-  name: string,
-  c: CheckpointMetrics,
-  data: GoldData,
-  hash: string | undefined,
-  metrics: RunMetrics,
-): string[] {
+function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, hash: string | undefined, metrics: RunMetrics): string[] {
   const config = data.config;
   const traces = data.traces.filter((t) => t.checkpoint === name);
   const meanK = traces.reduce((n, t) => n + t.segmentLengths.length, 0) / Math.max(1, traces.length);
