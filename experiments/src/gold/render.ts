@@ -182,9 +182,11 @@ function correlationTable(c: CheckpointMetrics): Table {
 }
 
 /** Per bed: localization, cost and the two comparisons with their Holm details. */
-function costTable(c: CheckpointMetrics): Table {
+function costTable(c: CheckpointMetrics, resamples: number): Table {
   const names = byRho(canonicalMethods(c), (m) => withinAll(c.methods[m]).value);
-  const detail = (x: Comparison | null) => (x === null ? '—' : `${fmt(100 * x.level, 2)} %, p ${fmt(x.p, 4)}, adj. ${fmt(x.adjustedP, 4)}`);
+  // a bootstrap p of 0 means no replicate on the other side of 0: p < 1/resamples
+  const pText = (p: number) => (p === 0 ? `< ${fmt(1 / resamples, 4)}` : fmt(p, 4));
+  const detail = (x: Comparison | null) => (x === null ? '—' : `${fmt(100 * x.level, 2)} %, p ${pText(x.p)}, Holm ${fmt(x.adjustedP, 4)}`);
   return {
     columns: [
       'method',
@@ -193,10 +195,10 @@ function costTable(c: CheckpointMetrics): Table {
       'tokens/trace',
       'wall ms/trace',
       'vs signed position: Δρ [Holm CI]',
-      'CI level, p, Holm p',
+      'its CI level, p, Holm p',
       'MC at matched tokens',
       'vs MC: Δρ [Holm CI]',
-      'CI level, p, Holm p ',
+      'its CI level, p, Holm p (MC)',
     ],
     rows: names.map((name) => {
       const m = c.methods[name];
@@ -244,7 +246,7 @@ function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, h
     '',
     `### ${name}: localization, cost and the paired comparisons`,
     '',
-    toMarkdown(costTable(c)),
+    toMarkdown(costTable(c, config.analysis.bootstrapResamples)),
     '',
   ];
 }
