@@ -139,7 +139,7 @@ describe('analyzeGold', () => {
     // on the correct trace alone: 0.8 → 1.6 / 1.8
     expect(c.gold.correct.reliability.value).toBeCloseTo(1.6 / 1.8, 12);
     expect(c.gold.wrong.reliability.value).toBeCloseTo(1, 12);
-    expect(c.proxy.all.reliability.value).toBeCloseTo(1, 12);
+    expect(c.proxy.reliability.value).toBeCloseTo(1, 12);
   });
 
   it('localizes on the failed traces with an error in the thinking, lower credit = blame; values; costs', () => {

@@ -30,7 +30,7 @@ import {
   mean,
   Rng,
   spearman,
-  splitHalfReliability,
+  withinTraceReliability,
   withinTraceSpearman,
 } from '@rred/core';
 import type { GoldData, GoldTrace } from './load';
@@ -100,8 +100,8 @@ export interface CheckpointMetrics {
   undefinedTraces: number;
   /** The gold's own reliability (halves of n_gold/2 → n_gold) per subset. */
   gold: Record<Subset, Reliability>;
-  /** The MC(ceilingSamples) proxy's reliability per subset (halves of n/2 → n): a ceiling for correlation with that proxy. */
-  proxy: Record<Subset, Reliability>;
+  /** The MC(ceilingSamples) proxy's reliability over all traces (halves of n/2 → n): a ceiling for correlation with that proxy. */
+  proxy: Reliability;
   /** Failed traces whose first wrong line is in the thinking (the localization set). */
   localizationTraces: number;
   methods: Record<string, MethodMetrics>;
@@ -189,6 +189,7 @@ const bounds = (i: { lower: number; upper: number }) => ({ lo: i.lower, hi: i.up
 const subsetOf = (traces: readonly GoldTrace[], s: Subset): GoldTrace[] =>
   s === 'all' ? traces.slice() : traces.filter((t) => (s === 'correct' ? t.reward > 0 : t.reward === 0));
 
+// on all traces the method's own stream (its 'where it varies' interval is then the one this benchmark always reported)
 function methodMetrics(
   method: string,
   traces: readonly GoldTrace[],
@@ -196,10 +197,9 @@ function methodMetrics(
   level: number,
   rng: Rng,
 ): Omit<MethodMetrics, 'vsSignedPosition' | 'vsMcAtCost'> {
-  const subsets = Object.fromEntries(SUBSETS.map((s) => [s, subsetMetrics(method, subsetOf(traces, s), B, level, rng.fork(s))])) as Record<
-    Subset,
-    SubsetMetrics
-  >;
+  const subsets = Object.fromEntries(
+    SUBSETS.map((s) => [s, subsetMetrics(method, subsetOf(traces, s), B, level, s === 'all' ? rng : rng.fork(s))]),
+  ) as Record<Subset, SubsetMetrics>;
   const failed = traces.filter((t) => t.reward === 0 && t.firstError !== null);
   const localized = failed.map((t) => ({ credits: creditsOf(t, method), errorSegment: t.firstError! - 1 }));
   const loc = localizationTop1(localized, rng.fork('top1'), { resamples: B, level });
@@ -218,7 +218,7 @@ function methodMetrics(
 }
 
 function reliability(halves: { a: number[]; b: number[] }[], B: number, level: number, rng: Rng): Reliability {
-  const w = splitHalfReliability(halves, rng, { resamples: B, level }).withinTrace;
+  const w = withinTraceReliability(halves, rng, { resamples: B, level });
   return { reliability: interval(w.reliability), ceiling: interval(w.ceiling), tracesUsed: w.tracesUsed };
 }
 
@@ -226,27 +226,35 @@ function checkpointMetrics(data: GoldData, checkpoint: string, rng: Rng): Checkp
   const { config } = data;
   const { bootstrapResamples: B, level } = config.analysis;
   const traces = data.traces.filter((t) => t.checkpoint === checkpoint);
-  const byHalves = (pick: (t: GoldTrace) => [number[], number[]], name: string) =>
-    Object.fromEntries(
-      SUBSETS.map((s) => [
-        s,
-        reliability(
-          subsetOf(traces, s).map((t) => ({ a: diffs(pick(t)[0]), b: diffs(pick(t)[1]) })),
-          B,
-          level,
-          rng.fork(name).fork(s),
-        ),
-      ]),
-    ) as Record<Subset, Reliability>;
+  const halves = (ts: readonly GoldTrace[], pick: (t: GoldTrace) => [number[], number[]]) =>
+    ts.map((t) => ({ a: diffs(pick(t)[0]), b: diffs(pick(t)[1]) }));
+  const gold = Object.fromEntries(
+    SUBSETS.map((s) => [
+      s,
+      reliability(
+        halves(subsetOf(traces, s), (t) => t.goldHalves),
+        B,
+        level,
+        rng.fork('gold-split-half').fork(s),
+      ),
+    ]),
+  ) as Record<Subset, Reliability>;
+  // the fork splitHalfReliability(…, rng.fork('split-half')) gave its within-trace part: the same numbers as before
+  const proxy = reliability(
+    halves(traces, (t) => t.halves),
+    B,
+    level,
+    rng.fork('split-half').fork('within'),
+  );
   const names = methodsOf(traces, config.mcSamples);
   const base = Object.fromEntries(names.map((m) => [m, methodMetrics(m, traces, B, level, rng.fork(m))]));
-  const gold = traces.map((t) => diffs(t.gold));
+  const dv = traces.map((t) => diffs(t.gold));
   const perTrace = Object.fromEntries(
     names.map((m) => [
       m,
       withinAllPerTrace(
         traces.map((t) => creditsOf(t, m)),
-        gold,
+        dv,
       ),
     ]),
   );
@@ -261,9 +269,9 @@ function checkpointMetrics(data: GoldData, checkpoint: string, rng: Rng): Checkp
     correct: traces.filter((t) => t.reward > 0).length,
     wrong: traces.filter((t) => t.reward === 0).length,
     exitPoints: traces.reduce((n, t) => n + t.gold.length, 0),
-    undefinedTraces: gold.filter(goldUndefined).length,
-    gold: byHalves((t) => t.goldHalves, 'gold-split-half'),
-    proxy: byHalves((t) => t.halves, 'split-half'),
+    undefinedTraces: dv.filter(goldUndefined).length,
+    gold,
+    proxy,
     localizationTraces: traces.filter((t) => t.reward === 0 && t.firstError !== null).length,
     methods,
     stress: stressRows(family, rng.fork('stress')),
@@ -286,7 +294,7 @@ export function goldSummaryMetrics(a: GoldAnalysis): Record<string, number> {
   for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
     out[`${checkpoint}.traces`] = c.traces;
     out[`${checkpoint}.exitPoints`] = c.exitPoints;
-    out[`${checkpoint}.ceilingN20`] = c.proxy.all.ceiling.value;
+    out[`${checkpoint}.ceilingN20`] = c.proxy.ceiling.value;
     out[`${checkpoint}.goldCeiling`] = c.gold.all.ceiling.value;
     for (const [method, m] of Object.entries(c.methods)) {
       const key = `${checkpoint}.${method}`;

@@ -237,7 +237,7 @@ function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, h
       `all traces ${reliabilityText(c.gold.all)}; correct ${reliabilityText(c.gold.correct)}; wrong ${reliabilityText(c.gold.wrong)}.`,
     '',
     ...(ownText(metrics, name) ? [ownText(metrics, name)!, ''] : []),
-    `For comparison, the MC(${config.ceilingSamples}) proxy's reliability (halves of ${config.ceilingSamples / 2}): ${reliabilityText(c.proxy.all)}; ` +
+    `For comparison, the MC(${config.ceilingSamples}) proxy's reliability (halves of ${config.ceilingSamples / 2}): ${reliabilityText(c.proxy)}; ` +
       `its √rel bounds a correlation with that n = ${config.ceilingSamples} proxy, not with the gold.`,
     '',
     `### ${name}: correlation with ΔV_gold on all, correct and wrong traces`,

@@ -32,6 +32,7 @@ export {
   spearmanBrown,
   reliabilityCeiling,
   splitHalfReliability,
+  withinTraceReliability,
   withinTraceSpearman,
   localizationTop1,
   localizationAuc,

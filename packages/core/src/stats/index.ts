@@ -18,7 +18,7 @@ export { sum, mean, median, sampleStandardDeviation, sampleVariance, standardDev
 export { pearson, spearman } from './correlation';
 export { meanCi, medianCi, wilsonInterval, type MeanCi, type Interval } from './intervals';
 export { clusterBootstrap, percentileInterval, bootstrapMeanInterval, bootstrapSdOfMean } from './bootstrap';
-export { reliabilityCeiling, spearmanBrown, splitHalfReliability } from './reliability';
+export { reliabilityCeiling, spearmanBrown, splitHalfReliability, withinTraceReliability } from './reliability';
 export { withinTraceSpearman } from './within-trace';
 export { localizationAuc, localizationTop1, type LocalizedTrace } from './localization';
 export { powerLawExponent } from './power-law';

@@ -5,7 +5,7 @@
  * has a bootstrap that takes our seeded `Rng`, nor Holm.
  */
 import type { Rng } from '../rng';
-import { clusterBootstrap, percentileInterval, type BootstrapOptions, type Estimate } from './bootstrap';
+import { percentileInterval, type BootstrapOptions, type Estimate } from './bootstrap';
 import { mean } from './descriptive';
 
 interface PairedDifference extends Estimate {
@@ -33,12 +33,14 @@ export function pairedBootstrapDifference(
   if (a.length !== b.length) throw new RangeError(`pairedBootstrapDifference: ${a.length} vs ${b.length} values`);
   const d = a.map((x, i) => x - b[i]);
   if (d.length === 0 || d.some(Number.isNaN)) return { value: NaN, lo: NaN, hi: NaN, p: NaN, replicates: [] };
-  const replicates = clusterBootstrap(
-    d.map((x) => [x]),
-    resamples,
-    rng,
-    mean,
-  );
+  // clusterBootstrap's draws (one rng.next() per unit) and mean's left-to-right sum, without a sample array per resample
+  const n = d.length;
+  const replicates = new Array<number>(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += d[Math.floor(rng.next() * n)];
+    replicates[r] = total / n;
+  }
   const [lo, hi] = percentileInterval(replicates, level);
   return { value: mean(d), lo, hi, p: bootstrapP(replicates), replicates };
 }

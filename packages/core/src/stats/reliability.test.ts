@@ -1,6 +1,6 @@
 import { Rng } from '../rng';
 import { spearman } from './correlation';
-import { reliabilityCeiling, spearmanBrown, splitHalfReliability } from './reliability';
+import { reliabilityCeiling, spearmanBrown, splitHalfReliability, withinTraceReliability } from './reliability';
 
 describe('spearmanBrown', () => {
   it('factor·r / (1 + (factor − 1)·r), by hand', () => {
@@ -122,5 +122,22 @@ describe('splitHalfReliability', () => {
     expect(none.pooled.reliability.value).toBeNaN();
     expect(none.withinTrace.tracesUsed).toBe(0);
     expect(() => splitHalfReliability([{ a: [1, 2], b: [1] }], new Rng(1))).toThrow(/trace 0 has 2 vs 1 values/);
+  });
+});
+
+describe('withinTraceReliability', () => {
+  it("is splitHalfReliability's within-trace part from the same rng fork, and checks lengths the same way", () => {
+    const rng = new Rng(9);
+    const traces = Array.from({ length: 12 }, (_, t) => {
+      const truth = Array.from({ length: 5 }, () => rng.next());
+      return { a: truth.map((x) => x + 0.3 * rng.next()), b: truth.map((x, i) => (t % 4 === 0 && i === 0 ? 0.5 : x + 0.3 * rng.next())) };
+    });
+    const whole = splitHalfReliability(traces, new Rng(21), { resamples: 300, factor: 3 }).withinTrace;
+    const alone = withinTraceReliability(traces, new Rng(21).fork('within'), { resamples: 300, factor: 3 });
+    expect(alone).toEqual(whole);
+    // the half correlation is the mean per-trace Spearman, corrected with factor 3: 3r / (1 + 2r)
+    const r = alone.halfCorrelation;
+    expect(alone.reliability.value).toBeCloseTo((3 * r) / (1 + 2 * r), 12);
+    expect(() => withinTraceReliability([{ a: [1, 2], b: [1] }], new Rng(1))).toThrow(/trace 0 has 2 vs 1 values/);
   });
 });

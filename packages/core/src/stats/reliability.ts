@@ -92,16 +92,38 @@ export function splitHalfReliability(traces: readonly SplitHalves[], rng: Rng, o
       pairs.map((p) => p[0]),
       pairs.map((p) => p[1]),
     );
+  return {
+    pooled: correctedEstimates(clusters, pooledR, factor, rng.fork('pooled'), bootstrap),
+    withinTrace: withinTraceReliability(traces, rng.fork('within'), options),
+    traces: traces.length,
+    segments: clusters.reduce((n, c) => n + c.length, 0),
+  };
+}
+
+/**
+ * The within-trace half of `splitHalfReliability` alone (the same numbers from the same `rng`: it passes
+ * its `rng.fork('within')` here), for callers that do not need the pooled version's bootstrap of a
+ * pooled Spearman per resample, by far the dearer of the two.
+ */
+export function withinTraceReliability(
+  traces: readonly SplitHalves[],
+  rng: Rng,
+  options: SplitHalfOptions = {},
+): Reliability & { tracesUsed: number } {
+  const { factor = 2, ...bootstrap } = options;
   const { used } = perTraceSpearman(
     traces.map(({ a, b }) => ({ x: a, y: b })),
     'splitHalfReliability',
   );
-  const perTrace = used.map((r) => [r]);
   return {
-    pooled: correctedEstimates(clusters, pooledR, factor, rng.fork('pooled'), bootstrap),
-    withinTrace: { ...correctedEstimates(perTrace, mean, factor, rng.fork('within'), bootstrap), tracesUsed: used.length },
-    traces: traces.length,
-    segments: clusters.reduce((n, c) => n + c.length, 0),
+    ...correctedEstimates(
+      used.map((r) => [r]),
+      mean,
+      factor,
+      rng,
+      bootstrap,
+    ),
+    tracesUsed: used.length,
   };
 }
 
