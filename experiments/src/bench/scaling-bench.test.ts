@@ -3,8 +3,10 @@
  * the cost model's (the section throws otherwise), and a context too short for the MC horizon is a
  * clear error before anything runs.
  */
+import { parseConfig } from '@rred/core';
 import { initEngine } from '@rred/engine';
-import { runScalingBench } from './scaling-bench';
+import { parseModelConfig } from '@rred/lm';
+import { runScalingBench, ScalingBenchConfigSchema } from './scaling-bench';
 
 const tiny = {
   model: { vocabSize: 16, contextLength: 72, dModel: 8, nLayers: 1, nHeads: 2, dFF: 16 },
@@ -49,5 +51,37 @@ describe('bench scaling', () => {
     await expect(runScalingBench({ ...tiny, model: { ...tiny.model, contextLength: 64 } })).rejects.toThrow(
       /model\.contextLength 64 is too short: T = 36 needs 68/,
     );
+  });
+});
+
+describe('bench scaling model shape', () => {
+  const probes: Record<string, number>[] = [
+    { vocabSize: 1 },
+    { vocabSize: 2 },
+    { contextLength: 1 },
+    { contextLength: 2 },
+    { contextLength: 4096 },
+    { contextLength: 4097 },
+    { dModel: 0 },
+    { dModel: 6, nHeads: 4 },
+    { dModel: 4, nHeads: 4 },
+    { nLayers: 0 },
+    { dFF: 1 },
+    { dFF: 0 },
+  ];
+  const verdict = (parse: () => unknown) => {
+    try {
+      parse();
+      return 'ok';
+    } catch {
+      return 'refused';
+    }
+  };
+  it.each(probes)("accepts exactly the shapes @rred/lm's model config accepts: %j", (shape) => {
+    const lm = verdict(() => parseModelConfig({ vocabSize: 64, ...shape }));
+    expect(verdict(() => parseConfig(ScalingBenchConfigSchema, { model: shape }, 'probe'))).toBe(lm);
+  });
+  it('the probes reach both verdicts', () => {
+    expect(new Set(probes.map((s) => verdict(() => parseModelConfig({ vocabSize: 64, ...s }))))).toEqual(new Set(['ok', 'refused']));
   });
 });

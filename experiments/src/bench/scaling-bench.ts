@@ -1,6 +1,6 @@
 import { median, sum, parseConfig, powerLawExponent, ProgressBar, Rng, seedSchema, textTable, UserError } from '@rred/core';
 import { tf } from '@rred/engine';
-import { createTransformer, TransformerLM, Tokenizer, type SampleResult, type ScoreJob } from '@rred/lm';
+import { checkModelShape, createTransformer, modelShapeFields, TransformerLM, Tokenizer, type SampleResult, type ScoreJob } from '@rred/lm';
 import { z } from 'zod';
 import { randomBatch } from './random-batch';
 import { lmTrainStep } from './train-step';
@@ -11,17 +11,18 @@ export const ScalingBenchConfigSchema = z
   .object({
     model: z
       .object({
-        vocabSize: z.number().int().min(8).default(64),
-        contextLength: z.number().int().min(64).default(2064),
-        dModel: z.number().int().min(8).default(64),
-        nLayers: z.number().int().min(1).default(2),
-        nHeads: z.number().int().min(1).default(2),
-        dFF: z.number().int().min(8).default(128),
+        vocabSize: modelShapeFields.vocabSize.default(64),
+        contextLength: modelShapeFields.contextLength.default(2064),
+        dModel: modelShapeFields.dModel.default(64),
+        nLayers: modelShapeFields.nLayers.default(2),
+        nHeads: modelShapeFields.nHeads.default(2),
+        dFF: modelShapeFields.dFF.default(128),
       })
       .strict()
+      .superRefine(checkModelShape)
       .default({})
       .describe(
-        'The tiny random model (lm transformer): V 64, context 2064 (an MC continuation from the last exit point of a 1024-token trace ' +
+        'The tiny random model (lm transformer; fields and limits of @rred/lm modelShapeFields): V 64, context 2064 (an MC continuation from the last exit point of a 1024-token trace ' +
           'runs another 1020 tokens), d 64, 2 layers, 2 heads, F 128.',
       ),
     lengths: z
@@ -113,6 +114,10 @@ function scalingModel(config: ScalingBenchConfig, rng: Rng): TransformerLM {
   rows[STOP] = rows[STOP].map(() => -1);
   emb.assign(tf.tensor2d(rows));
   const specials = Tokenizer.fromAlphabet('a').vocabSize - 1; // a tokenizer of the model's size (its texts are never read)
+  if (config.model.vocabSize <= specials)
+    throw new UserError(
+      `bench scaling: model.vocabSize ${config.model.vocabSize}: the bench's tokenizer needs more than its ${specials} special tokens`,
+    );
   const tokenizer = Tokenizer.fromAlphabet(
     Array.from({ length: config.model.vocabSize - specials }, (_, i) => String.fromCharCode(0x4e00 + i)).join(''),
   );

@@ -10,7 +10,7 @@ export type {
   SequenceCache,
 } from './types';
 export { Tokenizer } from './tokenizer';
-export { parseModelConfig } from './config';
+export { checkModelShape, modelShapeFields, parseModelConfig } from './config';
 export type { ModelConfig } from './config';
 export { Transformer, createTransformer } from './transformer';
 export { tokenLogprobs } from './logprobs';

@@ -5,7 +5,7 @@
  */
 import * as path from 'path';
 import { canonicalJson, isTracked, parseConfig, readJsonFile, repoRoot } from '@rred/core';
-import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { EMBEDDED_CHECKPOINTS, parseModelConfig } from '@rred/lm';
 import { pretrainConfigSchema } from './pretrain';
 
 describe('pretrain outputs', () => {
@@ -28,5 +28,55 @@ describe('pretrain outputs', () => {
     expect(config.output.runRecord).toBe(EMBEDDED_CHECKPOINTS.embedded.runRecord);
     const record = readJsonFile(path.join(repoRoot(), EMBEDDED_CHECKPOINTS.embedded.runRecord)) as { config: unknown };
     expect(canonicalJson(config)).toBe(canonicalJson(parseConfig(pretrainConfigSchema, record.config, 'run record')));
+  });
+});
+
+describe('pretrain model shape', () => {
+  // each field at and beyond its limits, and dModel not a multiple of nHeads
+  const probes: Record<string, number>[] = [
+    { contextLength: 1 },
+    { contextLength: 2 },
+    { contextLength: 16 },
+    { contextLength: 4096 },
+    { contextLength: 4097 },
+    { dModel: 0 },
+    { dModel: 4, nHeads: 4 },
+    { dModel: 6, nHeads: 4 },
+    { nLayers: 0 },
+    { nLayers: 1 },
+    { nHeads: 0 },
+    { dFF: 0 },
+    { dFF: 1 },
+    { contextLength: 2.5 },
+  ];
+  it.each(probes)("accepts exactly the shapes @rred/lm's model config accepts: %j", (shape) => {
+    const lm = (() => {
+      try {
+        parseModelConfig({ vocabSize: 12, ...shape });
+        return 'ok';
+      } catch {
+        return 'refused';
+      }
+    })();
+    const door = (() => {
+      try {
+        parseConfig(pretrainConfigSchema, { model: shape }, 'probe');
+        return 'ok';
+      } catch {
+        return 'refused';
+      }
+    })();
+    expect(door).toBe(lm);
+  });
+  it('the probes reach both verdicts', () => {
+    const verdict = (shape: Record<string, number>) => {
+      try {
+        parseModelConfig({ vocabSize: 12, ...shape });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(new Set(probes.map(verdict))).toEqual(new Set([true, false]));
   });
 });

@@ -1,6 +1,6 @@
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
-import { EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { checkModelShape, EMBEDDED_CHECKPOINTS, modelShapeFields } from '@rred/lm';
 import { SftConfigSchema } from '@rred/tasks';
 import { optimizerConfigSchema } from '@rred/training';
 
@@ -17,11 +17,11 @@ export const pretrainConfigSchema = z
     seed: seedSchema.default(1).describe('Seed of model init, SFT corpus draws and data order. Integer.'),
     model: z
       .object({
-        contextLength: z.number().int().min(16).max(4096).default(160).describe('Position table size = longest prompt+completion.'),
-        dModel: z.number().int().min(8).default(128).describe('Residual width (must divide by nHeads).'),
-        nLayers: z.number().int().min(1).default(4).describe('Transformer blocks.'),
-        nHeads: z.number().int().min(1).default(4).describe('Attention heads.'),
-        dFF: z.number().int().min(8).default(512).describe('MLP hidden width (4·dModel in the shipped models).'),
+        contextLength: modelShapeFields.contextLength.default(160),
+        dModel: modelShapeFields.dModel.default(128),
+        nLayers: modelShapeFields.nLayers.default(4),
+        nHeads: modelShapeFields.nHeads.default(4),
+        dFF: modelShapeFields.dFF.default(512),
         positionInit: z
           .enum(['sinusoidal', 'random'])
           .default('sinusoidal')
@@ -37,8 +37,9 @@ export const pretrainConfigSchema = z
           ),
       })
       .strict()
+      .superRefine(checkModelShape)
       .default({})
-      .describe('Transformer shape (vocabSize comes from the task alphabet); see @rred/lm modelConfigSchema.'),
+      .describe('Transformer shape (vocabSize comes from the task alphabet): the fields and limits of @rred/lm modelShapeFields.'),
     data: z
       .object({
         datasetSeed: seedSchema
