@@ -1,10 +1,13 @@
 /**
  * The report site in a real browser: headless Chromium (Debian's `chromium`) driven by
  * playwright-core. The test fills a temporary store itself (a sweep with two child runs whose params
- * differ in exactly `lr` and `method`, both with step metrics), builds the site from it and from the
- * committed results/, serves it on an ephemeral loopback port and loads every page. It fails on a
- * blank page, a chart without SVG marks, any console error or failed request, a request that leaves
- * the server (no CDN), and a compare view that shows anything but the params that differ.
+ * differ in exactly `lr` and `method`, with step metrics and single values), builds the site from it,
+ * the committed runs (results/runs/) and the committed results/, serves it on an ephemeral loopback port
+ * and loads every page at 1,400 px. It fails on a blank page, a chart without SVG marks (an empty chart),
+ * a chart of a metric with one step (a lone dot: those are table cells), a page wider than 1,400 px, any
+ * console error or failed request, a request that leaves the server (no CDN), a compare view that shows
+ * anything but the params that differ, and a run link on the tables page of a result whose runs are
+ * committed that does not resolve.
  *
  * Without /usr/bin/chromium (or $RRED_CHROMIUM) the suite is skipped (counted, with a warning) unless
  * RRED_REQUIRE_BROWSER=1, which `.ci/run` sets: there a missing browser fails it.
@@ -13,7 +16,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { captureRunContext, openStore } from '@rred/results-store';
+import { captureRunContext, openStore, openStoreOfExports, runExportFiles } from '@rred/results-store';
 import { buildSite } from '../notebooks/src/site';
 import { serveDirectory, type RunningServer } from '../notebooks/src/static-server';
 
@@ -77,7 +80,12 @@ describeBrowser('report site in headless Chromium', () => {
     const store = openStore(path.join(tmp, 'store.sqlite'));
     const backend = { backend: 'cpu', openblasThreads: null };
     const runContext = captureRunContext({ backend, argv: ['node', 'notebooks-browser.test'] }); // one context: provenance does not differ
-    const sweep = store.startRun({ experiment: 'sweep', config: { grid: 'lr x method' }, backend, context: runContext });
+    const sweep = store.startRun({
+      experiment: 'sweep',
+      config: { grid: { lr: [1e-4, 2e-4], method: ['grpo', 'rredcot'] } },
+      backend,
+      context: runContext,
+    });
     const base = { batch: 8, seed: 1, segmentation: { strategy: 'hybrid', maxSegments: 20 } };
     const a = store.startRun({
       experiment: 'toy',
@@ -101,11 +109,19 @@ describeBrowser('report site in headless Chromium', () => {
     }
     b.logMetric('gradNorm', NaN, 0); // a NaN metric must not break a page
     b.logMetric('gradNorm', 1.5, 1);
+    a.logMetrics({ final: 0.4, tokens: 120 }); // single values: table cells, never a lone-dot chart
+    b.logMetrics({ final: 0.5, tokens: 130 });
     sweep.logMetrics({ ran: 2 }, 0);
     for (const r of [a, b, sweep]) r.finish();
     Object.assign(ids, { sweep: sweep.id, a: a.id, b: b.id });
-    await buildSite({ store, resultsDir, outDir: path.join(tmp, 'site'), repoRoot });
+    const committed = openStoreOfExports(runExportFiles(resultsDir));
+    const stores = [
+      { store, label: 'test store' },
+      { store: committed.store, label: 'committed runs' },
+    ];
+    await buildSite({ stores, resultsDir, outDir: path.join(tmp, 'site'), repoRoot });
     store.close();
+    committed.close();
     server = await serveDirectory(path.join(tmp, 'site'), 0);
     context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(tmp, 'profile-')), {
       executablePath: CHROMIUM,
@@ -113,6 +129,7 @@ describeBrowser('report site in headless Chromium', () => {
       args: CHROMIUM_ARGS,
     });
     page = await context.newPage();
+    await page.setViewportSize({ width: 1400, height: 900 });
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
     });
@@ -137,6 +154,14 @@ describeBrowser('report site in headless Chromium', () => {
     expect(await page.evaluate('document.body.dataset.ready')).toBe('true');
   }
 
+  /** Every page: no empty chart, no chart of a single-step metric, nothing wider than the 1,400 px window. */
+  async function checkLayout(singleStep: readonly string[] = []): Promise<void> {
+    const charts = await chartMarks(page);
+    for (const c of charts) expect({ chart: c.label, drawn: c.svg && c.marks > 0 }).toEqual({ chart: c.label, drawn: true });
+    if (singleStep.length) expect(charts.map((c) => c.label).filter((l) => singleStep.includes(l))).toEqual([]);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1400);
+  }
+
   afterEach(() => {
     expect(problems).toEqual([]);
   });
@@ -144,6 +169,7 @@ describeBrowser('report site in headless Chromium', () => {
   it('runs: lists every run, and the filter language of rred runs list selects among them', async () => {
     await load('index.html');
     expect(await page.textContent('h1')).toBe('Runs');
+    await checkLayout();
     expect(await page.$$eval('table.runs tbody tr', (rows) => rows.length)).toBe(3);
     await page.fill('input[name=where]', 'params.lr > 1.5e-4 and metrics.loss < 1');
     await Promise.all([page.waitForURL(/where=/), page.click('button[type=submit]')]);
@@ -170,11 +196,25 @@ describeBrowser('report site in headless Chromium', () => {
     );
     const charts = await chartMarks(page);
     expect(charts.map((c) => c.label).sort()).toEqual(['acc', 'loss']);
-    for (const c of charts) expect(c).toEqual({ label: c.label, svg: true, marks: expect.any(Number) });
-    for (const c of charts) expect(c.marks).toBeGreaterThan(0);
+    await checkLayout(['final', 'tokens']);
+    // single values are a table
+    expect(await page.$$eval('table.metrics tbody tr td:first-child', (cells) => cells.map((c) => c.textContent))).toEqual([
+      'final',
+      'tokens',
+    ]);
     expect(await page.textContent('table.provenance')).toContain('git.commit');
     await load(`run.html?id=${ids.sweep}`);
     expect(await page.$$eval('table.children tbody tr td:first-child', (cells) => cells.map((c) => c.textContent))).toEqual([ids.a, ids.b]);
+    // the grid values as columns, one small multiple per metric across the grid
+    expect(await page.$$eval('table.grid thead th', (th) => th.map((c) => c.textContent))).toEqual([
+      'run',
+      'lr',
+      'method',
+      'final',
+      'tokens',
+    ]);
+    expect((await chartMarks(page)).map((c) => c.label).sort()).toEqual(['acc', 'final', 'gradNorm', 'loss', 'tokens']);
+    await checkLayout();
   }, 120000);
 
   it('compare: exactly the params that differ, and every metric overlaid by step', async () => {
@@ -185,10 +225,11 @@ describeBrowser('report site in headless Chromium', () => {
     const lr = await page.$$eval('table.compare tr[data-field="params.lr"] td.value', (cells) => cells.map((c) => c.textContent));
     expect(lr).toEqual(['0.0001', '0.0002']);
     const charts = await chartMarks(page);
-    expect(charts.map((c) => c.label)).toEqual(['acc', 'gradNorm', 'loss']);
-    for (const c of charts) expect(c.svg && c.marks > 0).toBe(true);
-    // Overlaid: the loss chart draws one line per run.
+    expect(charts.map((c) => c.label)).toEqual(['final', 'tokens', 'acc', 'gradNorm', 'loss']);
+    await checkLayout();
+    // Overlaid: the loss chart draws one line per run, named by its grid values (not its id).
     expect(await page.$$eval('div.chart[data-chart="loss"] g.mark-line.role-mark > path', (p) => p.length)).toBe(2);
+    expect(await page.textContent('div.chart[data-chart="loss"]')).toContain('lr=0.0001, method=grpo');
   }, 120000);
 
   it('figures: every committed .vl.json spec renders as an interactive SVG chart', async () => {
@@ -196,6 +237,7 @@ describeBrowser('report site in headless Chromium', () => {
     const charts = await chartMarks(page);
     expect(charts).toHaveLength(filesUnder(resultsDir, '.vl.json').length);
     for (const c of charts) expect({ spec: c.label, rendered: c.svg && c.marks > 0 }).toEqual({ spec: c.label, rendered: true });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1400);
   }, 120000);
 
   it('tables: every committed .md table is on the page', async () => {
@@ -203,5 +245,18 @@ describeBrowser('report site in headless Chromium', () => {
     const mdFiles = filesUnder(resultsDir, '.md');
     expect(await page.$$eval('section.result-table', (s) => s.length)).toBe(mdFiles.length);
     expect(await page.$$eval('section.result-table table tbody tr', (rows) => rows.length)).toBeGreaterThan(mdFiles.length);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1400);
+    // every run link of a result whose runs are committed (results/runs/<dir>.json) opens a run the site has
+    const known = new Set(
+      JSON.parse(fs.readFileSync(path.join(tmp, 'site', 'data', 'runs.json'), 'utf8')).runs.map((r: { id: string }) => r.id),
+    );
+    const links = await page.$$eval('section.result-table', (sections) =>
+      sections.map((s) => ({
+        rel: (s.querySelector('p.source code')?.textContent ?? '').replace(/^results\//, ''),
+        ids: [...s.querySelectorAll('a[href^="run.html?id="]')].map((a) => a.textContent ?? ''),
+      })),
+    );
+    const covered = links.filter((l) => fs.existsSync(path.join(resultsDir, 'runs', `${path.dirname(l.rel).replace(/\//g, '-')}.json`)));
+    for (const l of covered) expect({ table: l.rel, dead: l.ids.filter((id) => !known.has(id)) }).toEqual({ table: l.rel, dead: [] });
   }, 120000);
 });

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { STORE_FLAG, checkReplaceableDir, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
-import { openStoreForReading, resolveStorePath } from '@rred/results-store';
+import { openStoreForReading, openStoreOfExports, resolveStorePath, runExportFiles } from '@rred/results-store';
 import { buildSite, SITE_MARKER } from './site';
 
 const SPEC = {
@@ -36,15 +36,26 @@ runMain(async () => {
   if (!fs.statSync(results, { throwIfNoEntry: false })?.isDirectory())
     throw new UserError(`notebooks:build: --results ${results}: no such directory (expected the committed results/ folder)`);
   checkReplaceableDir(out, SITE_MARKER, 'notebooks:build: --out');
-  // As `rred runs list` opens it: never created; read-only when this process may not write it.
-  const store = openStoreForReading(storeFile);
+  // The session store as `rred runs list` opens it (never created; read-only when this process may not write
+  // it), and the runs behind the committed results (results/runs/*.json): a clone without a store still
+  // gets every run a committed table names. A --store that does not exist is an error; the default may be missing.
+  const exportFiles = runExportFiles(results);
+  const haveStore = flags.store !== undefined || !!process.env.RRED_STORE || fs.existsSync(storeFile);
+  if (!haveStore && exportFiles.length === 0) openStoreForReading(storeFile); // its one-line error: no store, no committed runs
+  const store = haveStore ? openStoreForReading(storeFile) : null;
+  const committed = exportFiles.length ? openStoreOfExports(exportFiles) : null;
   try {
     const started = Date.now();
-    const s = await buildSite({ store, resultsDir: results, outDir: out, repoRoot: root });
+    const stores = [
+      ...(store ? [{ store, label: path.relative(root, storeFile).startsWith('..') ? storeFile : path.relative(root, storeFile) }] : []),
+      ...(committed ? [{ store: committed.store, label: `the committed runs (${path.relative(root, results) || '.'}/runs/)` }] : []),
+    ];
+    const s = await buildSite({ stores, resultsDir: results, outDir: out, repoRoot: root });
     process.stderr.write(
       `notebooks: wrote ${out}/ (${s.runs} runs, ${s.figures} figures, ${s.tables} tables, ${s.files} files) in ${((Date.now() - started) / 1000).toFixed(1)} s; serve it with npx nx run notebooks:serve\n`,
     );
   } finally {
-    store.close();
+    store?.close();
+    committed?.close();
   }
 });

@@ -110,7 +110,12 @@ form.filter input[name=where] { width: 32em; }
 .error { color: #b00020; font-weight: bold; }
 .empty { color: #777; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
+.chart { max-width: 100%; overflow-x: auto; }
+.chart svg { max-width: 100%; height: auto; }
+section.result-table { overflow-x: auto; max-width: 100%; }
+table.grid td, table.grid th { white-space: nowrap; }
 section.figures { display: flex; flex-wrap: wrap; gap: 0 2em; }
+figure { max-width: 100%; }
 section.figures h2 { flex-basis: 100%; }
 figure { margin: 0.5em 0 1.5em; }
 figcaption { color: #666; font-size: 0.85em; }

@@ -18,8 +18,11 @@ function walk(dir: string, out: string[]): void {
   }
 }
 
-/** The vega-lite specs (`*.vl.json`) and the Markdown tables (`*.md`) under `resultsDir`, sorted by path. */
-export function findResultFiles(resultsDir: string): { figures: ResultFile[]; tables: ResultFile[] } {
+/**
+ * The vega-lite specs (`*.vl.json`), the Markdown tables (`*.md`) and every result file (`all`: tables, CSVs,
+ * JSON, plots; not the run exports under runs/) under `resultsDir`, sorted by path.
+ */
+export function findResultFiles(resultsDir: string): { figures: ResultFile[]; tables: ResultFile[]; all: ResultFile[] } {
   const files: string[] = [];
   if (fs.existsSync(resultsDir)) walk(resultsDir, files);
   const toResult = (file: string): ResultFile => {
@@ -29,5 +32,6 @@ export function findResultFiles(resultsDir: string): { figures: ResultFile[]; ta
   return {
     figures: files.filter((f) => f.endsWith('.vl.json')).map(toResult),
     tables: files.filter((f) => f.endsWith('.md')).map(toResult),
+    all: files.map(toResult).filter((f) => !f.rel.startsWith('runs/')),
   };
 }

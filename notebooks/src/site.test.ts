@@ -31,8 +31,9 @@ describe('buildSite', () => {
       fs.writeFileSync(path.join(outDir, 'stale.html'), 'old');
       fs.writeFileSync(path.join(outDir, SITE_MARKER), ''); // an earlier site: replaced
 
-      const summary = await buildSite({ store, resultsDir, outDir, repoRoot, now: new Date(0) });
-      expect(summary).toEqual({ runs: 2, figures: 1, tables: 1, files: 14 }); // 5 pages, style, app, 3 vendor scripts, runs.json, 2 run documents, 1 spec
+      const summary = await buildSite({ stores: [{ store, label: 'test store' }], resultsDir, outDir, repoRoot, now: new Date(0) });
+      // 5 pages, style, app, 3 vendor scripts, runs.json, 2 run documents, 1 spec, the 2 result files (linked from the run page)
+      expect(summary).toEqual({ runs: 2, figures: 1, tables: 1, files: 16 });
       expect(JSON.stringify(store.listRuns())).toBe(before);
       store.close();
 

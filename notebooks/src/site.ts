@@ -13,7 +13,8 @@ import { collectSiteData } from './site-data';
 export const SITE_MARKER = '.rred-site';
 
 interface BuildSiteOptions {
-  store: Store;
+  /** The stores to show, first wins for a run in several (e.g. the session store, then the committed runs of results/runs/). */
+  stores: readonly { store: Store; label: string }[];
   /** The committed results/ folder (figures and tables). */
   resultsDir: string;
   /** Output folder; replaced as a whole when it is new, empty or an earlier site (holds SITE_MARKER), else refused. */
@@ -51,8 +52,8 @@ function vendorSources(): Record<string, string> {
  */
 export async function buildSite(opts: BuildSiteOptions): Promise<SiteSummary> {
   const now = opts.now ?? new Date();
-  const { index, documents } = collectSiteData(opts.store, now);
-  const { figures, tables } = findResultFiles(opts.resultsDir);
+  const { figures, tables, all } = findResultFiles(opts.resultsDir);
+  const { index, documents } = collectSiteData(opts.stores, now, all);
   const script = await bundleClient(opts.repoRoot);
 
   const parent = path.dirname(path.resolve(opts.outDir));
@@ -66,8 +67,7 @@ export async function buildSite(opts: BuildSiteOptions): Promise<SiteSummary> {
     files++;
   };
   try {
-    const storeRel = path.relative(opts.repoRoot, opts.store.file);
-    const subtitle = `${index.runs.length} run${index.runs.length === 1 ? '' : 's'} from ${storeRel.startsWith('..') ? opts.store.file : storeRel}, built ${index.builtAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`;
+    const subtitle = `${index.runs.length} run${index.runs.length === 1 ? '' : 's'} from ${index.store}, built ${index.builtAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`;
     write('index.html', pageHtml('runs', '<p class="muted">Loading runs…</p>', subtitle));
     write('run.html', pageHtml('run', '<p class="muted">Loading the run…</p>', subtitle));
     write('compare.html', pageHtml('compare', '<p class="muted">Loading…</p>', subtitle));
@@ -81,6 +81,7 @@ export async function buildSite(opts: BuildSiteOptions): Promise<SiteSummary> {
     write('data/runs.json', stringifyWithFloats(index));
     for (const doc of documents) write(`data/runs/${doc.run.id}.json`, stringifyWithFloats(doc));
     for (const f of figures) write(`figures/${f.rel}`, fs.readFileSync(f.file));
+    for (const f of all) write(`results/${f.rel}`, fs.readFileSync(f.file)); // a run's files link here
     fs.writeFileSync(
       path.join(tmp, SITE_MARKER),
       'written by notebooks:build; a directory holding this file is replaced by the next build\n',

@@ -10,10 +10,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { checkOutputDir, STORE_FLAG, parseCommandLine, repoRoot, runMain, UserError } from '@rred/core';
-import { openStoreForReading, type Store } from '@rred/results-store';
+import { openStoreForReading, openStoreOfExports, type Store } from '@rred/results-store';
 import { experimentByName, experimentNames } from '../registry';
 import { describeOutcome, displayPath, publishRender } from '../report/publish';
-import { readCommittedRuns, storeOfCommittedRuns, writeCommittedRuns, type Rendered } from '../report/run-export';
+import { readCommittedRuns, writeCommittedRuns, type Rendered } from '../report/run-export';
 import { renderSweep } from '../sweep/render';
 import { SWEEP_EXPERIMENT } from '../sweep/run-sweep';
 import { renderExperiment, runsToRender } from './registry';
@@ -144,14 +144,14 @@ function newestSweeps(store: Store): { dir: string; rendered: Rendered }[] {
 
 /** From the committed runs (results/runs/): every results directory they cover, as committed. */
 async function renderCommitted(outRoot: string, what: What, only: string | undefined): Promise<void> {
-  const exports = readCommittedRuns(path.join(repoRoot(), 'results')).filter(
-    (e) => !only || (e.rendered.kind === 'experiment' && e.rendered.experiment === only),
-  );
+  const all = readCommittedRuns(path.join(repoRoot(), 'results'));
+  const exports = all.map((e) => e.data).filter((e) => !only || (e.rendered.kind === 'experiment' && e.rendered.experiment === only));
   if (exports.length === 0)
     throw new UserError(
       `render: no committed runs in results/runs/${only ? ` for ${only}` : ''} (pass --store FILE to render from a store)`,
     );
-  const committed = storeOfCommittedRuns(exports);
+  // every export goes in: one may name a run (a correlation's MC source) that another holds whole
+  const committed = openStoreOfExports(all.map((e) => e.file));
   try {
     for (const e of exports) await renderDir(committed.store, outRoot, e.dir, e.rendered, what);
   } finally {

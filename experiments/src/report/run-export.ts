@@ -7,10 +7,9 @@
  * the report page resolves run links from them, and `npx rred runs import FILE` loads one into a store.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { readJsonFile, repoRoot } from '@rred/core';
-import { checkRunRows, openStore, type RunRowsExport, type Store } from '@rred/results-store';
+import { checkRunRows, runExportFiles, type RunRowsExport, type Store } from '@rred/results-store';
 
 /** What a results directory shows: an experiment's runs (rendered with its renderer) or one sweep. */
 export type Rendered = { kind: 'experiment'; experiment: string; runs: string[] } | { kind: 'sweep'; run: string };
@@ -21,8 +20,7 @@ interface CommittedRuns extends RunRowsExport {
   rendered: Rendered;
 }
 
-const runsDir = (resultsRoot: string) => path.join(resultsRoot, 'runs');
-const fileFor = (resultsRoot: string, dir: string) => path.join(runsDir(resultsRoot), `${dir.replace(/\//g, '-')}.json`);
+const fileFor = (resultsRoot: string, dir: string) => path.join(resultsRoot, 'runs', `${dir.replace(/\//g, '-')}.json`);
 
 /** Run ids named in `as run <id>` form by the rendered files (their provenance), in order of first mention. */
 function namedRuns(files: readonly string[]): string[] {
@@ -85,38 +83,6 @@ export function committedRunIds(experiment: string): string[] {
 }
 
 /** Every committed export under resultsRoot/runs/, in file-name order. */
-export function readCommittedRuns(resultsRoot = path.join(repoRoot(), 'results')): CommittedRuns[] {
-  const dir = runsDir(resultsRoot);
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => {
-      const file = path.join(dir, f);
-      return checkRunRows(readJsonFile(file, 'run export'), file) as CommittedRuns;
-    });
-}
-
-/**
- * A private store holding every committed run (deleted by `close`): what `experiments:tables` renders
- * from when no store is given.
- */
-export function storeOfCommittedRuns(exports: readonly CommittedRuns[]): { store: Store; close(): void } {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-committed-runs-'));
-  const store = openStore(path.join(tmp, 'store.sqlite'));
-  try {
-    store.importRuns(exports.map((data) => ({ data, source: `results/runs/${data.dir.replace(/\//g, '-')}.json` })));
-  } catch (err) {
-    store.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
-  }
-  return {
-    store,
-    close() {
-      store.close();
-      fs.rmSync(tmp, { recursive: true, force: true });
-    },
-  };
+export function readCommittedRuns(resultsRoot = path.join(repoRoot(), 'results')): { file: string; data: CommittedRuns }[] {
+  return runExportFiles(resultsRoot).map((file) => ({ file, data: checkRunRows(readJsonFile(file, 'run export'), file) as CommittedRuns }));
 }

@@ -1,7 +1,7 @@
 import { compareRuns } from '@rred/results-store';
-import { curveSpec, embed } from './charts';
 import { loadIndex, loadRun, resolveId } from './data';
 import { app, el, runLink } from './dom';
+import { gridKeys, gridSection } from './grid';
 
 export async function comparePage(): Promise<void> {
   const main = app();
@@ -61,21 +61,15 @@ export async function comparePage(): Promise<void> {
       ),
     );
   }
-  main.append(el('h2', {}, 'Metric curves by step'));
-  const keys = [...new Set(docs.flatMap((d) => Object.keys(d.history)))].sort();
-  if (keys.length === 0) {
-    main.append(el('p', { class: 'empty' }, 'none of these runs has step metrics'));
+  // the metrics side by side: the runs' grid values (their sweep's grid keys, else the params that differ)
+  // as columns and colours, one small multiple per metric
+  const parents = new Set(runs.map((r) => r.parentRunId));
+  const parentId = parents.size === 1 ? [...parents][0] : null;
+  const sweep = parentId && index.runs.some((x) => x.id === parentId) ? (await loadRun(parentId)).run : null;
+  main.append(el('h2', {}, 'Metrics'));
+  if (docs.every((d) => Object.keys(d.history).length === 0)) {
+    main.append(el('p', { class: 'empty' }, 'none of these runs has metrics'));
     return;
   }
-  const charts = el('div', { class: 'charts' });
-  main.append(charts);
-  for (const k of keys)
-    await embed(
-      charts,
-      curveSpec(
-        k,
-        docs.filter((d) => k in d.history).map((d) => ({ run: d.run.id, points: d.history[k] })),
-      ),
-      k,
-    );
+  await gridSection(main, docs, gridKeys(runs, sweep));
 }

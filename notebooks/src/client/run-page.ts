@@ -1,7 +1,8 @@
 import { flatten, formatFloat } from '@rred/results-store';
-import { curveSpec, embed } from './charts';
+import { curveSpec, embed, isCurve, stepTitle } from './charts';
 import { loadIndex, loadRun, resolveId } from './data';
 import { app, el, elapsed, keyValueTable, link, runLink, table, utcTime } from './dom';
+import { gridKeys, gridSection } from './grid';
 
 type RunDoc = Awaited<ReturnType<typeof loadRun>>;
 type RunIndex = Awaited<ReturnType<typeof loadIndex>>;
@@ -18,17 +19,33 @@ export async function runPage(): Promise<void> {
   main.append(el('h1', {}, `Run ${r.id}`), el('p', { class: 'muted' }, `${r.experiment} · ${r.name}`));
   summarySection(main, doc);
   await metricsSection(main, doc);
+  await childrenSection(main, doc, index);
+  artifactsSection(main, doc);
   settingsSections(main, doc);
-  childrenSection(main, doc, index);
+  main.append(el('h2', {}, 'Config'), el('pre', { class: 'config' }, JSON.stringify(r.config, null, 2)));
+}
+
+/** The files of the run: the committed result files that name it (linked), and what the store recorded as artifacts. */
+function artifactsSection(main: HTMLElement, doc: RunDoc): void {
+  const r = doc.run;
+  main.append(el('h2', {}, 'Artifacts'));
+  if (doc.files.length === 0 && r.artifacts.length === 0) {
+    main.append(el('p', { class: 'empty' }, 'no committed result file names this run, and it recorded no artifacts'));
+    return;
+  }
+  if (doc.files.length)
+    main.append(
+      el('p', {}, `Committed result files that name this run (${doc.files.length}):`),
+      el('ul', { class: 'artifacts' }, ...doc.files.map((f) => el('li', {}, link(`results/${f}`, `results/${f}`)))),
+    );
   if (r.artifacts.length)
     main.append(
-      el('h2', {}, 'Artifacts'),
       table(
         ['path', 'bytes', 'sha256'],
         r.artifacts.map((a) => [a.path, String(a.bytes), a.sha256.slice(0, 12)]),
+        { class: 'artifacts' },
       ),
     );
-  main.append(el('h2', {}, 'Config'), el('pre', { class: 'config' }, JSON.stringify(r.config, null, 2)));
 }
 
 function summarySection(main: HTMLElement, doc: RunDoc): void {
@@ -64,25 +81,42 @@ async function metricsSection(main: HTMLElement, doc: RunDoc): Promise<void> {
     main.append(el('p', { class: 'empty' }, 'no metrics'));
     return;
   }
+  // one value per metric is a table; only metrics with several steps are drawn, against what their step counts
+  const curves = keys.filter((k) => isCurve(doc.history[k]));
+  const single = keys.filter((k) => !curves.includes(k));
+  if (single.length)
+    main.append(
+      table(
+        ['metric', 'value'],
+        single.map((k) => [k, formatFloat(r.metrics[k] ?? null)]),
+        { class: 'metrics' },
+      ),
+    );
+  if (curves.length === 0) return;
   main.append(
+    el('h3', {}, 'Curves'),
     table(
-      ['metric', 'last value', 'steps'],
-      keys.map((k) => [k, formatFloat(r.metrics[k] ?? null), String(doc.history[k].length)]),
-      { class: 'metrics' },
+      ['metric', 'last value', 'steps', 'x axis'],
+      curves.map((k) => [k, formatFloat(r.metrics[k] ?? null), String(doc.history[k].length), stepTitle(r.experiment, k)]),
+      { class: 'curves' },
     ),
   );
   const charts = el('div', { class: 'charts' });
   main.append(charts);
-  for (const k of keys) await embed(charts, curveSpec(k, [{ run: r.id, points: doc.history[k] }]), k);
+  for (const k of curves) await embed(charts, curveSpec(k, stepTitle(r.experiment, k), [{ label: r.id, points: doc.history[k] }]), k);
 }
 
 /** Params, tags and provenance (the run context). */
 function settingsSections(main: HTMLElement, doc: RunDoc): void {
   const r = doc.run;
+  // a long value (a sweep's list of points) is in the Config section below, not spelled out here
+  const shown = (v: string) => (v.length > 160 ? `(${v.length} characters: see Config below)` : v);
   main.append(
     el('h2', {}, 'Params'),
     keyValueTable(
-      Object.entries(r.params).sort(([a], [b]) => (a < b ? -1 : 1)),
+      Object.entries(r.params)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => [k, shown(v)]),
       { class: 'params' },
     ),
   );
@@ -96,13 +130,11 @@ function settingsSections(main: HTMLElement, doc: RunDoc): void {
   );
 }
 
-function childrenSection(main: HTMLElement, doc: RunDoc, index: RunIndex): void {
+/** A run's children: one row each with its grid values (a sweep's grid keys) and metrics, and each metric across the grid. */
+async function childrenSection(main: HTMLElement, doc: RunDoc, index: RunIndex): Promise<void> {
   const r = doc.run;
+  if (doc.children.length === 0) return;
   main.append(el('h2', {}, `Children (${doc.children.length})`));
-  if (doc.children.length === 0) {
-    main.append(el('p', { class: 'empty' }, 'no child runs'));
-    return;
-  }
   const byId = new Map(index.runs.map((x) => [x.id, x]));
   main.append(
     table(
@@ -111,6 +143,16 @@ function childrenSection(main: HTMLElement, doc: RunDoc, index: RunIndex): void 
       { class: 'children' },
     ),
   );
+  const docs = await Promise.all(doc.children.map((id) => loadRun(id)));
+  if (docs.length >= 2)
+    await gridSection(
+      main,
+      docs,
+      gridKeys(
+        docs.map((d) => d.run),
+        r,
+      ),
+    );
   if (doc.children.length >= 2)
     main.append(
       el(

@@ -24,6 +24,7 @@ export { parseFilter, evaluateFilter } from './filter';
 export { compareRuns } from './compare';
 export { formatFloat } from './floats';
 export { checkRunRows, type RunRowsExport } from './run-rows';
+export { openStoreOfExports, runExportFiles } from './export-store';
 export { flatten } from './flatten';
 export { RUN_STATUSES } from './types';
 export type {
