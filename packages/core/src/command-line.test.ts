@@ -66,7 +66,7 @@ describe('parseCommandLine', () => {
   it('rejects an unknown flag in one line listing the valid ones', () => {
     const e = errorOf(() => parseCommandLine(['--stor', 'x'], spec));
     expect(e).toBeInstanceOf(UserError);
-    expect(e.message).toBe('cmd: unknown flag --stor (valid: --store, --out, --format, --all, --help)');
+    expect(e.message).toBe('cmd: unknown flag --stor; did you mean --store? (valid: --store, --out, --format, --all, --help)');
     expect(errorOf(() => parseCommandLine(['-s'], spec)).message).toMatch(/unknown option '-s'; options are spelled --name/);
   });
 
@@ -142,6 +142,11 @@ describe('parseCommandLine', () => {
     expect(e.message).toMatch(
       /^cmd: unknown flag --mc\.samples \(valid: --store, --out, --format, --all, --help, --seed, --problems \(--n\), --mc, --mc\.samplesPerExitPoint, --seg, --seg\.strategy, --seg\.k, --seg\.len\)$/,
     );
+    // a near miss of a flag or config path gets the likely name
+    expect(errorOf(() => parseCommandLine(['--seeed', '2'], withConfig)).message).toMatch(
+      /^cmd: unknown flag --seeed; did you mean --seed\? \(valid: /,
+    );
+    expect(errorOf(() => parseCommandLine(['--seg.strtegy', 'x'], withConfig)).message).toMatch(/did you mean --seg\.strategy\?/);
   });
 
   it('--help anywhere before -- wins over every other error and carries the help text', () => {

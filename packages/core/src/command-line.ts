@@ -93,6 +93,27 @@ export interface CommandLine<F extends Record<string, FlagSpec>> {
  * Parses `argv` (without the node and script words) against `spec`. `--help` anywhere before `--`
  * throws HelpRequested with the help text (runMain prints it and exits 0).
  */
+/** Edit distance (insertions, deletions, substitutions) between a and b. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The valid name a mistyped flag most likely meant: the closest within 2 edits (1 for names under 5 letters), else null. */
+function nearest(name: string, valid: readonly string[]): string | null {
+  let best: { name: string; d: number } | null = null;
+  for (const v of valid) {
+    const d = editDistance(name.toLowerCase(), v.toLowerCase());
+    if (d <= (name.length < 5 ? 1 : 2) && (best === null || d < best.d)) best = { name: v, d };
+  }
+  return best?.name ?? null;
+}
+
 export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: readonly string[], spec: CommandSpec<F>): CommandLine<F> {
   const end = argv.indexOf('--');
   if ((end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')) throw new HelpRequested(commandHelp(spec));
@@ -117,7 +138,10 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
     }
     const flag = Object.prototype.hasOwnProperty.call(spec.flags, token.name) ? spec.flags[token.name] : undefined;
     const configPath = flag ? undefined : (aliases[token.name] ?? (configPaths.has(token.name) ? token.name : undefined));
-    if (!flag && configPath === undefined) throw new UserError(`${command}: unknown flag --${token.name} (valid: ${valid()})`);
+    if (!flag && configPath === undefined) {
+      const near = nearest(token.name, [...Object.keys(spec.flags), ...Object.keys(aliases), ...configPaths]);
+      throw new UserError(`${command}: unknown flag --${token.name}${near ? `; did you mean --${near}?` : ''} (valid: ${valid()})`);
+    }
     const key = configPath ?? token.name;
     const shown = `--${token.name}`;
     const text = token.value;
