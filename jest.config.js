@@ -2,7 +2,21 @@
 // The results store opens read-only stores through SQLite `file:` URIs (immutable=1), which must be
 // enabled before better-sqlite3 loads; test files see a copy of process.env, so the workers get it here.
 process.env.SQLITE_USE_URI = '1';
+// Every temporary file of the run (the tests' mkdtemp directories, stores, what their child processes and
+// browsers write) goes to one private directory under the system's, made by tools/jest-tmpdir.js before the
+// workers start and removed after the run: a test run leaves nothing in /tmp. jest's transform cache stays
+// where it was (kept between runs).
+const os = require('os');
+const path = require('path');
+const systemTmp = os.tmpdir();
+if (!process.env.RRED_TEST_TMPDIR) {
+  process.env.RRED_TEST_TMPDIR = path.join(systemTmp, `rred-jest-${process.pid}`);
+  process.env.TMPDIR = process.env.RRED_TEST_TMPDIR;
+}
 module.exports = {
+  cacheDirectory: path.join(systemTmp, `jest_${process.getuid ? process.getuid().toString(36) : 'rs'}`),
+  globalSetup: '<rootDir>/tools/jest-tmpdir.js',
+  globalTeardown: '<rootDir>/tools/jest-tmpdir.js',
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/experiments', '<rootDir>/notebooks', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],

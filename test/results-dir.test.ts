@@ -77,6 +77,8 @@ describe('which runs render into the committed results/ (issue 15 #13)', () => {
       ...['--n', '2', '--samples', '2', '--checkpoint', ckpt, '--rollout.maxNewTokens', '12', '--mc.maxNewTokens', '12'],
       ...['--analysis.bootstrapResamples', '10', '--store', store],
     ]);
+    const scratchRoot = path.join(ROOT, 'results', 'scratch');
+    const hadScratch = fs.existsSync(scratchRoot);
     const scratch = /go to (results\/scratch\/mc-variance-[0-9a-f]{12})\//.exec(r.stderr)?.[1];
     try {
       expect(r.code).toBe(0);
@@ -92,6 +94,8 @@ describe('which runs render into the committed results/ (issue 15 #13)', () => {
       expect(fs.existsSync(path.join(dir, 'rendered', 'mc-variance'))).toBe(false);
     } finally {
       if (scratch) fs.rmSync(path.join(ROOT, scratch), { recursive: true, force: true });
+      // nothing left in the tree: results/scratch/ goes too when this test made it
+      if (!hadScratch && fs.existsSync(scratchRoot) && fs.readdirSync(scratchRoot).length === 0) fs.rmdirSync(scratchRoot);
     }
   }, 120000);
 });
