@@ -80,11 +80,56 @@ const SPEC = {
   config: { keys: configKeyDocs(pretrainConfigSchema) },
 } as const;
 
+type Output = { checkpoint: string; state: string; runRecord: string };
+type Engine = Awaited<ReturnType<typeof initEngine>>;
+
+/** Everything a pretrain run works with once it is set up. `record` is replaced on --resume. */
+interface Session {
+  config: PretrainConfig;
+  output: Output;
+  tokenizer: Tokenizer;
+  transformer: ReturnType<typeof createTransformer>;
+  /** The seed's stream; every draw forks it by name. */
+  root: Rng;
+  splits: ReturnType<typeof buildDatasets>;
+  validation: TaskRecord[];
+  validationExamples: ReturnType<typeof tokenizeExample>[];
+  trainer: SftTrainer;
+  configHash: string;
+  record: RunRecord;
+}
+
 async function main(): Promise<void> {
   const args = parseCommandLine(process.argv.slice(2), SPEC);
   const { config, source: configSource } = loadCommandConfig(pretrainConfigSchema, args.flags.config, args.overrides, args.written);
-  const resume = args.flags.resume;
-  // the one path rule: relative output paths are relative to the repository root (the config keeps them as written)
+  const output = outputPaths(config, configSource);
+  const engine = await initEngine();
+  const session = setUp(config, configSource, output, engine);
+  const storeRunId = args.flags.resume ? resume(session) : null;
+
+  // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
+  // checkpoint keeps the same facts for readers of the checkpoint directory.
+  const store = openStore(args.flags.store, { sentinel: true });
+  const runOptions = storeRunId
+    ? { resume: storeRunId }
+    : {
+        experiment: 'pretrain',
+        config: config as unknown as Record<string, unknown>,
+        schema: pretrainConfigSchema,
+        seed: config.seed,
+        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads, openblasConfig: engine.openblasConfig },
+        argv: process.argv.slice(2),
+      };
+  try {
+    await store.sentinelReady();
+    await withRun(store, runOptions, (run) => trainAndEvaluate(session, run));
+  } finally {
+    store.close();
+  }
+}
+
+/** The one path rule: relative output paths are relative to the repository root (the config keeps them as written). */
+function outputPaths(config: PretrainConfig, configSource: string): Output {
   const output = {
     checkpoint: resolveUserPath(config.output.checkpoint),
     state: resolveUserPath(config.output.state),
@@ -94,8 +139,11 @@ async function main(): Promise<void> {
     if (isTracked(repoRoot(), file))
       process.stderr.write(`pretrain: output.${key} of ${configSource} replaces the committed ${path.relative(repoRoot(), file)}\n`);
   }
-  const engine = await initEngine();
+  return output;
+}
 
+/** The model (seeded init, or warm-started), the corpus and validation data, the trainer and a fresh run record. */
+function setUp(config: PretrainConfig, configSource: string, output: Output, engine: Engine): Session {
   const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
   const { positionInit, embeddingStd, ...shape } = config.model;
   const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${configSource}: model`);
@@ -141,9 +189,8 @@ async function main(): Promise<void> {
     },
     tokenizer.pad,
   );
-
   const configHash = canonicalJson(config);
-  let record: RunRecord = {
+  const record: RunRecord = {
     kind: 'pretrain',
     startedAt: new Date().toISOString(),
     finishedAt: null,
@@ -159,191 +206,168 @@ async function main(): Promise<void> {
     resumedAt: [],
     stoppedEarlyAt: null,
   };
-  let storeRunId: string | null = null;
-  if (resume) {
-    const info = trainer.restore(output.state);
-    if (info.configHash !== configHash)
-      throw new UserError(`--resume: ${output.state} was written with a different config; rerun without --resume or restore that config`);
-    record = info.record as RunRecord;
-    record.resumedAt.push(trainer.step);
-    storeRunId = typeof info.storeRunId === 'string' ? info.storeRunId : null;
-    process.stderr.write(`pretrain: resumed at step ${trainer.step}\n`);
-  }
+  return { config, output, tokenizer, transformer, root, splits, validation, validationExamples, trainer, configHash, record };
+}
 
-  // The run goes to the results store (experiment 'pretrain'); the JSON run record beside the
-  // checkpoint keeps the same facts for readers of the checkpoint directory.
-  const store = openStore(args.flags.store, { sentinel: true });
-  const runOptions = storeRunId
-    ? { resume: storeRunId }
-    : {
-        experiment: 'pretrain',
-        config: config as unknown as Record<string, unknown>,
-        schema: pretrainConfigSchema,
-        seed: config.seed,
-        backend: { backend: engine.backend, openblasThreads: engine.openblasThreads, openblasConfig: engine.openblasConfig },
-        argv: process.argv.slice(2),
-      };
-  try {
-    await store.sentinelReady();
-    await withRun(store, runOptions, (run) => body(run));
-  } finally {
-    store.close();
-  }
+/** --resume: the trainer state, run record and store run of output.state (same config only); returns the store run id. */
+function resume(s: Session): string | null {
+  const info = s.trainer.restore(s.output.state);
+  if (info.configHash !== s.configHash)
+    throw new UserError(`--resume: ${s.output.state} was written with a different config; rerun without --resume or restore that config`);
+  s.record = info.record as RunRecord;
+  s.record.resumedAt.push(s.trainer.step);
+  process.stderr.write(`pretrain: resumed at step ${s.trainer.step}\n`);
+  return typeof info.storeRunId === 'string' ? info.storeRunId : null;
+}
 
-  async function body(run: Run): Promise<void> {
-    // KV-cached sampler over the same (live) transformer weights
-    const complete = completerFromModel(new TransformerLM(transformer, tokenizer), tokenizer.eos);
-    const writeOutputs = () => {
-      fs.mkdirSync(path.dirname(output.checkpoint), { recursive: true });
-      saveCheckpoint(output.checkpoint, {
-        tokenizer,
-        transformer,
-        meta: { trainer: 'sft-pretrain', step: trainer.step, seed: config.seed, configHash, git: record.git },
-      });
-      trainer.save(output.state, { configHash, record, storeRunId: run.id });
-      fs.writeFileSync(output.runRecord, `${JSON.stringify(record, null, 2)}\n`);
-    };
-    const validate = async () => {
-      const t0 = Date.now();
-      const loss = trainer.evaluateLoss(validationExamples);
-      const greedy = await evaluateSplit(
-        complete,
-        tokenizer,
-        validation,
-        {
-          samplesPerProblem: 1,
-          temperature: 0,
-          maxNewTokens: config.validation.maxNewTokens,
-          batchSize: 64,
-        },
-        root.fork(`validation-${trainer.step}`),
-      );
-      const sampled = await evaluateSplit(
-        complete,
-        tokenizer,
-        validation,
-        {
-          samplesPerProblem: config.validation.samplesPerProblem,
-          temperature: 1,
-          maxNewTokens: config.validation.maxNewTokens,
-          batchSize: 64,
-        },
-        root.fork(`validation-sampled-${trainer.step}`),
-      );
-      const { metrics: _m, ...summary } = greedy;
-      record.validations.push({
-        step: trainer.step,
-        loss,
-        greedy: summary,
-        avgAtK: sampled.metrics.avgAtK.value,
-        passAtK: sampled.metrics.passAtK.value,
-      });
+/** Checkpoint, trainer state (for --resume) and JSON run record, all at the trainer's current step. */
+function writeOutputs(s: Session, run: Run): void {
+  fs.mkdirSync(path.dirname(s.output.checkpoint), { recursive: true });
+  saveCheckpoint(s.output.checkpoint, {
+    tokenizer: s.tokenizer,
+    transformer: s.transformer,
+    meta: { trainer: 'sft-pretrain', step: s.trainer.step, seed: s.config.seed, configHash: s.configHash, git: s.record.git },
+  });
+  s.trainer.save(s.output.state, { configHash: s.configHash, record: s.record, storeRunId: run.id });
+  fs.writeFileSync(s.output.runRecord, `${JSON.stringify(s.record, null, 2)}\n`);
+}
+
+/** The training loop (validating every validation.every steps, stopping early at the accuracy bar), then the final evaluation. */
+async function trainAndEvaluate(s: Session, run: Run): Promise<void> {
+  const { config, trainer, record } = s;
+  // KV-cached sampler over the same (live) transformer weights
+  const complete = completerFromModel(new TransformerLM(s.transformer, s.tokenizer), s.tokenizer.eos);
+  // counts only the steps of this invocation, so the ETA stays right after --resume
+  const bar = new ProgressBar(trainer.step > 0 ? `pretrain (from step ${trainer.step})` : 'pretrain', config.steps - trainer.step);
+  let ema: number | null = null;
+  while (trainer.step < config.steps) {
+    await yieldToEventLoop(); // SIGINT/SIGTERM handlers (store run → KILLED) get to run
+    const t0 = Date.now();
+    const m = trainer.trainStep();
+    const stepMs = Date.now() - t0;
+    ema = ema === null ? m.loss : 0.95 * ema + 0.05 * m.loss;
+    if (m.step % 10 === 0 || m.step === 1) {
+      record.history.push({ ...m, stepMs });
       run.logMetrics(
-        {
-          'validation.loss': loss,
-          'validation.greedy_accuracy': greedy.accuracy,
-          'validation.t1_avg_at_k': sampled.metrics.avgAtK.value,
-          'validation.t1_pass_at_k': sampled.metrics.passAtK.value,
-        },
-        trainer.step,
+        { 'train.loss': m.loss, 'train.lr': m.lr, 'train.grad_norm': m.gradNorm, 'train.tokens': m.tokens, 'train.step_ms': stepMs },
+        m.step,
       );
-      process.stderr.write(
-        `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}%, ` +
-          `T=1 avg@${config.validation.samplesPerProblem} ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}% ` +
-          `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
-          `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
-      );
-      return greedy.accuracy;
-    };
-
-    // counts only the steps of this invocation, so the ETA stays right after --resume
-    const bar = new ProgressBar(trainer.step > 0 ? `pretrain (from step ${trainer.step})` : 'pretrain', config.steps - trainer.step);
-    let ema: number | null = null;
-    while (trainer.step < config.steps) {
-      await yieldToEventLoop(); // SIGINT/SIGTERM handlers (store run → KILLED) get to run
-      const t0 = Date.now();
-      const m = trainer.trainStep();
-      const stepMs = Date.now() - t0;
-      ema = ema === null ? m.loss : 0.95 * ema + 0.05 * m.loss;
-      if (m.step % 10 === 0 || m.step === 1) {
-        record.history.push({ ...m, stepMs });
-        run.logMetrics(
-          { 'train.loss': m.loss, 'train.lr': m.lr, 'train.grad_norm': m.gradNorm, 'train.tokens': m.tokens, 'train.step_ms': stepMs },
-          m.step,
-        );
-      }
-      bar.tick(
-        1,
-        `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`,
-      );
-      if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) {
-        const accuracy = await validate();
-        if (accuracy >= config.validation.stopAtGreedyAccuracy) {
-          process.stderr.write(
-            `pretrain: validation greedy accuracy ${(accuracy * 100).toFixed(1)}% ≥ ${config.validation.stopAtGreedyAccuracy * 100}%: stopping at step ${trainer.step}\n`,
-          );
-          record.stoppedEarlyAt = trainer.step;
-          break;
-        }
-      }
-      if (config.checkpointEvery > 0 && m.step % config.checkpointEvery === 0) writeOutputs();
     }
-    if (record.stoppedEarlyAt === null) await validate();
-
-    const evalRecords: TaskRecord[] = splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
-    const evalRng = root.fork('final-eval');
-    const greedy = await evaluateSplit(
-      complete,
-      tokenizer,
-      evalRecords,
-      {
-        samplesPerProblem: 1,
-        temperature: 0,
-        maxNewTokens: config.validation.maxNewTokens,
-        batchSize: 64,
-      },
-      evalRng.fork('greedy'),
+    bar.tick(
+      1,
+      `loss ${m.loss.toFixed(3)} (ema ${ema.toFixed(3)}) lr ${m.lr.toExponential(2)} |g| ${m.gradNorm.toFixed(2)} ${stepMs}ms/step`,
     );
-    const sampledRecords = evalRecords.slice(0, Math.min(50, evalRecords.length));
-    const sampled = await evaluateSplit(
-      complete,
-      tokenizer,
-      sampledRecords,
-      {
-        samplesPerProblem: 4,
-        temperature: 1,
-        maxNewTokens: config.validation.maxNewTokens,
-        batchSize: 64,
-      },
-      evalRng.fork('sampled'),
-    );
-    record.final = { split: DEFAULT_EVAL_SPLIT, greedy, sampled };
-    record.finishedAt = new Date().toISOString();
-    writeOutputs();
-    run.logMetrics(
-      {
-        'final.greedy_accuracy': greedy.accuracy,
-        'final.greedy_accuracy_lower': greedy.metrics.avgAtK.interval.lower,
-        'final.greedy_accuracy_upper': greedy.metrics.avgAtK.interval.upper,
-        'final.t1_avg_at_4': sampled.metrics.avgAtK.value,
-        'final.t1_pass_at_4': sampled.metrics.passAtK.value,
-        'final.t1_maj_at_4': sampled.metrics.majAtK.value,
-        'final.t1_mixed_fraction': sampled.mixedFraction,
-      },
-      trainer.step,
-    );
-    run.setTags({ eval_split: DEFAULT_EVAL_SPLIT });
-    run.logArtifact(output.checkpoint);
-    run.logArtifact(output.runRecord);
-    const size = fs.statSync(output.checkpoint).size;
-    process.stderr.write(
-      `pretrain: done. ${DEFAULT_EVAL_SPLIT} greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
-        `[${(greedy.metrics.avgAtK.interval.lower * 100).toFixed(1)}, ${(greedy.metrics.avgAtK.interval.upper * 100).toFixed(1)}] on ${evalRecords.length}; ` +
-        `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
-        `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
-        `  checkpoint ${output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${output.runRecord}, store run ${run.id}\n`,
-    );
+    if (config.validation.every > 0 && m.step % config.validation.every === 0 && m.step < config.steps) {
+      const accuracy = await validate(s, run, complete);
+      if (accuracy >= config.validation.stopAtGreedyAccuracy) {
+        process.stderr.write(
+          `pretrain: validation greedy accuracy ${(accuracy * 100).toFixed(1)}% ≥ ${config.validation.stopAtGreedyAccuracy * 100}%: stopping at step ${trainer.step}\n`,
+        );
+        record.stoppedEarlyAt = trainer.step;
+        break;
+      }
+    }
+    if (config.checkpointEvery > 0 && m.step % config.checkpointEvery === 0) writeOutputs(s, run);
   }
+  if (record.stoppedEarlyAt === null) await validate(s, run, complete);
+  await finalEvaluation(s, run, complete);
+}
+
+type Completer = ReturnType<typeof completerFromModel>;
+
+/** Validation loss, greedy accuracy and T = 1 avg@k / pass@k on the validation problems; returns the greedy accuracy. */
+async function validate(s: Session, run: Run, complete: Completer): Promise<number> {
+  const { config, trainer, tokenizer, validation } = s;
+  const t0 = Date.now();
+  const loss = trainer.evaluateLoss(s.validationExamples);
+  const settings = { maxNewTokens: config.validation.maxNewTokens, batchSize: 64 };
+  const greedy = await evaluateSplit(
+    complete,
+    tokenizer,
+    validation,
+    { samplesPerProblem: 1, temperature: 0, ...settings },
+    s.root.fork(`validation-${trainer.step}`),
+  );
+  const sampled = await evaluateSplit(
+    complete,
+    tokenizer,
+    validation,
+    { samplesPerProblem: config.validation.samplesPerProblem, temperature: 1, ...settings },
+    s.root.fork(`validation-sampled-${trainer.step}`),
+  );
+  const { metrics: _m, ...summary } = greedy;
+  s.record.validations.push({
+    step: trainer.step,
+    loss,
+    greedy: summary,
+    avgAtK: sampled.metrics.avgAtK.value,
+    passAtK: sampled.metrics.passAtK.value,
+  });
+  run.logMetrics(
+    {
+      'validation.loss': loss,
+      'validation.greedy_accuracy': greedy.accuracy,
+      'validation.t1_avg_at_k': sampled.metrics.avgAtK.value,
+      'validation.t1_pass_at_k': sampled.metrics.passAtK.value,
+    },
+    trainer.step,
+  );
+  process.stderr.write(
+    `\nvalidation @${trainer.step}: loss ${loss.toFixed(4)}, greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}%, ` +
+      `T=1 avg@${config.validation.samplesPerProblem} ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}% ` +
+      `(${validation.length} problems, ${canonicalJson(greedy.reasons)}, ${((Date.now() - t0) / 1000).toFixed(0)}s)\n` +
+      `  e.g. ${JSON.stringify(greedy.examples[0]?.completion)} (expected ${greedy.examples[0]?.expected})\n`,
+  );
+  return greedy.accuracy;
+}
+
+/** Greedy accuracy on DEFAULT_EVAL_SPLIT and T = 1 avg@4 on its first 50 problems; writes the outputs and logs them to the run. */
+async function finalEvaluation(s: Session, run: Run, complete: Completer): Promise<void> {
+  const { config, trainer, record, output } = s;
+  const evalRecords: TaskRecord[] = s.splits[DEFAULT_EVAL_SPLIT].slice(0, config.validation.finalProblems);
+  const evalRng = s.root.fork('final-eval');
+  const settings = { maxNewTokens: config.validation.maxNewTokens, batchSize: 64 };
+  const greedy = await evaluateSplit(
+    complete,
+    s.tokenizer,
+    evalRecords,
+    { samplesPerProblem: 1, temperature: 0, ...settings },
+    evalRng.fork('greedy'),
+  );
+  const sampledRecords = evalRecords.slice(0, Math.min(50, evalRecords.length));
+  const sampled = await evaluateSplit(
+    complete,
+    s.tokenizer,
+    sampledRecords,
+    { samplesPerProblem: 4, temperature: 1, ...settings },
+    evalRng.fork('sampled'),
+  );
+  record.final = { split: DEFAULT_EVAL_SPLIT, greedy, sampled };
+  record.finishedAt = new Date().toISOString();
+  writeOutputs(s, run);
+  run.logMetrics(
+    {
+      'final.greedy_accuracy': greedy.accuracy,
+      'final.greedy_accuracy_lower': greedy.metrics.avgAtK.interval.lower,
+      'final.greedy_accuracy_upper': greedy.metrics.avgAtK.interval.upper,
+      'final.t1_avg_at_4': sampled.metrics.avgAtK.value,
+      'final.t1_pass_at_4': sampled.metrics.passAtK.value,
+      'final.t1_maj_at_4': sampled.metrics.majAtK.value,
+      'final.t1_mixed_fraction': sampled.mixedFraction,
+    },
+    trainer.step,
+  );
+  run.setTags({ eval_split: DEFAULT_EVAL_SPLIT });
+  run.logArtifact(output.checkpoint);
+  run.logArtifact(output.runRecord);
+  const size = fs.statSync(output.checkpoint).size;
+  process.stderr.write(
+    `pretrain: done. ${DEFAULT_EVAL_SPLIT} greedy accuracy ${(greedy.accuracy * 100).toFixed(1)}% ` +
+      `[${(greedy.metrics.avgAtK.interval.lower * 100).toFixed(1)}, ${(greedy.metrics.avgAtK.interval.upper * 100).toFixed(1)}] on ${evalRecords.length}; ` +
+      `T=1 avg@4 ${(sampled.metrics.avgAtK.value * 100).toFixed(1)}%, pass@4 ${(sampled.metrics.passAtK.value * 100).toFixed(1)}%, ` +
+      `mixed problems ${(sampled.mixedFraction * 100).toFixed(0)}%\n` +
+      `  checkpoint ${output.checkpoint} (${(size / 1e6).toFixed(2)} MB), run record ${output.runRecord}, store run ${run.id}\n`,
+  );
 }
 
 /**
