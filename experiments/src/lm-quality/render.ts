@@ -232,7 +232,7 @@ async function calibrationPlot(store: Store, r: LmQualityReport, outDir: string,
   const points = forced.map((f, i) => ({ forced: f, mc: mc[i], position: position[i] }));
   return writePlot(outDir, `${stem}_calibration`, {
     title: {
-      text: 'Forced-exit p(y* | s_k, </think>) vs MC value at the same exit points',
+      text: `${stem}.ckpt: forced-exit p(y* | s_k, </think>) vs MC value at the same exit points`,
       subtitle: `run ${r.runId}; ${r.calibration!.points} exit points; line: 10 equal-width bins`,
     },
     width: 320,
@@ -268,7 +268,7 @@ async function calibrationPlot(store: Store, r: LmQualityReport, outDir: string,
 
 async function accuracyPlot(r: LmQualityReport, outDir: string, stem: string): Promise<string[]> {
   return writePlot(outDir, `${stem}_accuracy`, {
-    title: { text: 'Embedded model: greedy accuracy per eval split', subtitle: `run ${r.runId}` },
+    title: { text: `${stem}.ckpt: greedy accuracy per eval split`, subtitle: `run ${r.runId}` },
     data: { values: EVAL_SPLITS.map((s, i) => ({ split: s, order: i, accuracy: r.accuracyBySplit[s] })) },
     width: 300,
     height: 200,
