@@ -1,5 +1,5 @@
 /**
- * Issue 15 #9: a checkpoint's identity covers its weights, model config and tokenizer. Editing a header
+ * A checkpoint's identity covers its weights, model config and tokenizer. Editing a header
  * field (nHeads, activation, the alphabet) while the weights stay the same gives another hash, and the
  * correlation experiment then refuses the MC traces an mc-variance run recorded for the other model.
  * Before the fix the hash was the weights' sha256 alone: every edit below kept it, and the source run was reused.
@@ -29,7 +29,7 @@ function withHeader(file: string, out: string, edit: (header: Record<string, any
   return out;
 }
 
-describe('checkpoint identity (issue 15 #9)', () => {
+describe('checkpoint identity', () => {
   let dir: string;
   let original: string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The bad-input repros of issue 15 that live in the command-line and config layer, run through the
+ * The bad-input cases that live in the command-line and config layer, run through the
  * same function an experiment's main.ts calls (runExperiment), with the store pointed at a fresh
  * directory: each must be a one-line UserError that shows the value as written, and nothing may be
  * written (no store file, no output directory).

@@ -1,7 +1,7 @@
 /**
  * Every command entry point, run as a real process: `--help` prints the usage and exits 0 without
  * creating a store; `--x=v` is read like `--x v`; an unknown flag is a one-line error listing the
- * valid flags; nothing is written for any of these (issue 11 "one argv parser", issue 15 #24, #25, #6).
+ * valid flags; nothing is written for any of these.
  */
 import { ROOT, runScript } from './fixtures/run-script';
 import * as fs from 'fs';

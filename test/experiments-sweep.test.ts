@@ -121,7 +121,7 @@ describe('sweep', () => {
     expect(store.getRun(out2.parentId).status).toBe('FINISHED');
   });
 
-  it("a KILLED sweep's report shows only the runs that sweep recorded, and later sweeps never change it (issue 15 #5)", async () => {
+  it("a KILLED sweep's report shows only the runs that sweep recorded, and later sweeps never change it", async () => {
     const first: Behaviour = { calls: [], failOn: null, interruptOn: '1-y' };
     const out1 = await run(first).promise;
     expect(out1.killed).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * An experiment's `--out` is checked before anything is computed or opened (issue 15 #16): a file, a
+ * An experiment's `--out` is checked before anything is computed or opened: a file, a
  * path below a file, or a place nothing can be written to is a one-line error with a non-zero exit, and
  * no store is created. It used to surface as a stack trace after a FINISHED run, or spin on /proc.
  */

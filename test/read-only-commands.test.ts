@@ -1,7 +1,7 @@
 /**
  * The commands that only read the store (`experiments:tables` / `plots`, `experiments:sweep-report`)
  * never create one: a mistyped `--store` is a one-line error with a non-zero exit, and no file appears
- * (issue 15 #27; they used to open the path for writing and leave an empty store behind).
+ * (no empty store is left behind).
  */
 import { ROOT, runScript } from './fixtures/run-script';
 import * as fs from 'fs';

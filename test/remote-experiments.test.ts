@@ -1,5 +1,5 @@
 /**
- * Experiments on a served model (issue 17): mc-variance through `rred serve`'s server gives the same
+ * Experiments on a served model: mc-variance through `rred serve`'s server gives the same
  * tables as in-process, on both adapters, apart from the provenance lines; a server killed in the middle
  * leaves a FAILED run with whole trace bundles only, and resuming it gives exactly the uninterrupted rows.
  */

@@ -1,6 +1,5 @@
 /**
- * Issue 15 #13: a run at non-default sizes (`--n 3`) used to render into the committed results/<name>/
- * without a word. The rule (experiments/src/common/out-dir.ts): only a committed config — the shipped
+ * A run at non-default sizes (`--n 3`) never renders into the committed results/<name>/. The rule (experiments/src/common/out-dir.ts): only a committed config — the shipped
  * defaults file or a git-tracked --config file, unchanged but for selectors — renders into results/<name>/;
  * any other writes results/scratch/<name>-<config hash>/ (git-ignored), says so first, and is tagged
  * committedConfig=no so that `experiments:tables` never renders it into results/.
@@ -20,7 +19,7 @@ import { ROOT, runScript } from './fixtures/run-script';
 
 const configs = (name: string) => path.join(ROOT, 'experiments', 'configs', `${name}.json`);
 
-describe('which runs render into the committed results/ (issue 15 #13)', () => {
+describe('which runs render into the committed results/', () => {
   let dir: string;
   beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'results-dir-'))));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

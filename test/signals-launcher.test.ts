@@ -1,5 +1,5 @@
 /**
- * Reliability suite, signals (issue 15 #4, #10): mc-variance is started through its documented
+ * Reliability suite, signals: mc-variance is started through its documented
  * launcher, `npx nx run experiments:mc-variance`, at tiny sizes with a private store, and interrupted
  * at seeded random moments of its run: 20 times by SIGINT to the launcher's process group (what Ctrl-C
  * in a terminal does) and 20 times by SIGKILL (10 to the experiment's process, 10 to its whole process

@@ -1,6 +1,5 @@
 /**
- * Reliability regressions of the results store against bad files and bad paths (issue 15: #1, #11,
- * #12, #17, #18, #19), through the real `rred` bin: each case must give a one-line error and a
+ * Reliability regressions of the results store against bad files and bad paths, through the real `rred` bin: each case must give a one-line error and a
  * non-zero exit, or the correct result, and leave every file it was pointed at as it was.
  */
 import Database from 'better-sqlite3';

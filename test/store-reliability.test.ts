@@ -192,7 +192,7 @@ describe('results store reliability', () => {
     store.close();
   }, 60000);
 
-  // issue 15 #4: a process busy in synchronous work cannot run its signal handler; its sentinel ends the run
+  // a process busy in synchronous work cannot run its signal handler; its sentinel ends the run
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
     'marks the run KILLED within 1 s of a %s to the process group while the process never yields',
     async (signal) => {
@@ -220,7 +220,7 @@ describe('results store reliability', () => {
     30000,
   );
 
-  it('marks the run FAILED within 1 s of a SIGKILL of its process, before anyone opens the store (issue 15 #10)', async () => {
+  it('marks the run FAILED within 1 s of a SIGKILL of its process, before anyone opens the store', async () => {
     const file = path.join(dir, 'sigkill-sentinel.sqlite');
     const writer = startWriter(file, 'sigkill', 1_000_000);
     const runId = await writer.runId;

@@ -1,5 +1,5 @@
 /**
- * Issue 15 #15: two concurrent sweeps of one grid compute each point once. Each point is claimed in the
+ * Two concurrent sweeps of one grid compute each point once. Each point is claimed in the
  * store (store.claimRun on its identity) before it is computed; the other sweep goes on with the rest,
  * then waits for the claimed points and reuses them. A claim whose process was SIGKILLed is released by
  * the next sweep (dead pid on this host). Real processes (test/fixtures/sweep-worker.ts, a fake experiment
@@ -51,7 +51,7 @@ function worker(store: string, msPerPoint: number, goFile?: string) {
   return { child, claimed, ready, done };
 }
 
-describe('concurrent sweeps of one grid (issue 15 #15)', () => {
+describe('concurrent sweeps of one grid', () => {
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-concurrent-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Issue 15 #2: a sweep point's identity is its config hash plus what decides its result — the
+ * A sweep point's identity is its config hash plus what decides its result — the
  * checkpoint hash, the source run `mcRun: "latest"` resolves to, the dataset file hashes — so a rerun
  * after the checkpoint was replaced, or after a newer mc-variance run finished, computes the points
  * again. Before the fix the sweep reused by config hash alone and both reruns said "0 ran, 2 reused".
@@ -17,7 +17,7 @@ import { runScript } from './fixtures/run-script';
 
 const SWEEP = 'experiments/src/sweep/main.ts';
 
-describe('sweep point identity (issue 15 #2)', () => {
+describe('sweep point identity', () => {
   let dir: string;
   let ckpt: string;
   let store: string;

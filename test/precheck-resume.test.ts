@@ -1,5 +1,5 @@
 /**
- * Reliability suite, bad input (issue 15 #7, #10, #20, #21, #23): one precheck runs before anything is
+ * Reliability suite, bad input: one precheck runs before anything is
  * written. Every case below must be a one-line UserError naming what is wrong, and must leave the store
  * as it was: no store file created where there was none, no run row added where there was one.
  */
@@ -34,7 +34,7 @@ async function refusal(experiment: string, argv: string[]): Promise<string> {
   return message;
 }
 
-/** A checkpoint with one flipped bit in its weights (issue 15 #21). */
+/** A checkpoint with one flipped bit in its weights. */
 function flippedCheckpoint(): string {
   const bytes = fs.readFileSync(path.join(ROOT, 'packages', 'lm', 'checkpoints', 'embedded.ckpt'));
   bytes[bytes.length - 3] ^= 0x10;
@@ -136,7 +136,7 @@ describe('before anything is written: an existing store gains no run', () => {
   });
 });
 
-describe('a problem too long for the context is blamed on its record (issue 15 #23)', () => {
+describe('a problem too long for the context is blamed on its record', () => {
   it('names the file, the line and the record id, not rollout.maxNewTokens', () => {
     const shipped = fs.readFileSync(path.join(ROOT, 'packages', 'tasks', 'data', 'eval-medium.jsonl'), 'utf8').split('\n');
     const huge = { ...JSON.parse(shipped[1]), id: 'huge-1', problem: `a=${'1'.repeat(1_000_000)}+3;?a`, meta: {} };
@@ -155,7 +155,7 @@ describe('a problem too long for the context is blamed on its record (issue 15 #
   });
 });
 
-describe('pretrain refuses a context shorter than its examples (issue 15 #7)', () => {
+describe('pretrain refuses a context shorter than its examples', () => {
   it('one line naming contextLength and the longest example; nothing written', () => {
     const out = path.join(dir, 'pretrain');
     const store = path.join(out, 'store.sqlite');
@@ -184,7 +184,7 @@ describe('pretrain refuses a context shorter than its examples (issue 15 #7)', (
   });
 });
 
-describe('--where nested 5000 deep (issue 15 #20)', () => {
+describe('--where nested 5000 deep', () => {
   it('is a one-line error with exit code 2, not a stack overflow', () => {
     const file = path.join(dir, 'where.sqlite');
     openStore(file).close();
