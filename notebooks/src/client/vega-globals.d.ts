@@ -5,5 +5,5 @@ interface VegaEmbedResult {
 declare function vegaEmbed(
   el: HTMLElement,
   spec: object,
-  opts?: { renderer?: 'svg' | 'canvas'; actions?: boolean },
+  opts?: { renderer?: 'svg' | 'canvas'; actions?: boolean; config?: object },
 ): Promise<VegaEmbedResult>;
