@@ -1,4 +1,4 @@
-import { UserError, type Rng } from '@rred/core';
+import { UserError, yieldToEventLoop, type Rng } from '@rred/core';
 import { tf } from '@rred/engine';
 import { drawToken, validateSampleOptions } from './draw';
 import { MASKED } from './layers';
@@ -79,6 +79,13 @@ export async function sampleWithCache(model: Transformer, prompts: number[][], o
         keyValid = keep.map((b) => keyValid[b]);
       }
       keyValid.forEach((k) => k.push(true)); // the token fed now is visible to itself and later
+      if (options.signal) {
+        await yieldToEventLoop(); // sampling never leaves the microtask queue otherwise: the abort could not be seen
+        if (options.signal.aborted) {
+          disposeKV(kv);
+          throw options.signal.reason;
+        }
+      }
       const step = stepWithCache(
         model,
         live.map((i) => rows[i]),

@@ -101,6 +101,12 @@ export interface SampleOptions {
    * caller must `release()` it. Default false. A model that cannot keep caches ignores it. Never changes the draws.
    */
   keepCache?: boolean;
+  /**
+   * Stops the sampling when aborted (a server whose client went away): checked before each decode step,
+   * after a turn of the event loop so that a closed socket is seen; an aborted sample rejects with the
+   * signal's reason. Never changes the draws of a sample that is not aborted.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SampleResult {

@@ -1,4 +1,4 @@
 export { RemoteLM } from './remote-lm';
 export { RRED_CHAT } from './config';
-export { startServer } from './serve/server';
+export { checkListenHost, startServer } from './serve/server';
 export type { RunningServer } from './serve/server';

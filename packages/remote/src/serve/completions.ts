@@ -32,7 +32,7 @@ const BODY_KEYS = new Set([
  * `logprobs.entropies` (exact, nats) is an rred extension; usage counts each prompt once, cached_tokens
  * the prefix shared by the scored prompts.
  */
-export async function handleCompletions(model: ServedModel, body: Record<string, unknown>): Promise<unknown> {
+export async function handleCompletions(model: ServedModel, body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
   checkKeys(body, BODY_KEYS, 'POST /v1/completions');
   if (body.stream) throw new RequestError(400, 'stream: rred serve does not stream; send stream: false');
   if (body.stop !== undefined && body.stop !== null && !(Array.isArray(body.stop) && body.stop.length === 0))
@@ -51,9 +51,14 @@ export async function handleCompletions(model: ServedModel, body: Record<string,
   const tokenName = (t: number) => (asIds ? `token_id:${t}` : tok.tokenText(t));
 
   const needPrompt = promptLogprobs !== null || (echo && logprobs !== null);
-  const scoredAll = needPrompt ? await model.score(lists.map((ids) => ({ ids, start: 0 }))) : [];
+  const scoredAll = needPrompt
+    ? await model.score(
+        lists.map((ids) => ({ ids, start: 0 })),
+        signal,
+      )
+    : [];
   const expanded = lists.flatMap((p) => Array.from({ length: n }, () => p));
-  const samples: SampleResult[] = maxTokens > 0 ? await model.sample(expanded, options, seed) : expanded.map(() => emptySample());
+  const samples: SampleResult[] = maxTokens > 0 ? await model.sample(expanded, options, seed, signal) : expanded.map(() => emptySample());
 
   const choices = samples.map((s, index) => {
     const p = Math.floor(index / n);

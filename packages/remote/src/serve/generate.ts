@@ -1,4 +1,5 @@
 import type { SampleResult } from '@rred/lm';
+import { showValue } from '../json';
 import { RequestError } from './http-io';
 import type { ServedModel } from './model';
 import { checkKeys, samplingOf, tokenLists } from './validate-request';
@@ -34,7 +35,7 @@ const BODY_KEYS = new Set([
  * shared prefix of a batch counts once, reported as `cached_tokens`); generation is one batched sample
  * with `new Rng(sampling_seed)`. meta_info adds `output_token_entropies` (exact, nats), an rred extension.
  */
-export async function handleGenerate(model: ServedModel, body: Record<string, unknown>): Promise<unknown> {
+export async function handleGenerate(model: ServedModel, body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
   checkKeys(body, BODY_KEYS, 'POST /generate');
   if (body.stream) throw new RequestError(400, 'stream: rred serve does not stream; send stream: false');
   if (body.text !== undefined)
@@ -57,8 +58,11 @@ export async function handleGenerate(model: ServedModel, body: Record<string, un
   const starts = startsOf(body.logprob_start_len, lists);
   // scored: log-probs from logprob_start_len; prefill only: no log-probs and nothing to generate (it fills the "cache")
   const scoreIdx = lists.flatMap((_, i) => (returnLogprob[i] && starts[i] >= 0 ? [i] : !returnLogprob[i] && maxNew === 0 ? [i] : []));
-  const answers = await model.score(scoreIdx.map((i) => ({ ids: lists[i], start: returnLogprob[i] ? starts[i] : lists[i].length })));
-  const samples: (SampleResult | null)[] = maxNew > 0 ? await model.sample(lists, options, seed) : lists.map(() => null);
+  const answers = await model.score(
+    scoreIdx.map((i) => ({ ids: lists[i], start: returnLogprob[i] ? starts[i] : lists[i].length })),
+    signal,
+  );
+  const samples: (SampleResult | null)[] = maxNew > 0 ? await model.sample(lists, options, seed, signal) : lists.map(() => null);
 
   const out = lists.map((ids, i) => {
     const s = samples[i];
@@ -94,7 +98,7 @@ function startsOf(value: unknown, lists: number[][]): number[] {
     if (!Number.isInteger(v) || (v as number) < -1 || (v as number) >= lists[i].length)
       throw new RequestError(
         400,
-        `logprob_start_len${Array.isArray(value) ? `[${i}]` : ''}: expected an integer in -1..${lists[i].length - 1}, got ${JSON.stringify(v)}`,
+        `logprob_start_len${Array.isArray(value) ? `[${i}]` : ''}: expected an integer in -1..${lists[i].length - 1}, got ${showValue(v)}`,
       );
     return v as number;
   };
@@ -115,7 +119,7 @@ function repeatsEarlier(lists: number[][], i: number): boolean {
 function perInput(value: unknown, count: number, field: string): boolean[] {
   if (Array.isArray(value)) {
     if (value.length !== count || value.some((v) => typeof v !== 'boolean'))
-      throw new RequestError(400, `${field}: expected ${count} booleans (one per input), got ${JSON.stringify(value).slice(0, 60)}`);
+      throw new RequestError(400, `${field}: expected ${count} booleans (one per input), got ${showValue(value)}`);
     return value as boolean[];
   }
   if (value !== undefined && value !== null && typeof value !== 'boolean')

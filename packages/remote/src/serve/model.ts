@@ -28,30 +28,36 @@ export class ServedModel {
     return { vocabSize: this.lm.vocabSize, contextLength: this.lm.maxLength };
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+  /** Runs `fn` after the calls before it; a call whose client went away (`signal` aborted) meanwhile is skipped. */
+  private serial<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const guarded = () => {
+      signal?.throwIfAborted();
+      return fn();
+    };
+    const run = this.queue.then(guarded, guarded);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  score(tasks: ScoreTask[]): Promise<ScoreAnswer[]> {
+  score(tasks: ScoreTask[], signal?: AbortSignal): Promise<ScoreAnswer[]> {
     return this.serial(async () => {
       const answers = await scoreGrouped(this.lm, tasks);
       this.forwardedTotal += answers.reduce((n, a) => n + a.forwarded, 0);
       return answers;
-    });
+    }, signal);
   }
 
   /**
    * One batched in-process sample of all prompts with `new Rng(seed)`: a request with seed s returns
-   * exactly what `lm.sample(prompts, options, new Rng(s))` returns in-process.
+   * exactly what `lm.sample(prompts, options, new Rng(s))` returns in-process. An aborted `signal` (the
+   * client went away) stops it between decode steps.
    */
-  sample(prompts: number[][], options: SampleOptions, seed: number | null): Promise<SampleResult[]> {
+  sample(prompts: number[][], options: SampleOptions, seed: number | null, signal?: AbortSignal): Promise<SampleResult[]> {
     return this.serial(async () => {
       const s = seed ?? this.seedless.nextUint32();
-      const { results, cost } = await this.lm.sample(prompts, options, new Rng(s));
+      const { results, cost } = await this.lm.sample(prompts, { ...options, signal }, new Rng(s));
       this.forwardedTotal += cost.tokensForwarded;
       return results;
-    });
+    }, signal);
   }
 }

@@ -1,4 +1,5 @@
 import type { SampleOptions, Tokenizer } from '@rred/lm';
+import { showValue } from '../json';
 import { RequestError } from './http-io';
 
 /** The model limits every request is checked against. */
@@ -7,20 +8,33 @@ interface Limits {
   contextLength: number;
 }
 
-/** A list of token-id lists (or one list, `single`), each id in the vocabulary; text is tokenized when `tokenizer` is given. */
-export function tokenLists(value: unknown, field: string, limits: Limits, tokenizer?: Tokenizer): { lists: number[][]; single: boolean } {
+/**
+ * A list of token-id lists (or one list, `single`), each id in the vocabulary; text is tokenized when
+ * `tokenizer` is given. Every list must hold a token (an empty text prompt has nothing to score or
+ * continue) unless `allowEmptyText` (POST /tokenize of '').
+ */
+export function tokenLists(
+  value: unknown,
+  field: string,
+  limits: Limits,
+  tokenizer?: Tokenizer,
+  allowEmptyText = false,
+): { lists: number[][]; single: boolean } {
   const asList = (v: unknown, where: string): number[] => {
     if (typeof v === 'string' && tokenizer) {
+      let ids: number[];
       try {
-        return tokenizer.encode(v);
+        ids = tokenizer.encode(v);
       } catch (err) {
         throw new RequestError(400, `${where}: ${(err as Error).message}`);
       }
+      if (ids.length === 0 && !allowEmptyText) throw new RequestError(400, `${where}: an empty text has no tokens to score or continue`);
+      return ids;
     }
     if (!Array.isArray(v) || v.length === 0)
-      throw new RequestError(400, `${where}: expected a non-empty list of token ids, got ${JSON.stringify(v)?.slice(0, 60)}`);
+      throw new RequestError(400, `${where}: expected a non-empty list of token ids, got ${showValue(v)}`);
     const bad = v.findIndex((t) => !(Number.isInteger(t) && t >= 0 && t < limits.vocabSize));
-    if (bad >= 0) throw new RequestError(400, `${where}[${bad}]: token id ${JSON.stringify(v[bad])} is outside 0..${limits.vocabSize - 1}`);
+    if (bad >= 0) throw new RequestError(400, `${where}[${bad}]: token id ${showValue(v[bad])} is outside 0..${limits.vocabSize - 1}`);
     if (v.length > limits.contextLength)
       throw new RequestError(400, `${where}: ${v.length} tokens, more than the model's context of ${limits.contextLength}`);
     return v as number[];
@@ -40,7 +54,7 @@ export function numberField(
 ): number {
   const v = body[field];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !ok(v)) throw new RequestError(400, `${field}: expected ${expected}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !ok(v)) throw new RequestError(400, `${field}: expected ${expected}, got ${showValue(v)}`);
   return v;
 }
 
@@ -55,7 +69,7 @@ function stopTokenOf(value: unknown, fallback: number, limits: Limits): number {
   if (!Array.isArray(value) || value.length !== 1 || !isInt(0, limits.vocabSize - 1)(value[0] as number))
     throw new RequestError(
       400,
-      `stop_token_ids: rred serve takes exactly one stop token id in 0..${limits.vocabSize - 1}, got ${JSON.stringify(value)}`,
+      `stop_token_ids: rred serve takes exactly one stop token id in 0..${limits.vocabSize - 1}, got ${showValue(value)}`,
     );
   return value[0] as number;
 }
