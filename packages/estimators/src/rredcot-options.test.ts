@@ -55,11 +55,12 @@ describe('rredcot valueSuffix option (value term)', () => {
     });
   });
 
-  it("'full' is the whole reference path at every exit point, whatever the alignment says; 'remaining' is the default", async () => {
+  it("'full' is the whole reference path at every exit point, whatever the alignment says; the default softStart reads no alignment", async () => {
     const a = await rredcot(model, trace, toySegments, { ...inputs, alignment: dropReached }, { terms: 'value', valueSuffix: 'full' });
     const b = await rredcot(model, trace, toySegments, inputs, { terms: 'value', valueSuffix: 'full' });
     expect(a.extra.logValue).toEqual(b.extra.logValue);
     const byDefault = await rredcot(model, trace, toySegments, { ...inputs, alignment: dropReached }, { terms: 'value' });
+    const soft = await rredcot(model, trace, toySegments, inputs, { terms: 'value', valueSuffix: 'softStart' });
     const remaining = await rredcot(
       model,
       trace,
@@ -67,7 +68,8 @@ describe('rredcot valueSuffix option (value term)', () => {
       { ...inputs, alignment: dropReached },
       { terms: 'value', valueSuffix: 'remaining' },
     );
-    expect(byDefault.extra.logValue).toEqual(remaining.extra.logValue);
+    expect(byDefault.extra.logValue).toEqual(soft.extra.logValue);
+    expect(byDefault.extra.logValue).not.toEqual(remaining.extra.logValue);
     expect(byDefault.extra.logValue).not.toEqual(a.extra.logValue);
   });
 

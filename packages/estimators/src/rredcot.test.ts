@@ -112,11 +112,12 @@ describe('rredcot', () => {
 
   it('runs both presets of Sec. 4, the own-answer one from the model’s correct samples', async () => {
     const own = referenceFromTrace(trace, toyTokens)!;
-    // the presets follow the gold benchmark (results/gold): dataset = V with the remaining suffix in prob space, own = forced I
-    const alignment = (thinking: readonly number[], solution: readonly number[]) =>
-      solution.slice(Math.min(thinking.length, solution.length));
-    const ds = await rredcot(model, trace, toySegments, { ...inputs, alignment }, rredcotPresets.dataset);
-    expect(ds.extra.config).toMatchObject({ terms: 'value', valueSuffix: 'remaining', space: 'prob', normalization: 'L1' });
+    // the presets follow the gold benchmark (results/gold): dataset = V with the softStart rule in prob space (no alignment), own = forced I
+    const throwing = (): number[] => {
+      throw new Error('the dataset preset read the task alignment');
+    };
+    const ds = await rredcot(model, trace, toySegments, { ...inputs, alignment: throwing }, rredcotPresets.dataset);
+    expect(ds.extra.config).toMatchObject({ terms: 'value', valueSuffix: 'softStart', space: 'prob', normalization: 'L1' });
     expect(ds.credits.map((c, k) => c - (ds.values![k + 1] - ds.values![k])).every((d) => Math.abs(d) < 1e-12)).toBe(true);
     const res = await rredcot(model, trace, toySegments, { tokens: toyTokens, references: { own: [own] } }, rredcotPresets.own);
     expect(res.extra.logValue).toBeNull();
@@ -125,16 +126,17 @@ describe('rredcot', () => {
     expect(res.extra.logImmediate![3]).toBeCloseTo(model.sequenceLogProb(sequence.slice(0, 8), [1, 4]), 10);
   });
 
-  it("defaults to the gold benchmark's choice and says why the literal reading needs the alignment", async () => {
-    const res = await rredcot(model, trace, toySegments, { ...inputs, alignment: (_t, sol) => sol.slice() }, {});
+  it("defaults to the gold benchmark's best variant without the task alignment, and says what the start rules need", async () => {
+    const res = await rredcot(model, trace, toySegments, inputs, {});
     expect(res.extra.config).toMatchObject({
       terms: 'value',
       exit: 'joint',
-      valueSuffix: 'remaining',
+      valueSuffix: 'softStart',
       referencePooling: 'literal',
       space: 'prob',
     });
-    await expect(rredcot(model, trace, toySegments, inputs, {})).rejects.toThrow(/valueSuffix 'remaining' needs inputs.alignment/);
+    const noNewline = { ...inputs, tokens: { endThink: 3, eos: 4 } };
+    await expect(rredcot(model, trace, toySegments, noNewline, {})).rejects.toThrow(/valueSuffix 'softStart' needs tokens.newline/);
   });
 
   it('handles an empty reference set as configured', async () => {

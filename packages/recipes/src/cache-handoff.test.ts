@@ -31,7 +31,7 @@ describe('cache handoff (sampler → RREDCoT hook)', () => {
         model,
         segmentation: segmentationConfig({ strategy: 'hybrid', maxSegments: 4 }),
         tokenText: (id) => tokenizer.tokenText(id),
-        estimatorConfig: { ...rredcotPresets.dataset, terms: 'immediatePlusValue' },
+        estimatorConfig: { ...rredcotPresets.dataset, terms: 'immediatePlusValue', valueSuffix: 'remaining' },
         tokens: { endThink: tokenizer.endThink, eos: tokenizer.eos },
         datasetReferences: references,
         alignment: remainingAlignment(tokenizer),

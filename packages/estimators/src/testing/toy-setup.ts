@@ -5,8 +5,9 @@ import type { Reference } from '../types';
 import { EnumerableLM } from './enumerable-lm';
 import { exactAnswerReward } from './enumerate';
 
-// vocabulary: 0, 1, 2 ordinary tokens; 3 = </think>; 4 = <eos>
-export const toyTokens = { endThink: 3, eos: 4 };
+// vocabulary: 0, 1, 2 ordinary tokens (2 doubles as the line break); 3 = </think>; 4 = <eos>
+/** Token 2 also plays the line break of reference lines (the value term's start rules split references at it). */
+export const toyTokens = { endThink: 3, eos: 4, newline: 2 };
 const toyAccepted = [[1], [0, 1]];
 export const toyReward = exactAnswerReward(toyAccepted, toyTokens);
 
