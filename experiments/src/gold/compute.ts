@@ -144,7 +144,7 @@ async function benchmarkTrace(
     continuations.push(...continuationRows(mc.extra.records).map((r) => ({ ...r, sample: r.sample + slot.start })));
   }
   const alignment = remainingAlignment(lm.tokenizer);
-  for (const v of rredcotVariants(config.references.count, config.stressArm)) {
+  for (const v of rredcotVariants(config.references.count, config.stressArm, config.ownReferences.groupSize - 1)) {
     const dataset = v.rewrite === 'canonical' ? item.refs : item.rewritten[v.rewrite]!;
     const inputs: EstimatorInputs = { tokens, references: { dataset, own: item.own }, alignment };
     keep(v.name, await rredcot(lm, trace, segments, inputs, v.config));

@@ -40,6 +40,11 @@ describe('gold methods', () => {
     expect(variants.map((v) => v.name)).toContain('rredcot.forced.remaining.both.log');
     expect(all.map((v) => v.name)).toContain('rredcot.any.bestStart.value.prob@both~swap');
     expect(all.filter((v) => v.name.endsWith('@own')).every((v) => v.config.referenceSource === 'own')).toBe(true);
+    // N keeps every reference of the source: one dataset reference and up to 7 own ones
+    const n = (name: string) => all.find((v) => v.name === name)!.config.maxReferences;
+    expect([n('rredcot.any.full.value.prob'), n('rredcot.any.full.value.prob@own'), n('rredcot.any.full.value.prob@both~swap')]).toEqual([
+      1, 7, 8,
+    ]);
   });
 
   it('marks exactly the remaining variants as reading the task alignment, and the others never read it', async () => {
@@ -72,6 +77,19 @@ describe('gold methods', () => {
     const a = await run({ ...variants[0].config, exit: 'forced' });
     const b = await run({ ...variants[0].config, exit: 'joint' });
     expect(a.credits).not.toEqual(b.credits);
+  });
+
+  it('@own and @both score every own reference (and @both the dataset one too)', async () => {
+    const own = [
+      { solution: [2], answer: [1] },
+      { solution: [0, 2], answer: [1] },
+    ];
+    const withOwn = { ...inputs, references: { ...inputs.references, own } };
+    const count = async (name: string) =>
+      (await rredcot(model, trace, segments, withOwn, all.find((v) => v.name === name)!.config)).extra.referenceCount;
+    expect(await count('rredcot.any.full.value.prob')).toBe(1);
+    expect(await count('rredcot.any.full.value.prob@own')).toBe(2);
+    expect(await count('rredcot.any.full.value.prob@both')).toBe(3);
   });
 
   it('lays the MC draws out one after the other at every exit point, gold first', () => {

@@ -36,7 +36,8 @@ const tail = (refs: ReferenceSource, rewrite: RredcotVariant['rewrite']): string
 
 /**
  * The RREDCoT variants of the benchmark (σ is not scored here; own references fall back to uniform σ and
- * NaN credits where a problem has no correct sibling):
+ * NaN credits where a problem has no correct sibling). `ownLimit` is the most own references a trace can
+ * have (G − 1), so N keeps all of them beside the `references` dataset ones:
  * - on the dataset references as written, every distinct exit × valueSuffix × terms × space;
  * - on own references, on both, and on each stress-arm rewrite of the dataset references (alone and in
  *   'both'), the value term V alone with each alignment-free valueSuffix, both spaces, and the oracle
@@ -44,11 +45,22 @@ const tail = (refs: ReferenceSource, rewrite: RredcotVariant['rewrite']): string
  *   answers, which no rewrite and no reference source changes; I + V is left out there to keep the run's
  *   cost down (its reference-dependent part is V, scored alone).
  */
-export function rredcotVariants(references: number, rewrites: readonly ReferenceRewrite[]): RredcotVariant[] {
+export function rredcotVariants(references: number, rewrites: readonly ReferenceRewrite[], ownLimit = 7): RredcotVariant[] {
   const base = { referencePooling: 'sum', normalization: 'L1', maxReferences: references, emptyReferences: 'uniform' } as const;
   const out: RredcotVariant[] = [];
   const add = (name: string, config: RredcotConfigInput, refs: ReferenceSource, rewrite: RredcotVariant['rewrite']) =>
-    out.push({ name: `${name}${tail(refs, rewrite)}`, config: { ...base, ...config, referenceSource: refs }, refs, rewrite });
+    out.push({
+      name: `${name}${tail(refs, rewrite)}`,
+      // N: every dataset reference and every own one (at most ownLimit, the G − 1 siblings) is kept
+      config: {
+        ...base,
+        ...config,
+        referenceSource: refs,
+        maxReferences: (refs === 'own' ? 0 : references) + (refs === 'dataset' ? 0 : ownLimit),
+      },
+      refs,
+      rewrite,
+    });
   const alignment = (valueSuffix: (typeof SUFFIXES)[number]) => (valueSuffix === 'remaining' ? 'task' : 'none');
   for (const space of SPACES) {
     for (const exit of EXITS) add(`rredcot.${exit}.any.immediate.${space}`, { terms: 'immediate', exit, space }, 'dataset', 'canonical');
