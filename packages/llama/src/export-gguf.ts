@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { UserError } from '@rred/core';
 import { initEngine } from '@rred/engine';
+import { byteLevelText } from '@rred/text';
 import { checkpointHash, TransformerLM, verifyCheckpoint, type ModelConfig, type Tokenizer } from '@rred/lm';
 import { writeGguf, type GgufTensor, type GgufValue } from './gguf';
 
@@ -33,22 +34,12 @@ import { writeGguf, type GgufTensor, type GgufValue } from './gguf';
  * The lab tokenizer's JSON and the checkpoint's identity hash ride along as `rred.*` keys.
  */
 
-/** GPT-2's byte → printable code point map (printable Latin-1 bytes map to themselves, the rest to 256 + n). */
-function byteToUnicode(): string[] {
-  const keep = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-  const out: string[] = [];
-  let n = 0;
-  for (let b = 0; b < 256; b++) out.push(String.fromCodePoint(keep(b) ? b : 256 + n++));
-  return out;
-}
-
 /** Token type ids of `tokenizer.ggml.token_type` (llama_token_type). */
 const NORMAL = 1;
 const CONTROL = 3;
 
 /** The vocabulary in llama.cpp's form: token texts (byte-level), types, and the lab's special ids. */
 function vocabulary(tokenizer: Tokenizer): { tokens: string[]; types: number[] } {
-  const map = byteToUnicode();
   const specials = new Set([tokenizer.pad, tokenizer.bos, tokenizer.eos, tokenizer.think, tokenizer.endThink]);
   const tokens: string[] = [];
   const types: number[] = [];
@@ -58,7 +49,7 @@ function vocabulary(tokenizer: Tokenizer): { tokens: string[]; types: number[] }
       tokens.push(text);
       types.push(CONTROL);
     } else {
-      tokens.push(Array.from(Buffer.from(text, 'utf8'), (b) => map[b]).join(''));
+      tokens.push(byteLevelText(Buffer.from(text, 'utf8')));
       types.push(NORMAL);
     }
   }

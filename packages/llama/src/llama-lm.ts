@@ -92,8 +92,8 @@ export class LlamaLM implements LanguageModel {
     }
   }
 
-  /** The worker's tokenizer ops (the GGUF's own vocabulary), for GgufTokenizer. */
-  get engine(): Pick<LlamaWorker, 'tokenize' | 'pieces'> {
+  /** The worker's tokenizer ops (the GGUF's own vocabulary), for ggufTokenizer. */
+  get engine(): Pick<LlamaWorker, 'tokenizeSync' | 'pieces' | 'readInfo'> {
     return this.worker;
   }
 

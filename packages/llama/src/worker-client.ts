@@ -106,6 +106,22 @@ export class LlamaWorker {
     return this.call('tokenize', { text });
   }
 
+  /**
+   * Text → ids synchronously: the worker fills a shared buffer while this thread waits (Atomics.wait), so
+   * a tokenizer can offer the usual synchronous encode. Worst case one token per UTF-8 byte.
+   */
+  tokenizeSync(text: string): number[] {
+    const slots = Buffer.byteLength(text, 'utf8') + 16;
+    const shared = new SharedArrayBuffer(4 * (slots + 2));
+    const view = new Int32Array(shared);
+    const reply = this.call<null>('tokenizeInto', { text, shared });
+    reply.catch(() => undefined); // the outcome is read from the buffer; a failure's message comes below
+    const waited = Atomics.wait(view, 0, 0, 60_000);
+    if (waited === 'timed-out') throw new Error('llama.cpp: tokenize timed out after 60 s');
+    if (view[0] !== 1) throw new UserError(`llama.cpp tokenizer: could not tokenize ${JSON.stringify(text.slice(0, 40))}`);
+    return Array.from(view.subarray(2, 2 + view[1]));
+  }
+
   pieces(): Promise<string[]> {
     return this.call('pieces', {});
   }

@@ -107,6 +107,27 @@ const ops = {
     return state.model.tokenize(text, true);
   },
 
+  /**
+   * Text → ids for a caller blocked in Atomics.wait (a synchronous tokenizer): the ids go into the shared
+   * Int32Array [status, count, ...ids] (status 1 done, -1 failed: the message is in the reply), then notify.
+   */
+  tokenizeInto({ text, shared }) {
+    const view = new Int32Array(shared);
+    try {
+      const ids = state.model.tokenize(text, true);
+      if (ids.length > view.length - 2) throw new Error(`${ids.length} tokens exceed the ${view.length - 2} slots`);
+      view.set(ids, 2);
+      view[1] = ids.length;
+      Atomics.store(view, 0, 1);
+    } catch (err) {
+      Atomics.store(view, 0, -1);
+      throw err;
+    } finally {
+      Atomics.notify(view, 0);
+    }
+    return null;
+  },
+
   /** The text of every token id, in id order (special tokens as their text). */
   pieces() {
     const V = vocabularySize(state.model);
