@@ -182,11 +182,11 @@ function correlationTable(c: CheckpointMetrics): Table {
 }
 
 /** Per bed: localization, cost and the two comparisons with their Holm details. */
-function costTable(c: CheckpointMetrics, resamples: number): Table {
+function costTable(c: CheckpointMetrics): Table {
   const names = byRho(canonicalMethods(c), (m) => withinAll(c.methods[m]).value);
   // a bootstrap p of 0 means no replicate on the other side of 0: p < 1/resamples
-  const pText = (p: number) => (p === 0 ? `< ${fmt(1 / resamples, 4)}` : fmt(p, 4));
-  const detail = (x: Comparison | null) => (x === null ? '—' : `${fmt(100 * x.level, 2)} %, p ${pText(x.p)}, Holm ${fmt(x.adjustedP, 4)}`);
+  const pText = (x: Comparison) => (x.p === 0 ? `< ${fmt(1 / x.resamples, 5)}` : fmt(x.p, 5));
+  const detail = (x: Comparison | null) => (x === null ? '—' : `${fmt(100 * x.level, 2)} %, p ${pText(x)}, Holm ${fmt(x.adjustedP, 4)}`);
   return {
     columns: [
       'method',
@@ -246,7 +246,7 @@ function checkpointSection(name: string, c: CheckpointMetrics, data: GoldData, h
     '',
     `### ${name}: localization, cost and the paired comparisons`,
     '',
-    toMarkdown(costTable(c, config.analysis.bootstrapResamples)),
+    toMarkdown(costTable(c)),
     '',
   ];
 }
@@ -276,10 +276,11 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
       'Signed position = (2ζ − 1)·k, free. Beats signed position / beats MC at matched tokens: the mean per-trace difference of ρ (method − other) ' +
       "with a paired bootstrap interval over traces, Holm-corrected over the bed's methods (one family per comparison, the methods on canonical references): " +
       `the method with the i-th smallest bootstrap p of m gets its interval at level 1 − ${fmt(alpha, 2)}/(m − i + 1); ` +
-      'yes: Holm rejects and the adjusted interval is above 0; worse: below 0; undecided: it straddles 0 (or an earlier step was not rejected). ' +
+      'yes: the adjusted interval is above 0; worse: below 0; undecided: it straddles 0, or a step with a smaller p was undecided (Holm stops there). ' +
       "MC at matched tokens: per trace, MC(n)'s ρ interpolated in log tokens between the two draws whose tokens/trace bracket the method's; " +
       "below MC(1)'s cost the comparison is with MC(1), which costs more. " +
-      `p-values come from ${c.analysis.bootstrapResamples} resamples: one below 1/${c.analysis.bootstrapResamples} reads 0.`,
+      `A family of m comparisons is bootstrapped with max(${c.analysis.bootstrapResamples}, ⌈20·m/α⌉) resamples, so Holm's first step (the α/(2m) tail) ` +
+      'rests on at least 10 replicates; a p below 1/resamples reads 0.',
     '',
     toMarkdown(verdictTable(a, data.checkpoints)),
     '',

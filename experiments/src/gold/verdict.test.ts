@@ -1,5 +1,5 @@
 import { Rng } from '@rred/core';
-import { compareFamily, stressRows, type ScoredMethods } from './verdict';
+import { compareFamily, familyResamples, stressRows, type ScoredMethods } from './verdict';
 
 // 20 traces; signed position's per-trace ρ alternates 0.2 / 0.4 (mean 0.3)
 const T = 20;
@@ -99,5 +99,16 @@ describe('stressRows', () => {
     expect(r.leadCanonical).toBeCloseTo(0.5, 12);
     expect(r.leadRewritten).toBeCloseTo(0.2, 12);
     expect(r.survives).toBeCloseTo(0.4, 12);
+  });
+});
+
+describe('familyResamples', () => {
+  it("at least 20·m/α resamples, so Holm's first step has 10 replicates beyond its α/(2m) tail", () => {
+    // m = 60, α = 0.05: 20·60/0.05 = 24000; the α/(2m) = 1/2400 tail of 24000 replicates holds 10
+    expect(familyResamples(60, 0.05, 1000)).toBe(24000);
+    expect(familyResamples(5, 0.05, 30000)).toBe(30000);
+    const c = compareFamily(scored(), new Rng(7))['rredcot.joint.full.both.log'];
+    // against signed position: the 5 methods but signed position (2000); against MC: the 4 that are not MC (1600)
+    expect([c.vsSignedPosition!.resamples, c.vsMcAtCost!.resamples]).toEqual([2000, 1600]);
   });
 });

@@ -6,8 +6,9 @@
  * Each comparison is a paired bootstrap over traces of the mean per-trace difference (method − other),
  * with a two-sided bootstrap p; over one bed's methods (one family per comparison) Holm's step-down
  * corrects the p-values and sets each interval's level: the method with the i-th smallest p of m gets
- * the interval at level 1 − α/(m − i + 1), α = 1 − the configured level. Verdict: 'yes' when Holm rejects
- * and the adjusted interval is above 0, 'worse' when it rejects and the interval is below 0, else 'undecided'.
+ * the interval at level 1 − α/(m − i + 1), α = 1 − the configured level. Verdict: 'yes' when the adjusted
+ * interval is above 0, 'worse' when below, 'undecided' when it straddles 0 or an earlier step (smaller p)
+ * was undecided (Holm's step-down stops there).
  * The family is the methods on canonical references (every reference source); the stress arm's
  * rewritten-reference variants form their own family, each against the same variant on canonical references.
  */
@@ -35,6 +36,8 @@ export interface Comparison {
   level: number;
   p: number;
   adjustedP: number;
+  /** Bootstrap resamples behind p and [lo, hi] (familyResamples). */
+  resamples: number;
   verdict: Verdict;
 }
 
@@ -55,32 +58,52 @@ interface Pending {
   range: Comparison['range'];
 }
 
-/** Paired bootstraps of a family, Holm over it; returns the comparisons by method. */
+/**
+ * Bootstrap resamples of a family of m comparisons: Holm's first step reads the α/(2m) tail of the
+ * replicates, so the family gets at least 20·m/α resamples (≥ 10 replicates beyond that quantile, and a
+ * p-value resolution of α/(20·m)), or the configured number if that is larger.
+ */
+export const familyResamples = (m: number, alpha: number, configured: number): number => Math.max(configured, Math.ceil((20 * m) / alpha));
+
+/**
+ * Paired bootstraps of a family, Holm over it; returns the comparisons by method. The verdict is Holm's
+ * step-down read on the intervals: in the order of the p-values, a step is decided (yes / worse) when its
+ * interval at its Holm level excludes 0 and every earlier step was decided; from the first that is not,
+ * every later one is undecided.
+ */
 function holmFamily(pending: readonly Pending[], s: ScoredMethods, rng: Rng): Map<string, Comparison> {
+  const alpha = 1 - s.level;
+  const resamples = familyResamples(pending.length, alpha, s.resamples);
   const diffs = pending.map((c) =>
-    pairedBootstrapDifference(s.perTrace[c.method], c.other, rng.fork(c.method), { resamples: s.resamples, level: s.level }),
+    pairedBootstrapDifference(s.perTrace[c.method], c.other, rng.fork(c.method), { resamples, level: s.level }),
   );
   const steps = holm(
     diffs.map((d) => d.p),
-    1 - s.level,
+    alpha,
   );
+  const intervals = diffs.map((d, i) => (d.replicates.length ? percentileInterval(d.replicates, 1 - steps[i].alpha) : [NaN, NaN]));
+  const byRank = pending.map((_, i) => i).sort((a, b) => steps[a].rank - steps[b].rank);
+  const decided = new Array<boolean>(pending.length).fill(false);
+  for (const i of byRank) {
+    const [lo, hi] = intervals[i];
+    if (!(lo > 0 || hi < 0)) break;
+    decided[i] = true;
+  }
   const out = new Map<string, Comparison>();
   pending.forEach((c, i) => {
-    const d = diffs[i];
-    const step = steps[i];
-    const [lo, hi] = d.replicates.length ? percentileInterval(d.replicates, 1 - step.alpha) : [NaN, NaN];
-    const verdict: Verdict = step.rejected && lo > 0 ? 'yes' : step.rejected && hi < 0 ? 'worse' : 'undecided';
+    const [lo, hi] = intervals[i];
     out.set(c.method, {
       against: c.against,
       n: c.n,
       range: c.range,
-      diff: d.value,
+      diff: diffs[i].value,
       lo,
       hi,
-      level: 1 - step.alpha,
-      p: d.p,
-      adjustedP: step.adjustedP,
-      verdict,
+      level: 1 - steps[i].alpha,
+      p: diffs[i].p,
+      adjustedP: steps[i].adjustedP,
+      resamples,
+      verdict: !decided[i] ? 'undecided' : lo > 0 ? 'yes' : 'worse',
     });
   });
   return out;
