@@ -95,7 +95,7 @@ export class AdamW {
 /**
  * A non-trainable variable holding `init`'s data, with `init` itself disposed: tf.variable shares the
  * initial tensor's data, so an initial tensor left alive keeps that data alive after the variable is
- * disposed (2 × the model's size per AdamW, before this was fixed).
+ * disposed (for AdamW's two moment buffers, 2 × the model's size).
  */
 function ownedVariable(init: tf.Tensor): tf.Variable {
   const v = tf.variable(init, false);
