@@ -102,7 +102,8 @@ function stressTable(a: GoldAnalysis, beds: readonly string[]): Table | null {
         if (!x) return ['—', '—', '—'];
         // a share of a lead only where there is one: the canonical variant beats signed position (Holm, verdict table)
         const canonicalBeats = a.checkpoints[b].methods[x.canonical]?.vsSignedPosition?.verdict === 'yes';
-        const kept = canonicalBeats && x.survives !== null ? `${fmt(100 * x.survives, 0)} % kept` : 'no lead to keep';
+        const kept =
+          !canonicalBeats || x.survives === null ? 'no lead to keep' : x.survives <= 0 ? 'lead lost' : `${fmt(100 * x.survives, 0)} % kept`;
         return [
           `${fmt(x.canonicalRho)} → ${fmt(x.rho)}`,
           `${x.change.verdict === 'undecided' ? 'undecided' : x.change.diff > 0 ? 'higher' : 'lower'} ${signed(x.change.diff, 2)} [${signed(x.change.lo, 2)}, ${signed(x.change.hi, 2)}]`,
@@ -289,7 +290,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
           '## Stress arm: the same variants on rewritten references',
           '',
           "Each variant on a rewritten dataset reference against the same variant on the canonical one (paired over traces, Holm over the bed's stress rows: " +
-            "higher / lower when the adjusted interval excludes 0). Lead: mean per-trace ρ minus signed position's; kept = rewritten lead / canonical lead, " +
+            "higher / lower when the adjusted interval excludes 0). Lead: mean per-trace ρ minus signed position's; kept = rewritten lead / canonical lead (lost: the rewritten variant no longer leads), " +
             'given only where the canonical variant beats signed position (verdict table).',
           '',
           toMarkdown(stress),
