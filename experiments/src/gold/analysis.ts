@@ -8,7 +8,7 @@
  *   constant, fewer than 3 segments); bootstrap CI over traces;
  * - within.varies: the same averaged only over the traces where both sides vary (`tracesVaries`);
  * - pooled: the same over all segments of the subset at once;
- * - value: v̂(s_k) against V_gold(s_k) over all exit points k = 0..K (methods with values). Spearman is
+ * - value: v̂(s_k) against V_gold(s_k) over all exit points k = 0..K of the traces with values (finite pairs: valuePoints). Spearman is
  *   rank-based and exp is monotone, so a variant's log- and prob-space values give the same number;
  * and on all traces:
  * - localizationTop1: over failed traces whose first uncorrected wrong line is in the thinking, the share
@@ -156,13 +156,13 @@ function subsetMetrics(method: string, traces: readonly GoldTrace[], B: number, 
   const finitePairs = (xs: number[], ys: number[]) =>
     xs.map((x, i) => [x, ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
   const pooled = finitePairs(credits.flat(), gold.flat());
-  const hasValues = traces.length > 0 && traces.every((t) => t.values[method] !== undefined);
-  const valuePairs = hasValues
-    ? finitePairs(
-        traces.flatMap((t) => t.values[method]),
-        traces.flatMap((t) => t.gold),
-      )
-    : [];
+  // values over the traces that have them (own references: none where a problem has no correct sibling), finite pairs counted in valuePoints
+  const valued = traces.filter((t) => t.values[method] !== undefined);
+  const hasValues = valued.length > 0;
+  const valuePairs = finitePairs(
+    valued.flatMap((t) => t.values[method]),
+    valued.flatMap((t) => t.gold),
+  );
   const rho = (pairs: number[][]) =>
     spearman(
       pairs.map((p) => p[0]),

@@ -159,7 +159,7 @@ function correlationTable(c: CheckpointMetrics): Table {
       'varies: wrong',
       'silent traces (NaN)',
       'pooled ρ all / correct / wrong',
-      'value ρ all / correct / wrong',
+      'value ρ all / correct / wrong (traces with values)',
     ],
     rows: names.map((name) => {
       const m = c.methods[name];
