@@ -15,7 +15,7 @@ import type { ReferenceRewrite } from '@rred/tasks';
 
 type ReferenceSource = 'dataset' | 'own' | 'both';
 
-export interface RredcotVariant {
+interface RredcotVariant {
   name: string;
   config: RredcotConfigInput;
   /** Which reference set the variant scores: the dataset's, the model's own correct siblings, or both (dataset first). */

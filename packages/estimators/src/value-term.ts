@@ -26,7 +26,7 @@ import { UserError } from '@rred/core';
 import { logMeanExp, logSumExp, sumLogprobs } from './logspace';
 import type { EstimatorInputs, Reference } from './types';
 
-export type ValueSuffix = 'full' | 'remaining' | 'bestStart' | 'softStart';
+type ValueSuffix = 'full' | 'remaining' | 'bestStart' | 'softStart';
 type ReferencePooling = 'literal' | 'sum';
 
 /** The value suffixes scored at one exit point and which reference group each belongs to. */
