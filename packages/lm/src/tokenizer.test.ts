@@ -38,4 +38,33 @@ describe('Tokenizer', () => {
     expect(back.encode('a+b<eos>')).toEqual(tok.encode('a+b<eos>'));
     expect(() => Tokenizer.fromJSON({ kind: 'bpe' }, 'ckpt.bin')).toThrow(/ckpt\.bin/);
   });
+
+  describe('pieces', () => {
+    const pieces = Tokenizer.fromPieces([' ', '.', '\n', 'a', 'p', 'l', 's', 'u', ' a', ' plus', ' p', '4', ' 4']);
+
+    it('encodes longest piece first and decodes back', () => {
+      const text = 'a plus 4.\n a p<eos>';
+      const ids = pieces.encode(text);
+      expect(pieces.decode(ids)).toBe(text);
+      expect(ids.map((id) => pieces.tokenText(id))).toEqual(['a', ' plus', ' 4', '.', '\n', ' a', ' p', '<eos>']);
+      expect(pieces.encode(' plu').map((id) => pieces.tokenText(id))).toEqual([' p', 'l', 'u']);
+      expect(pieces.alphabet).toBe(' .\naplsu4');
+    });
+
+    it('rejects text no piece matches, duplicate and empty pieces', () => {
+      expect(() => pieces.encode('a plus 5')).toThrow(/"5" at index 7 .* not in the pieces/);
+      expect(() => Tokenizer.fromPieces(['ab', 'c', 'ab'])).toThrow(/"ab" appears twice/);
+      expect(() => Tokenizer.fromPieces(['ab', ''])).toThrow(/piece 1 is empty/);
+    });
+
+    it('serialises to JSON and back, and a char tokenizer with the same characters differs', () => {
+      const json = JSON.parse(JSON.stringify(pieces.toJSON()));
+      expect(json.kind).toBe('pieces');
+      const back = Tokenizer.fromJSON(json);
+      expect(back.encode('a plus 4.')).toEqual(pieces.encode('a plus 4.'));
+      expect(back.vocabSize).toBe(pieces.vocabSize);
+      expect(() => Tokenizer.fromJSON({ ...json, pieces: [1] }, 'x.ckpt')).toThrow(/x\.ckpt/);
+      expect(Tokenizer.fromAlphabet(' .\naplsu4').toJSON().kind).toBe('char');
+    });
+  });
 });
