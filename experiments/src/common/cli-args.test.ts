@@ -40,7 +40,7 @@ describe('experiment flags', () => {
 
   it('rejects unknown paths (listing the valid ones), missing values, stray arguments and repeats', () => {
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(
-      /unknown flag --nope \(valid: --config, --store, --out, --resume, --model, --model-api, --dataset, --verifier, --help, --seed, --problems \(--n\), --mc,/,
+      /unknown flag --nope \(valid: --config, --store, --out, --resume, --model, --model-api, --dataset, --format, --verifier, --help, --seed, --problems \(--n\), --mc,/,
     );
     expect(() => parseExperimentArgs(['--nope', '1'], spec)).toThrow(UserError);
     expect(() => parseExperimentArgs(['--seed'], spec)).toThrow(/--seed needs a value/);
@@ -67,6 +67,7 @@ describe('experiment flags', () => {
     expect(parseExperimentArgs(['--dataset', 'd.jsonl', '--verifier', 'v.js'], spec).dataset).toEqual({
       file: path.join(repoRoot(), 'd.jsonl'),
       verifier: path.join(repoRoot(), 'v.js'),
+      format: 'jsonl',
     });
     expect(() => parseExperimentArgs(['--verifier', 'v.js'], spec)).toThrow(/--verifier .*v\.js needs --dataset FILE/);
   });

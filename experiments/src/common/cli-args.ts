@@ -9,6 +9,7 @@ import {
   type CommandSpec,
 } from '@rred/core';
 import type { z } from 'zod';
+import { DATASET_FORMATS, type DatasetFormat } from '@rred/text';
 import type { DatasetRef } from './dataset';
 
 /** The flags every experiment command takes besides its config overrides (paths resolved, see resolveUserPath). */
@@ -38,7 +39,13 @@ export const EXPERIMENT_FLAGS = {
     type: 'string',
     value: 'FILE',
     path: true,
-    description: 'problems from this JSONL file of {id, problem, solution, answer} records instead of the split',
+    description: 'problems from this file instead of the split: JSONL of {id, problem, solution, answer} records, or see --format',
+  },
+  format: {
+    type: 'string',
+    value: 'FORMAT',
+    description:
+      "the --dataset file's records: jsonl (the lab's), gsm8k ({question, answer} ending in #### n) or math ({problem, solution} with \\boxed{}); JSONL or .parquet",
   },
   verifier: {
     type: 'string',
@@ -120,7 +127,7 @@ export function parseExperimentArgs(argv: readonly string[], spec: CommandSpec<t
     out: a.flags.out ?? null,
     resume: a.flags.resume ?? null,
     model: servedModelOf(a.flags.model, a.flags['model-api'], spec.name),
-    dataset: datasetOf(a.flags.dataset, a.flags.verifier, spec.name),
+    dataset: datasetOf(a.flags.dataset, a.flags.verifier, a.flags.format, spec.name),
     overrides: a.overrides,
     written: a.written,
   };
@@ -144,10 +151,13 @@ function servedModelOf(url: string | undefined, api: string | undefined, command
   return { url: url.replace(/\/$/, ''), api: (api ?? 'sglang') as ServedModelRef['api'] };
 }
 
-function datasetOf(file: string | undefined, verifier: string | undefined, command: string): DatasetRef | null {
+function datasetOf(file: string | undefined, verifier: string | undefined, format: string | undefined, command: string): DatasetRef | null {
   if (file === undefined) {
     if (verifier !== undefined) throw new UserError(`${command}: --verifier ${verifier} needs --dataset FILE`);
+    if (format !== undefined) throw new UserError(`${command}: --format ${format} needs --dataset FILE`);
     return null;
   }
-  return { file, verifier: verifier ?? null };
+  if (format !== undefined && !(DATASET_FORMATS as readonly string[]).includes(format))
+    throw new UserError(`${command}: --format ${format}: expected one of ${DATASET_FORMATS.join(', ')}`);
+  return { file, verifier: verifier ?? null, format: (format ?? 'jsonl') as DatasetFormat };
 }

@@ -2,6 +2,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import { UserError } from '@rred/core';
 import { readJsonl, verify, type TaskRecord } from '@rred/tasks';
+import { loadDataset as loadFormatted, verifyMath, type DatasetFormat } from '@rred/text';
 
 /**
  * A verifier: ζ of a completion (thinking `</think>` answer `<eos>`, decoded) against the record's
@@ -10,10 +11,12 @@ import { readJsonl, verify, type TaskRecord } from '@rred/tasks';
  */
 export type Verifier = (completionText: string, expectedAnswer: string, stopped: boolean) => { reward: number; answer: string | null };
 
-/** `--dataset FILE [--verifier MODULE]`: problems from a JSONL file instead of the config's split. */
+/** `--dataset FILE [--format FORMAT] [--verifier MODULE]`: problems from a file instead of the config's split. */
 export interface DatasetRef {
-  /** Absolute path of the JSONL file of {id, problem, solution, answer} records. */
+  /** Absolute path of the dataset file (JSONL, or Parquet for gsm8k / math). */
   file: string;
+  /** Its records' format (@rred/text loadDataset): 'jsonl' (the lab's records), 'gsm8k' or 'math'. */
+  format: DatasetFormat;
   /** Absolute path of the verifier module, or null for the task's verifier. */
   verifier: string | null;
 }
@@ -31,10 +34,10 @@ interface LoadedDataset {
  * `verify(completionText, expectedAnswer, stopped) → {reward, answer}`; a reward outside [0, 1] is an
  * error naming the module and the record.
  */
-export function loadDataset(ref: DatasetRef, count: number): LoadedDataset {
-  const all = readJsonl(ref.file);
+export async function loadDataset(ref: DatasetRef, count: number): Promise<LoadedDataset> {
+  const all = ref.format === 'jsonl' && !ref.file.endsWith('.parquet') ? readJsonl(ref.file) : await loadFormatted(ref.file, ref.format);
   if (all.length < count) throw new UserError(`--dataset ${ref.file}: ${all.length} records, ${count} were asked for (--problems)`);
-  let check: Verifier = verify;
+  let check: Verifier = ref.format === 'jsonl' ? verify : mathVerifier;
   if (ref.verifier) {
     let mod: { verify?: unknown };
     try {
@@ -61,9 +64,25 @@ export function loadDataset(ref: DatasetRef, count: number): LoadedDataset {
   return {
     records: all.slice(0, count),
     verify: check,
-    tags: { 'dataset.file': ref.file, 'dataset.sha256': sha, 'dataset.verifier': ref.verifier ?? 'task' },
+    tags: {
+      'dataset.file': ref.file,
+      'dataset.sha256': sha,
+      'dataset.format': ref.format,
+      'dataset.verifier': ref.verifier ?? (ref.format === 'jsonl' ? 'task' : 'math'),
+    },
   };
 }
+
+/**
+ * The verifier of gsm8k / math datasets: the answer after `</think>` (to `<eos>`) by @rred/text's verifyMath
+ * (boxed answers, fractions, units, thousands separators); a truncated completion or one without `</think>` scores 0.
+ */
+const mathVerifier: Verifier = (text, expected, stopped) => {
+  const close = text.indexOf('</think>');
+  if (!stopped || close < 0) return { reward: 0, answer: null };
+  const v = verifyMath(text.slice(close + '</think>'.length).split('<eos>')[0], expected);
+  return { reward: v.reward, answer: v.answer };
+};
 
 /** sha256 of a file's bytes (a missing file is a one-line error). */
 export function fileSha256(file: string): string {

@@ -13,6 +13,7 @@ import { configHash, type Store } from '@rred/results-store';
 import type { ServedModelRef } from './cli-args';
 import { fileSha256, type DatasetRef } from './dataset';
 import type { ExperimentDefinition } from './experiment';
+import { ggufSha256 } from './model';
 
 /** The tag that holds a run's identity. */
 export const IDENTITY_TAG = 'runIdentity';
@@ -63,10 +64,16 @@ export function resolveIdentity(
   if (served) {
     const { checkpointHash: _checkpoint, sourceRun: _source, ...rest } = inputs;
     inputs = { ...rest, 'model.url': served.url, 'model.api': served.api };
+    if (served.api === 'gguf') inputs['model.sha256'] = ggufSha256(served.url); // a file at a path can change
   }
   if (dataset) {
     inputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !k.startsWith('datasetSha256.')));
-    inputs = { ...inputs, 'dataset.sha256': fileSha256(dataset.file), 'dataset.verifier': dataset.verifier ?? 'task' };
+    inputs = {
+      ...inputs,
+      'dataset.sha256': fileSha256(dataset.file),
+      'dataset.verifier': dataset.verifier ?? (dataset.format === 'jsonl' ? 'task' : 'math'),
+    };
+    if (dataset.format !== 'jsonl') inputs['dataset.format'] = dataset.format; // jsonl runs keep their earlier identity
   }
   return {
     inputs,

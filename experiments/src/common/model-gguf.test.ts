@@ -4,6 +4,7 @@ import { repoRoot } from '@rred/core';
 import { describeLlama, exportedEmbedded } from '@rred/llama/testing';
 import { z } from 'zod';
 import { experimentSpec, parseExperimentArgs } from './cli-args';
+import { loadDataset } from './dataset';
 import { sharedModel } from './model';
 
 describe('--model gguf:FILE', () => {
@@ -37,6 +38,33 @@ describeLlama('--model gguf: loads a lab export on llama.cpp', () => {
     const missing = path.join(os.tmpdir(), `rred-no-such-dir-${process.pid}`, 'none.gguf'); // never created
     await expect(sharedModel('unused', { url: `gguf:${missing}`, api: 'gguf' })).rejects.toThrow(
       `--model gguf:${missing}: cannot read (ENOENT)`,
+    );
+  });
+});
+
+describe('--dataset FILE --format gsm8k|math|jsonl', () => {
+  const spec = experimentSpec('x', z.object({}).strict(), {}, '/nonexistent.json');
+  const fixtures = path.join(repoRoot(), 'packages/text/fixtures');
+
+  it('parses the format (default jsonl) and refuses a bad one or one without --dataset', () => {
+    expect(parseExperimentArgs(['--dataset', '/d.jsonl'], spec).dataset).toEqual({ file: '/d.jsonl', verifier: null, format: 'jsonl' });
+    expect(parseExperimentArgs(['--dataset', '/d.parquet', '--format', 'math'], spec).dataset).toMatchObject({ format: 'math' });
+    expect(() => parseExperimentArgs(['--dataset', '/d.jsonl', '--format', 'csv'], spec)).toThrow(
+      'x: --format csv: expected one of gsm8k, math, jsonl',
+    );
+    expect(() => parseExperimentArgs(['--format', 'gsm8k'], spec)).toThrow('x: --format gsm8k needs --dataset FILE');
+  });
+
+  it('loads GSM8K Parquet records with the math verifier, recorded in the tags', async () => {
+    const data = await loadDataset({ file: path.join(fixtures, 'gsm8k.parquet'), verifier: null, format: 'gsm8k' }, 3);
+    expect(data.records.map((r) => r.answer)).toEqual(['4', '0', '4']);
+    expect(data.tags).toMatchObject({ 'dataset.format': 'gsm8k', 'dataset.verifier': 'math' });
+    expect(data.verify('a=0+7=7\nb=2+2=4\n</think>4<eos>', '4', true)).toEqual({ reward: 1, answer: '4' });
+    expect(data.verify('a=0+7=7\n</think>\\boxed{4}<eos>', '4', true).reward).toBe(1);
+    expect(data.verify('a=0+7=7\n</think>5<eos>', '4', true).reward).toBe(0);
+    expect(data.verify('a=0+7=7\n</think>4', '4', false).reward).toBe(0);
+    await expect(loadDataset({ file: path.join(fixtures, 'math.jsonl'), verifier: null, format: 'gsm8k' }, 3)).rejects.toThrow(
+      /math\.jsonl:1: field 'answer'/,
     );
   });
 });

@@ -102,14 +102,20 @@ async function connectServedModel(ref: ServedModelRef): Promise<LoadedModel> {
  * key). Its identity is the file's sha256 (`gguf:<hash>`), never the checkpoint's: llama.cpp's arithmetic
  * differs (FP16 GELU table), so its traces and MC records are not mixed with the in-process model's.
  */
+/** The sha256 of a `gguf:FILE` model's file (a missing file is a one-line error). */
+export function ggufSha256(url: string): string {
+  try {
+    return createHash('sha256')
+      .update(fs.readFileSync(url.slice('gguf:'.length)))
+      .digest('hex');
+  } catch (err) {
+    throw new UserError(`--model ${url}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
 async function loadGgufModel(ref: ServedModelRef): Promise<LoadedModel> {
   const file = ref.url.slice('gguf:'.length);
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file);
-  } catch (err) {
-    throw new UserError(`--model ${ref.url}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  const sha = ggufSha256(ref.url);
   const lm = await LlamaLM.load({ modelPath: file });
   const tokenizerJson = lm.info.metadata['rred.tokenizer'];
   if (!tokenizerJson) {
@@ -128,7 +134,7 @@ async function loadGgufModel(ref: ServedModelRef): Promise<LoadedModel> {
   };
   const exported = lm.info.metadata['rred.checkpoint_hash'];
   if (exported) tags['model.checkpointHash'] = exported;
-  const hash = `gguf:${createHash('sha256').update(bytes).digest('hex')}`;
+  const hash = `gguf:${sha}`;
   return { lm: Object.assign(lm, { tokenizer }), checkpointHash: hash, checkpoint: ref.url, backend: await engineBackend(), tags };
 }
 

@@ -57,7 +57,7 @@ async function mcBundle(
 export async function computeMcVariance({ store, run, config, rng, served, dataset }: ComputeContext<McVarianceConfig>): Promise<void> {
   const model = await sharedModel(config.checkpoint, served);
   if (model.tags) run.setTags(model.tags);
-  const data = dataset ? loadDataset(dataset, config.problems) : null;
+  const data = dataset ? await loadDataset(dataset, config.problems) : null;
   if (data) run.setTags(data.tags);
   const records = data?.records ?? loadSplit(config.split, config.problems);
   const traces = await generateRollouts(model.lm, records, { ...config.rollout, verifier: data?.verify }, rng.fork('rollouts'));
