@@ -66,55 +66,122 @@ export async function scoreBatch(
 ): Promise<ScoreResult[]> {
   jobs.forEach((job, j) => validate(model, job.sequence, job.requests, jobs.length === 1 ? caller : `${caller}: job ${j}`));
   const logprobs: number[][][] = jobs.map((job) => job.requests.map((r) => new Array<number>(r.suffix.length)));
-  const zeroCost = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
   // Jobs with at least one non-empty suffix, in order; everything below indexes into `active`.
   const active = jobs.flatMap((job, j) => (job.requests.some((r) => r.suffix.length > 0) ? [j] : []));
-  if (active.length === 0) return logprobs.map((lp) => ({ logprobs: lp, cost: { ...zeroCost } }));
-  const { vocabSize: V, contextLength, dModel: C, nHeads: H, dFF: F } = model.config;
-  const activeRequests = active.map((j) => jobs[j].requests);
+  if (active.length === 0) return logprobs.map((lp) => ({ logprobs: lp, cost: { ...ZERO_COST } }));
+  const batch = planBatch(model, jobs, active);
+  const first = firstPass(model, batch, options);
+  const past = pastRows(model, batch, first);
+  let passes = batch.uncached.length > 0 ? 1 : 0;
+  try {
+    await firstTokens(model, batch, first, logprobs);
+    passes += await secondPass(model, batch, past, options, logprobs);
+  } finally {
+    first?.logp.dispose();
+    for (const { k, v } of [...(past.shared ?? []), ...(first?.kv ?? [])]) tf.dispose([k, v]);
+  }
+  return jobs.map((job, j) => {
+    job.requests.forEach((_, i) => {
+      const t = logprobs[j][i].findIndex((x) => Number.isNaN(x));
+      if (t >= 0)
+        throw new Error(
+          `${caller}: log-probability of ${jobs.length === 1 ? '' : `job ${j} `}request ${i} suffix token ${t} is NaN (model weights diverged?)`,
+        );
+    });
+    const suffixTokens = job.requests.reduce((n, r) => n + r.suffix.length, 0);
+    if (suffixTokens === 0) return { logprobs: logprobs[j], cost: { ...ZERO_COST } };
+    const fromCache = batch.caches[active.indexOf(j)] !== null;
+    return {
+      logprobs: logprobs[j],
+      cost: { tokensForwarded: (fromCache ? 0 : job.sequence.length) + suffixTokens, tokensGenerated: 0, forwardPasses: passes },
+    };
+  });
+}
 
-  // A job with a usable sampler cache (ScoreJob.cache) skips pass 1: its K/V and first-token logits are the cache's.
+const ZERO_COST = { tokensForwarded: 0, tokensGenerated: 0, forwardPasses: 0 };
+
+/** The jobs of a call both passes work on: `active` (indices into the jobs), their requests, caches and K/V slots. */
+interface BatchPlan {
+  jobs: ScoreJob[];
+  active: number[];
+  activeRequests: SuffixRequest[][];
+  /** A job with a usable sampler cache (ScoreJob.cache) skips pass 1: its K/V and first-token logits are the cache's. */
+  caches: (TransformerSequenceCache | null)[];
+  /** Indices into `active` of the jobs pass 1 forwards. */
+  uncached: number[];
+  /** Where each active job's sequence sits in the K/V rows (filled by firstPass, then pastRows). */
+  slots: SequenceSlot[];
+}
+
+function planBatch(model: Transformer, jobs: ScoreJob[], active: number[]): BatchPlan {
   const caches = active.map((j) => {
     const c = jobs[j].cache;
     return c instanceof TransformerSequenceCache && c.serves(model, jobs[j].sequence, jobs[j].requests) ? c : null;
   });
-  const uncached = active.flatMap((_, job) => (caches[job] ? [] : [job])); // indices into `active`
+  return {
+    jobs,
+    active,
+    activeRequests: active.map((j) => jobs[j].requests),
+    caches,
+    uncached: active.flatMap((_, job) => (caches[job] ? [] : [job])),
+    slots: new Array(active.length),
+  };
+}
 
-  // --- pass 1: every uncached sequence once, packed into rows (block-diagonal causal mask) ---
-  const slots: SequenceSlot[] = new Array(active.length);
-  let R1 = 0;
-  let T1 = 0; // cached slots per pass-1 row
-  let firstPass: { logp: tf.Tensor2D; kv: LayerKV[] } | null = null;
-  if (uncached.length > 0) {
-    const longest = Math.max(...uncached.map((job) => jobs[active[job]].sequence.length));
-    const sequenceRows = packRows(
-      uncached.map((job) => ({ job, request: -1, length: jobs[active[job]].sequence.length })),
-      Math.max(longest, options.sequenceRowTokens ?? longest),
-    );
-    sequenceRows.forEach((row, r) => row.placed.forEach((p) => (slots[p.job] = { row: r, offset: p.offset })));
-    R1 = sequenceRows.length;
-    T1 = sequenceRows[0].length;
-    const sequences = active.map((j) => jobs[j].sequence); // indexed like `active`; rows hold the uncached ones
-    // One sequence per row (the usual case): the plain causal mask, broadcast; packed rows need their block-diagonal one.
-    const single = sequenceRows.every((row) => row.placed.length === 1);
-    const first = sequenceRowTensors(sequenceRows, sequences, T1, contextLength, { mask: !single });
-    firstPass = tf.tidy(() => {
-      const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T1], 'int32'), tf.tensor2d(first.positions, [R1, T1], 'int32')); // [R1·T1, C]
-      const mask = single ? causalMask(T1) : tf.tensor4d(first.mask, [R1, 1, T1, T1]); // [1 or R1, 1, T1, T1]
-      const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T1, mask }); // kv: [R1, H, T1, dh]
-      return { logp: tf.logSoftmax(model.head(hidden)) as tf.Tensor2D, kv }; // logp: [R1·T1, V]
-    });
-  }
-  // Cached jobs follow as rows R1.. of their own (offset 0), each its sequence's positions of the cache.
-  let rowCount = R1;
+/** Pass 1's output: log-probabilities at every slot [R1·T1, V] and every layer's K/V [R1, H, T1, dh]. */
+interface FirstPass {
+  logp: tf.Tensor2D;
+  kv: LayerKV[];
+  /** Rows and slots per row of pass 1. */
+  R1: number;
+  T1: number;
+}
+
+/** Pass 1: every uncached sequence once, packed into rows (block-diagonal causal mask); null when every job is cached. */
+function firstPass(model: Transformer, b: BatchPlan, options: ScoreOptions): FirstPass | null {
+  if (b.uncached.length === 0) return null;
+  const { jobs, active } = b;
+  const longest = Math.max(...b.uncached.map((job) => jobs[active[job]].sequence.length));
+  const sequenceRows = packRows(
+    b.uncached.map((job) => ({ job, request: -1, length: jobs[active[job]].sequence.length })),
+    Math.max(longest, options.sequenceRowTokens ?? longest),
+  );
+  sequenceRows.forEach((row, r) => row.placed.forEach((p) => (b.slots[p.job] = { row: r, offset: p.offset })));
+  const R1 = sequenceRows.length;
+  const T1 = sequenceRows[0].length;
+  const sequences = active.map((j) => jobs[j].sequence); // indexed like `active`; rows hold the uncached ones
+  // One sequence per row (the usual case): the plain causal mask, broadcast; packed rows need their block-diagonal one.
+  const single = sequenceRows.every((row) => row.placed.length === 1);
+  const first = sequenceRowTensors(sequenceRows, sequences, T1, model.config.contextLength, { mask: !single });
+  const out = tf.tidy(() => {
+    const x = model.embedAt(tf.tensor2d(first.tokens, [R1, T1], 'int32'), tf.tensor2d(first.positions, [R1, T1], 'int32')); // [R1·T1, C]
+    const mask = single ? causalMask(T1) : tf.tensor4d(first.mask, [R1, 1, T1, T1]); // [1 or R1, 1, T1, T1]
+    const { hidden, kv } = model.runBlocks({ x, batch: R1, length: T1, mask }); // kv: [R1, H, T1, dh]
+    return { logp: tf.logSoftmax(model.head(hidden)) as tf.Tensor2D, kv }; // logp: [R1·T1, V]
+  });
+  return { ...out, R1, T1 };
+}
+
+/** What pass-2 rows attend to: `T` cached slots per row, the one stack of every row (null when every job is cached) and `chunkPast`. */
+interface PastRows {
+  T: number;
+  shared: LayerKV[] | null;
+  /** The K/V suffix row r of `chunk` attends to, per layer [R, H, T, dh] (or [1, …], broadcast by runBlocks). */
+  chunkPast(chunk: readonly { placed: readonly { job: number }[] }[]): LayerKV[];
+}
+
+/** Cached jobs follow the pass-1 rows as rows R1.. of their own (offset 0), each its sequence's positions of the cache. */
+function pastRows(model: Transformer, b: BatchPlan, first: FirstPass | null): PastRows {
+  const { dModel: C, nHeads: H } = model.config;
+  const { jobs, active, caches, slots } = b;
+  let rowCount = first?.R1 ?? 0;
   active.forEach((_, job) => {
     if (caches[job]) slots[job] = { row: rowCount++, offset: 0 };
   });
-  const T = Math.max(T1, ...active.map((j, job) => (caches[job] ? jobs[j].sequence.length : 0))); // cached slots per row
+  const T = Math.max(first?.T1 ?? 0, ...active.map((j, job) => (caches[job] ? jobs[j].sequence.length : 0))); // cached slots per row
   // With every job cached (the cache handoff) there are no pass-1 rows: each chunk stacks its own rows'
   // caches, in its row order (chunkPast), so no gather. Otherwise one stack of every row, per layer [rowCount, H, T, dh].
-  const shared = uncached.length === 0 ? null : { kv: stackCachedRows(firstPass?.kv ?? null, caches, T, { H, dh: C / H }) };
-  /** The K/V suffix row r of `chunk` attends to, per layer [R, H, T, dh] (or [1, …], broadcast by runBlocks). */
+  const shared = b.uncached.length === 0 ? null : stackCachedRows(first?.kv ?? null, caches, T, { H, dh: C / H });
   const chunkPast = (chunk: readonly { placed: readonly { job: number }[] }[]): LayerKV[] => {
     const jobOf = chunk.map((row) => row.placed[0].job);
     if (!shared) {
@@ -126,83 +193,79 @@ export async function scoreBatch(
         T,
       );
     }
-    if (rowCount === 1) return shared.kv;
+    if (rowCount === 1) return shared;
     const cachedRow = tf.tensor1d(
       jobOf.map((job) => slots[job].row),
       'int32',
     );
-    return shared.kv.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
+    return shared.map(({ k, v }) => ({ k: tf.gather(k, cachedRow) as tf.Tensor4D, v: tf.gather(v, cachedRow) as tf.Tensor4D }));
   };
-  let passes = uncached.length > 0 ? 1 : 0;
-  try {
-    if (firstPass) {
-      const sharedLogp = (await firstPass.logp.data()) as Float32Array;
-      for (const job of uncached) {
-        const at = slots[job].row * T1 + slots[job].offset;
-        activeRequests[job].forEach(({ exitAt, suffix }, i) => {
-          if (suffix.length > 0) logprobs[active[job]][i][0] = sharedLogp[(at + exitAt - 1) * V + suffix[0]];
-        });
-      }
-    }
-    caches.forEach((cache, job) => {
-      activeRequests[job].forEach(({ exitAt, suffix }, i) => {
-        if (cache && suffix.length > 0) logprobs[active[job]][i][0] = cache.logprob(exitAt, suffix[0]);
-      });
-    });
+  return { T, shared, chunkPast };
+}
 
-    // --- pass 2: all suffixes against the cached prefixes, in chunks of rows ---
-    const rows = packSuffixRows(activeRequests, options.rowTokens ?? DEFAULT_ROW_TOKENS);
-    const budget = options.maxChunkElements ?? DEFAULT_CHUNK_ELEMENTS;
-    for (let start = 0; start < rows.length;) {
-      const S = rows[start].length; // rows are longest first: the chunk's width
-      const perRow = S * (H * (T + S) * 4 + F * 6 + C * 14) + 4 * (T + S) * C;
-      const chunk = rows.slice(start, start + Math.max(1, Math.floor(budget / perRow)));
-      start += chunk.length;
-      passes++;
-      const R = chunk.length;
-      const input = suffixRowTensors(chunk, activeRequests, slots, S, T, contextLength);
-      // Projections and MLP run on the chunk's N real tokens only; attention on the [R, S] rows (BlockPass.packing).
-      const { toPacked, toRows, spans } = packedSlots(chunk, S);
-      const N = toPacked.length;
-      const packed = (a: Int32Array) => Int32Array.from(toPacked, (slot) => a[slot]);
-      const picked = tf.tidy(() => {
-        const past = chunkPast(chunk); // made in this tidy (stacked or gathered), or the shared stack
-        const x = model.embedAt(tf.tensor2d(packed(input.tokens), [1, N], 'int32'), tf.tensor2d(packed(input.positions), [1, N], 'int32')); // [N, C]
-        const packing = { rows: tf.tensor2d(spans, [R, 2], 'int32') };
-        const mask = tf.tensor4d(input.mask, [R, 1, S, T + S]);
-        const { hidden } = model.runBlocks({ x, batch: R, length: S, mask, past, packing, keepKV: false }); // [N, C]
-        const logp = tf.logSoftmax(model.head(hidden)); // [N, V]
-        return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(packed(input.targets), 'int32'), V)), -1); // [N]
-      });
-      const values = (await picked.data()) as Float32Array; // values[n]: token n's log-probability of its target
-      picked.dispose();
-      chunk.forEach((row, r) => {
-        for (const p of row.placed) {
-          const out = logprobs[active[p.job]][p.request];
-          for (let s = 1; s < p.length; s++) out[s] = values[toRows[r * S + p.offset + s - 1]];
-        }
+/** log p(suffix[0] | sequence[<exitAt]) of every request: pass 1's log-probabilities at exitAt − 1, or the cache's. */
+async function firstTokens(model: Transformer, b: BatchPlan, first: FirstPass | null, logprobs: number[][][]): Promise<void> {
+  const V = model.config.vocabSize;
+  if (first) {
+    const sharedLogp = (await first.logp.data()) as Float32Array;
+    for (const job of b.uncached) {
+      const at = b.slots[job].row * first.T1 + b.slots[job].offset;
+      b.activeRequests[job].forEach(({ exitAt, suffix }, i) => {
+        if (suffix.length > 0) logprobs[b.active[job]][i][0] = sharedLogp[(at + exitAt - 1) * V + suffix[0]];
       });
     }
-  } finally {
-    firstPass?.logp.dispose();
-    for (const { k, v } of [...(shared?.kv ?? []), ...(firstPass?.kv ?? [])]) tf.dispose([k, v]);
   }
-  return jobs.map((job, j) => {
-    job.requests.forEach((_, i) => {
-      const t = logprobs[j][i].findIndex((x) => Number.isNaN(x));
-      if (t >= 0)
-        throw new Error(
-          `${caller}: log-probability of ${jobs.length === 1 ? '' : `job ${j} `}request ${i} suffix token ${t} is NaN (model weights diverged?)`,
-        );
+  b.caches.forEach((cache, job) => {
+    b.activeRequests[job].forEach(({ exitAt, suffix }, i) => {
+      if (cache && suffix.length > 0) logprobs[b.active[job]][i][0] = cache.logprob(exitAt, suffix[0]);
     });
-    const suffixTokens = job.requests.reduce((n, r) => n + r.suffix.length, 0);
-    if (suffixTokens === 0) return { logprobs: logprobs[j], cost: { ...zeroCost } };
-    const fromCache = caches[active.indexOf(j)] !== null;
-    return {
-      logprobs: logprobs[j],
-      cost: { tokensForwarded: (fromCache ? 0 : job.sequence.length) + suffixTokens, tokensGenerated: 0, forwardPasses: passes },
-    };
   });
+}
+
+/** Pass 2: all suffixes against the cached prefixes, in chunks of rows (suffix[1..]); returns the number of chunks. */
+async function secondPass(
+  model: Transformer,
+  b: BatchPlan,
+  past: PastRows,
+  options: ScoreOptions,
+  logprobs: number[][][],
+): Promise<number> {
+  const { vocabSize: V, contextLength, dModel: C, nHeads: H, dFF: F } = model.config;
+  const { T } = past;
+  const rows = packSuffixRows(b.activeRequests, options.rowTokens ?? DEFAULT_ROW_TOKENS);
+  const budget = options.maxChunkElements ?? DEFAULT_CHUNK_ELEMENTS;
+  let passes = 0;
+  for (let start = 0; start < rows.length;) {
+    const S = rows[start].length; // rows are longest first: the chunk's width
+    const perRow = S * (H * (T + S) * 4 + F * 6 + C * 14) + 4 * (T + S) * C;
+    const chunk = rows.slice(start, start + Math.max(1, Math.floor(budget / perRow)));
+    start += chunk.length;
+    passes++;
+    const R = chunk.length;
+    const input = suffixRowTensors(chunk, b.activeRequests, b.slots, S, T, contextLength);
+    // Projections and MLP run on the chunk's N real tokens only; attention on the [R, S] rows (BlockPass.packing).
+    const { toPacked, toRows, spans } = packedSlots(chunk, S);
+    const N = toPacked.length;
+    const packed = (a: Int32Array) => Int32Array.from(toPacked, (slot) => a[slot]);
+    const picked = tf.tidy(() => {
+      const pastKV = past.chunkPast(chunk); // made in this tidy (stacked or gathered), or the shared stack
+      const x = model.embedAt(tf.tensor2d(packed(input.tokens), [1, N], 'int32'), tf.tensor2d(packed(input.positions), [1, N], 'int32')); // [N, C]
+      const packing = { rows: tf.tensor2d(spans, [R, 2], 'int32') };
+      const mask = tf.tensor4d(input.mask, [R, 1, S, T + S]);
+      const { hidden } = model.runBlocks({ x, batch: R, length: S, mask, past: pastKV, packing, keepKV: false }); // [N, C]
+      const logp = tf.logSoftmax(model.head(hidden)); // [N, V]
+      return tf.sum(tf.mul(logp, oneHotFloat(tf.tensor1d(packed(input.targets), 'int32'), V)), -1); // [N]
+    });
+    const values = (await picked.data()) as Float32Array; // values[n]: token n's log-probability of its target
+    picked.dispose();
+    chunk.forEach((row, r) => {
+      for (const p of row.placed) {
+        const out = logprobs[b.active[p.job]][p.request];
+        for (let s = 1; s < p.length; s++) out[s] = values[toRows[r * S + p.offset + s - 1]];
+      }
+    });
+  }
+  return passes;
 }
 
 /**
