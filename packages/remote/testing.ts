@@ -5,6 +5,7 @@ import { Rng } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { createTransformer, Tokenizer, TransformerLM } from '@rred/lm';
 import { RRED_CHAT } from './src/config';
+import { parseJson, stringifyJson } from './src/json';
 import { startServer, type RunningServer } from './src/serve/server';
 
 /** A tiny random transformer (seeded) over the digits and arithmetic signs, in-process. */
@@ -25,7 +26,10 @@ export function serveTiny(lm: TransformerLM): Promise<RunningServer> {
 
 /** What the fault proxy does to one request; null forwards it untouched. */
 export type Fault =
-  { kind: 'status'; status: number } | { kind: 'truncate' } | { kind: 'rewrite'; edit: (body: unknown) => unknown } | { kind: 'kill' };
+  | { kind: 'status'; status: number; headers?: Record<string, string> }
+  | { kind: 'truncate' }
+  | { kind: 'rewrite'; edit: (body: unknown) => unknown }
+  | { kind: 'kill' };
 
 export interface FaultProxy {
   url: string;
@@ -55,7 +59,7 @@ export function startFaultProxy(target: string, decide: (route: string, n: numbe
       return;
     }
     if (fault?.kind === 'status') {
-      res.writeHead(fault.status, { 'content-type': 'application/json' });
+      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
       res.end(JSON.stringify({ error: { message: `injected HTTP ${fault.status}` } }));
       return;
     }
@@ -66,7 +70,7 @@ export function startFaultProxy(target: string, decide: (route: string, n: numbe
     });
     let text = await upstream.text();
     if (fault?.kind === 'truncate') text = text.slice(0, Math.floor(text.length / 2));
-    if (fault?.kind === 'rewrite') text = JSON.stringify(fault.edit(JSON.parse(text)));
+    if (fault?.kind === 'rewrite') text = stringifyJson(fault.edit(parseJson(text))); // NaN and ±Infinity survive the edit
     res.writeHead(upstream.status, { 'content-type': 'application/json' });
     res.end(text);
   });

@@ -39,6 +39,8 @@ export interface SampleCallOutput {
  */
 export interface Adapter {
   readonly api: 'sglang' | 'openai';
+  /** The endpoint and the response fields that carry what is checked, for messages (e.g. POST URL/generate, meta_info.input_token_logprobs). */
+  readonly fields: { endpoint: string; scored: string; sampledIds: string; sampled: string; entropies: string };
   score(inputs: ScoreInput[]): Promise<ScoreOutput[]>;
   sample(call: SampleCall): Promise<SampleCallOutput>;
   /** The server's tokenization of `text` without added special tokens; null when it has no tokenize endpoint. */

@@ -114,7 +114,9 @@ describe('RemoteLM faults (documented: 5xx and timeouts retried with backoff; 4x
         .sample([lm.tokenizer.encode('<bos>1=<think>')], { temperature: 1, topP: 1, maxNewTokens: 3, stopToken: 2 }, new Rng(1))
         .catch((e) => e),
     );
-    expect(message).toMatch(/returned token id 999 for prompt 0, outside the vocabulary/);
+    expect(message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/generate: impossible meta_info\.output_token_logprobs \(token ids\) for sampled prompt 0 at position 0: token id 999, outside the vocabulary 0\.\.\d+$/,
+    );
   });
 
   it('a server killed mid-request: retried, then a one-line connection error', async () => {
@@ -122,5 +124,75 @@ describe('RemoteLM faults (documented: 5xx and timeouts retried with backoff; 4x
     const { seq, requests } = job();
     const message = oneLine(await remote.scoreAfterPrefixes(seq, requests).catch((e) => e));
     expect(message).toMatch(/failed after 2 attempts; last: connection failed \(/);
+  });
+
+  it.each([
+    ['a scored log-prob of +0.7', 0.7, 'meta_info.input_token_logprobs', 'scored sequence 1 of 2 at position 0: 0.7'],
+    ['a scored log-prob of +Infinity', Infinity, 'meta_info.input_token_logprobs', 'scored sequence 1 of 2 at position 0: Infinity'],
+  ])('sglang: %s is a one-line error naming the server and the field, and nothing is scored', async (_name, value, field, what) => {
+    const remote = await through('sglang', () => ({
+      kind: 'rewrite',
+      edit: (body) => {
+        (body as GenerateItem[])[1].meta_info.input_token_logprobs![0][0] = value; // [0] is the job's prefill
+        return body;
+      },
+    }));
+    const { seq, requests } = job();
+    const message = oneLine(await remote.scoreAfterPrefixes(seq, requests).catch((e) => e));
+    expect(message).toMatch(
+      new RegExp(
+        `^POST http://127\\.0\\.0\\.1:\\d+/generate: impossible ${field.replace(/\./g, '\\.')} for ${what.replace(/\+/g, '\\+')}, expected a finite log-probability <= 0$`,
+      ),
+    );
+  });
+
+  it('openai: a prompt log-prob of +0.7 is refused too', async () => {
+    const remote = await through('openai', () => ({
+      kind: 'rewrite',
+      edit: (body) => {
+        const entries = (body as { choices: { prompt_logprobs: (Record<string, { logprob: number }> | null)[] }[] }).choices[0]
+          .prompt_logprobs;
+        const last = entries[entries.length - 1]!;
+        last[Object.keys(last)[0]].logprob = 0.7;
+        return body;
+      },
+    }));
+    const { seq, requests } = job();
+    const message = oneLine(await remote.scoreAfterPrefixes(seq, requests).catch((e) => e));
+    expect(message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/completions: impossible choices\[\]\.prompt_logprobs for scored sequence \d+ of \d+ at position \d+: 0\.7, expected a finite log-probability <= 0$/,
+    );
+  });
+
+  it.each([
+    [
+      'a sampled log-prob of +3',
+      'output_token_logprobs',
+      3,
+      /impossible meta_info\.output_token_logprobs for sampled prompt 0 at position 0: 3, expected a finite log-probability <= 0$/,
+    ],
+    [
+      'an entropy of -5',
+      'output_token_entropies',
+      -5,
+      /impossible meta_info\.output_token_entropies \(or the entropy of output_top_logprobs\) for sampled prompt 0 at position 0: -5, expected an entropy in \[0, log \d+ = \d\.\d{4}\]$/,
+    ],
+    ['an entropy above log V', 'output_token_entropies', 99, /at position 0: 99, expected an entropy in \[0, log/],
+  ] as const)('sglang: %s is a one-line error, not a stored trace', async (_name, field, value, expected) => {
+    const remote = await through('sglang', () => ({
+      kind: 'rewrite',
+      edit: (body) => {
+        const m = (body as { meta_info: Record<string, unknown[]> }[])[0].meta_info;
+        if (field === 'output_token_logprobs') (m.output_token_logprobs[0] as unknown[])[0] = value;
+        else m.output_token_entropies[0] = value;
+        return body;
+      },
+    }));
+    const message = oneLine(
+      await remote
+        .sample([lm.tokenizer.encode('<bos>1=<think>')], { temperature: 1, topP: 1, maxNewTokens: 3, stopToken: 2 }, new Rng(1))
+        .catch((e) => e),
+    );
+    expect(message).toMatch(expected);
   });
 });

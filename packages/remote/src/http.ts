@@ -8,11 +8,24 @@ export interface HttpOptions {
   backoffMs: number;
   /** Sent as `Authorization: Bearer …` when set. */
   apiKey?: string | null;
+  /** Waits `ms` before a retry (tests record the waits instead). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
-/** An HTTP status that may be retried: the server failed, not the request. */
+/** An HTTP status that may be retried: the server failed, or asks to be asked later (429 Too Many Requests). */
 function retryable(status: number): boolean {
-  return status >= 500;
+  return status >= 500 || status === 429;
+}
+
+/** The longest Retry-After honoured (a server asking for more gets asked again after this). */
+const MAX_RETRY_AFTER_MS = 120_000;
+
+/** A Retry-After header (delay-seconds or an HTTP date) in ms, or null when absent or unreadable. */
+function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const text = header.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) : null;
 }
 
 /** The first line of a body, shortened, for a one-line message. */
@@ -24,8 +37,9 @@ function firstLine(text: string, max = 200): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * One JSON request with the retry policy: a timeout, a connection error or an HTTP 5xx is retried up to
- * `retries` times, waiting backoffMs · 2^(i−1) before retry i; a 4xx is a one-line error at once (the
+ * One JSON request with the retry policy: a timeout, a connection error, an HTTP 5xx or 429 is retried up
+ * to `retries` times, waiting backoffMs · 2^(i−1) before retry i, or longer when the answer carried a
+ * Retry-After (at most 120 s); another 4xx is a one-line error at once (the
  * request is wrong, repeating it cannot help), and so is a 2xx whose body is not JSON (a truncated or
  * malformed response is the server's bug, not a transient fault). Every failure is one UserError line
  * naming the method, the URL and what came back.
@@ -33,8 +47,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function requestJson(method: 'GET' | 'POST', url: string, body: unknown, opts: HttpOptions): Promise<unknown> {
   const attempts = opts.retries + 1;
   let last = '';
+  let retryAfter: number | null = null;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) await sleep(opts.backoffMs * 2 ** (attempt - 2));
+    if (attempt > 1) await (opts.sleep ?? sleep)(Math.max(opts.backoffMs * 2 ** (attempt - 2), retryAfter ?? 0));
+    retryAfter = null;
     let response: Response;
     let text: string;
     try {
@@ -55,6 +71,7 @@ export async function requestJson(method: 'GET' | 'POST', url: string, body: unk
     }
     if (retryable(response.status)) {
       last = `HTTP ${response.status}: ${firstLine(text)}`;
+      retryAfter = retryAfterMs(response.headers.get('retry-after'));
       continue;
     }
     if (response.status >= 400) throw new UserError(`${method} ${url}: HTTP ${response.status}: ${firstLine(text)}`);

@@ -76,12 +76,21 @@ function groupRuns(prompts: number[][]): { distinct: number[][]; n: number } {
  */
 export class OpenAiAdapter implements Adapter {
   readonly api = 'openai' as const;
+  readonly fields;
 
   constructor(
     private readonly baseUrl: string,
     private readonly model: string,
     private readonly http: HttpOptions,
-  ) {}
+  ) {
+    this.fields = {
+      endpoint: `POST ${baseUrl}/v1/completions`,
+      scored: 'choices[].prompt_logprobs',
+      sampledIds: 'choices[].logprobs.tokens',
+      sampled: 'choices[].logprobs.token_logprobs',
+      entropies: 'choices[].logprobs.entropies (or the entropy of top_logprobs)',
+    };
+  }
 
   private async complete(body: Record<string, unknown>, choices: number): Promise<z.infer<typeof completionResponse>> {
     const url = `${this.baseUrl}/v1/completions`;

@@ -8,6 +8,7 @@ import { mapConcurrent } from './pool';
 import { advancePastSampling, requestSeed } from './seed';
 import { readServerInfo, readTokenizer, type ServerInfo } from './server-info';
 import { SglangAdapter } from './sglang';
+import { checkEntropies, checkLogprobs, checkTokenIds } from './validate';
 
 /** Ids of the configured special tokens. */
 interface SpecialIds {
@@ -111,6 +112,8 @@ export class RemoteLM implements LanguageModel {
     const chunks = packJobs(slots, this.config.scoreBatchSize);
     await mapConcurrent(chunks, this.config.concurrency, async (chunk) => {
       const out = await this.adapter.score(chunk.map((s) => s.input));
+      const f = this.adapter.fields;
+      out.forEach((o, k) => checkLogprobs(o.logprobs, f.endpoint, f.scored, `scored sequence ${k} of ${chunk.length}`));
       const touched = new Set<number>();
       chunk.forEach((s, k) => {
         if (s.request >= 0) results[s.job].logprobs[s.request] = out[k].logprobs;
@@ -140,10 +143,11 @@ export class RemoteLM implements LanguageModel {
       this.adapter.sample({ prompts: c.prompts, options, seed: c.seed, entropyTopK: this.config.entropyTopK }),
     );
     const results = outs.flatMap((o) => o.results);
+    const f = this.adapter.fields;
     results.forEach((r, i) => {
-      const bad = r.tokens.find((t) => !(Number.isInteger(t) && t >= 0 && t < this.vocabSize));
-      if (bad !== undefined)
-        throw new UserError(`sample: the server returned token id ${bad} for prompt ${i}, outside the vocabulary 0..${this.vocabSize - 1}`);
+      checkTokenIds(r.tokens, this.vocabSize, f.endpoint, f.sampledIds, `sampled prompt ${i}`);
+      checkLogprobs(r.logprobs, f.endpoint, f.sampled, `sampled prompt ${i}`);
+      checkEntropies(r.entropies, this.vocabSize, f.endpoint, f.entropies, `sampled prompt ${i}`);
     });
     for (const o of outs) cost.tokensForwarded += o.forwarded;
     cost.tokensGenerated = results.reduce((n, r) => n + r.tokens.length, 0);

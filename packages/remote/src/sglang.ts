@@ -40,11 +40,20 @@ function forwardedOf(m: z.infer<typeof metaInfo>): number {
  */
 export class SglangAdapter implements Adapter {
   readonly api = 'sglang' as const;
+  readonly fields;
 
   constructor(
     private readonly baseUrl: string,
     private readonly http: HttpOptions,
-  ) {}
+  ) {
+    this.fields = {
+      endpoint: `POST ${baseUrl}/generate`,
+      scored: 'meta_info.input_token_logprobs',
+      sampledIds: 'meta_info.output_token_logprobs (token ids)',
+      sampled: 'meta_info.output_token_logprobs',
+      entropies: 'meta_info.output_token_entropies (or the entropy of output_top_logprobs)',
+    };
+  }
 
   private async generate(body: Record<string, unknown>, count: number): Promise<z.infer<typeof generateResponse>> {
     const url = `${this.baseUrl}/generate`;
