@@ -11,12 +11,18 @@ import { CORRECTION_MARKER, LINE_SEPARATOR } from './solution';
  */
 const LINE_RE = new RegExp(`^(?:${CORRECTION_MARKER} )?([a-z])=\\d+[+\\-*]\\d+=\\d+$`);
 
+/** The subgoal (variable) a complete line computes, or null for a line that computes none. */
+export type LineSubgoal = (line: string) => string | null;
+
+/** The task's notation: `b=7-2=5` or `wait b=7-2=5` computes b. */
+const notationSubgoal: LineSubgoal = (line) => LINE_RE.exec(line)?.[1] ?? null;
+
 /** Variables with a complete line in `thinking`. A last line without its newline counts when it is complete. */
-export function reachedSubgoals(thinking: string): Set<string> {
+export function reachedSubgoals(thinking: string, subgoal: LineSubgoal = notationSubgoal): Set<string> {
   const reached = new Set<string>();
   for (const line of thinking.split(LINE_SEPARATOR)) {
-    const m = LINE_RE.exec(line);
-    if (m) reached.add(m[1]);
+    const v = subgoal(line);
+    if (v !== null) reached.add(v);
   }
   return reached;
 }
@@ -28,11 +34,11 @@ export function reachedSubgoals(thinking: string): Set<string> {
  * format; exit points on line boundaries (newline / hybrid segmentation) never need it for a partial
  * line. Empty when every subgoal is reached: the value suffix is then `</think> y* <eos>`.
  */
-export function remainingSolution(thinking: string, reference: string): string {
-  const reached = reachedSubgoals(thinking);
+export function remainingSolution(thinking: string, reference: string, subgoal: LineSubgoal = notationSubgoal): string {
+  const reached = reachedSubgoals(thinking, subgoal);
   const rest = reference.split(LINE_SEPARATOR).filter((line) => {
-    const m = LINE_RE.exec(line);
-    return m !== null && !reached.has(m[1]);
+    const v = subgoal(line);
+    return v !== null && !reached.has(v);
   });
   if (rest.length === 0) return '';
   const separator = thinking.length > 0 && !thinking.endsWith(LINE_SEPARATOR) ? LINE_SEPARATOR : '';
@@ -47,8 +53,12 @@ interface TextCodec {
 
 /**
  * `remainingSolution` on token ids, in the shape the RREDCoT estimator takes as its reference
- * alignment: (thinking tokens so far, reference solution tokens) → the remaining solution tokens.
+ * alignment: (thinking tokens so far, reference solution tokens) → the remaining solution tokens. `subgoal`
+ * reads a line (default: the task's notation; the free-form bed passes its own reader).
  */
-export function remainingAlignment(codec: TextCodec): (thinking: readonly number[], solution: readonly number[]) => number[] {
-  return (thinking, solution) => codec.encode(remainingSolution(codec.decode(thinking), codec.decode(solution)));
+export function remainingAlignment(
+  codec: TextCodec,
+  subgoal: LineSubgoal = notationSubgoal,
+): (thinking: readonly number[], solution: readonly number[]) => number[] {
+  return (thinking, solution) => codec.encode(remainingSolution(codec.decode(thinking), codec.decode(solution), subgoal));
 }

@@ -1,7 +1,7 @@
 import { UserError, type Rng } from '@rred/core';
 import { Rng as SeededRng } from '@rred/core';
 import type { GeneratorConfig } from './config';
-import type { TaskRecord } from './dataset';
+import { notationOf, type TaskRecord } from './dataset';
 import { generateProblem, generatorConfig } from './generate';
 import { answerOf, parseProblem, problemText, type Problem } from './problem';
 import { countSolutionOrders, solutionOrders } from './orders';
@@ -84,13 +84,13 @@ export function compositeSplit(name: CompositeSplitName, source: readonly TaskRe
   });
 }
 
-/** The Problem behind a record of this task (modulus from `meta.modulus`, default 10). */
+/** The Problem behind a record of this task (modulus from `meta.modulus`, default 10; a prose record's from `meta.notation`). */
 export function problemFromRecord(record: TaskRecord): Problem {
   const modulus = record.meta.modulus ?? 10;
   if (typeof modulus !== 'number' || !Number.isInteger(modulus) || modulus < 2) {
     throw new UserError(`record ${record.id}: meta.modulus must be an integer >= 2, got ${JSON.stringify(modulus)}`);
   }
-  return parseProblem(record.problem, modulus, `record ${record.id}`);
+  return parseProblem(notationOf(record).text, modulus, `record ${record.id}`);
 }
 
 /**

@@ -70,12 +70,24 @@ export function readJsonl(file: string, options: ReadJsonlOptions = {}): TaskRec
 function checkTaskAnswer(record: TaskRecord, where: string): void {
   const modulus = record.meta.modulus;
   if (typeof modulus !== 'number') return;
-  const expected = answerOf(parseProblem(record.problem, modulus, `${where}: field 'problem'`));
+  const notation = notationOf(record, where);
+  const expected = answerOf(parseProblem(notation.text, modulus, `${where}: field '${notation.field}'`));
   if (record.answer !== expected) {
     throw new UserError(
       `${where}: field 'answer' is '${record.answer}', but problem ${JSON.stringify(record.problem)} has answer '${expected}' (mod ${modulus})`,
     );
   }
+}
+
+/**
+ * The problem of a task record in the task's notation (`a=4+3;b=a+8;?b`): its `problem`, or for a record of
+ * the free-form bed (`meta.format: 'prose'`, the problem written as sentences) its `meta.notation`.
+ */
+export function notationOf(record: TaskRecord, where = `record ${record.id}`): { text: string; field: string } {
+  if (record.meta.format !== 'prose') return { text: record.problem, field: 'problem' };
+  if (typeof record.meta.notation !== 'string')
+    throw new UserError(`${where}: a prose record needs meta.notation (the problem in the task's notation)`);
+  return { text: record.meta.notation, field: 'meta.notation' };
 }
 
 function toRecord(value: unknown, where: string, defaultSplit: string): TaskRecord {

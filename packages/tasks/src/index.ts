@@ -23,3 +23,8 @@ export { referencesById, referenceTokens } from './references';
 export { firstUncorrectedError, tokenSpanOfChars } from './step-oracle';
 export { REFERENCE_REWRITES, rewriteReference } from './rewrite';
 export type { ReferenceRewrite } from './rewrite';
+export { ProseMixSchema, proseSftExamples } from './prose/sft';
+export type { ProseMix } from './prose/sft';
+export { prosePieces } from './prose/render';
+export { FREE_FORM_SPLITS, buildProseDatasets } from './prose/build';
+export { proseFirstUncorrectedError, proseRemainingAlignment } from './prose/oracle';

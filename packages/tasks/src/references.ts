@@ -1,5 +1,6 @@
 import { MAX_LISTED_ALTERNATIVES, problemFromRecord, referenceSolutions } from './build';
 import type { TaskRecord } from './dataset';
+import { proseReferences } from './prose/build';
 
 /** A reference pair (u*, y*) of Eq. 9 as token ids; the estimators' `Reference` has this shape. */
 interface ReferenceTokens {
@@ -15,7 +16,8 @@ export const LISTED_REFERENCES = 1 + MAX_LISTED_ALTERNATIVES;
  * solution orders, at most `limit` in all. The record's own list (`solution`, then
  * `meta.alternativeSolutions`) is used while it suffices; a record of this task that lists fewer than
  * `limit` of its `meta.numValidOrders` orders gets the rest recomputed from its problem (the same
- * enumeration that wrote the list, so the listed ones come first). Any other record (MATH-500-style
+ * enumeration that wrote the list, so the listed ones come first; a free-form record's in its `Step k.`
+ * style). Any other record (MATH-500-style
  * JSONL) gives what it lists.
  */
 export function referenceTokens(
@@ -29,7 +31,9 @@ export function referenceTokens(
   const texts =
     limit <= listed.length || total <= listed.length
       ? listed.slice(0, limit)
-      : referenceSolutions(problemFromRecord(record), limit).map((r) => r.solution);
+      : record.meta.format === 'prose'
+        ? proseReferences(problemFromRecord(record), limit)
+        : referenceSolutions(problemFromRecord(record), limit).map((r) => r.solution);
   const answer = tokenizer.encode(record.answer);
   return texts.map((s) => ({ solution: tokenizer.encode(s), answer: answer.slice() }));
 }

@@ -89,10 +89,10 @@ export function sftConfig(input: unknown = {}, source = 'sft config'): SftConfig
   return parseConfig(SftConfigSchema, input, source);
 }
 
-type SftKind = 'canonical' | 'alternative' | 'corrected' | 'uncorrected';
+export type SftKind = 'canonical' | 'alternative' | 'corrected' | 'uncorrected';
 
 /** One training example; the model sees `<bos> prompt <think> thinking </think> answer <eos>`. */
-interface SftExample {
+export interface SftExample {
   prompt: string;
   thinking: string;
   answer: string;
@@ -112,11 +112,12 @@ interface SftExample {
   untrainedSpans: [number, number][];
 }
 
-function otherValue(rng: Rng, correct: number, modulus: number): number {
+/** A value other than `correct`, uniform over the other residues. */
+export function otherValue(rng: Rng, correct: number, modulus: number): number {
   return (correct + rng.int(1, modulus - 1)) % modulus;
 }
 
-type FullExample = Omit<SftExample, 'earlyExit' | 'untrainedSpans'>;
+export type FullExample = Omit<SftExample, 'earlyExit' | 'untrainedSpans'>;
 
 /**
  * One SFT example for `problem`; all draws come from `rng`. The composite and early-exit draws are made
@@ -128,7 +129,14 @@ export function sftExample(problem: Problem, config: SftConfig, rng: Rng): SftEx
   if (config.compositeRate > 0 && rng.next() < config.compositeRate && problem.steps.length >= 2) {
     asked = compositeForm(problem, rng.int(2, Math.min(config.compositeMaxParts, problem.steps.length)), rng);
   }
-  const full = fullExample(asked, config, rng);
+  return finishExample(fullExample(asked, config, rng), config, rng);
+}
+
+/**
+ * The early exit (earlyExitRate: the thinking cut after k of its lines, the true answer) and the masked
+ * wrong line (errorLineLoss 'mask') of a full example; its draws come after the example's own.
+ */
+export function finishExample(full: FullExample, config: SftConfig, rng: Rng): SftExample {
   const example: SftExample = { ...full, earlyExit: false, untrainedSpans: [] };
   if (config.earlyExitRate > 0 && rng.next() < config.earlyExitRate) {
     const lines = full.thinking.split(LINE_SEPARATOR);
@@ -144,7 +152,12 @@ export function sftExample(problem: Problem, config: SftConfig, rng: Rng): SftEx
   return example;
 }
 
-function fullExample(problem: Problem, config: SftConfig, rng: Rng): FullExample {
+/** The example's solution order: canonical, or with alternativeOrderRate a uniform non-canonical one (when there is one). */
+export function drawOrder(
+  problem: Problem,
+  config: Pick<SftConfig, 'alternativeOrderRate'>,
+  rng: Rng,
+): { order: number[]; alternativeOrder: boolean } {
   let order = canonicalOrder(problem);
   let alternativeOrder = false;
   if (rng.next() < config.alternativeOrderRate && countSolutionOrders(problem) > 1) {
@@ -154,6 +167,11 @@ function fullExample(problem: Problem, config: SftConfig, rng: Rng): FullExample
     while (order.every((v, i) => v === i));
     alternativeOrder = true;
   }
+  return { order, alternativeOrder };
+}
+
+function fullExample(problem: Problem, config: SftConfig, rng: Rng): FullExample {
+  const { order, alternativeOrder } = drawOrder(problem, config, rng);
   const expectedAnswer = answerOf(problem);
   const correct = traceSteps(problem, order);
   const lines = correct.map((s) => stepLine(s.name, s.left, s.op, s.right, s.result));

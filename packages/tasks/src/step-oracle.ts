@@ -48,6 +48,23 @@ interface StepError {
 
 const LINE_RE = new RegExp(`^(${CORRECTION_MARKER} )?([a-z])=(\\d+)([+\\-*])(\\d+)=(\\d+)$`);
 
+/**
+ * What one non-empty line of a trace assigns: its variable, operands, operator and value, and whether it
+ * is a `wait` correction; 'none' for a line that assigns nothing (a restatement of a free-form trace);
+ * null for a line that does not parse (malformed).
+ */
+export type ReadLine = (
+  text: string,
+) => { correction: boolean; variable: string; left: number; op: string; right: number; value: number } | 'none' | null;
+
+/** The task's notation: `b=7-2=5`, or `wait b=7-2=5`. */
+const readNotationLine: ReadLine = (text) => {
+  const m = LINE_RE.exec(text);
+  if (!m) return null;
+  const [, marker, variable, left, op, right, value] = m;
+  return { correction: marker !== undefined, variable, left: Number(left), op, right: Number(right), value: Number(value) };
+};
+
 interface JudgedLine {
   line: number;
   start: number;
@@ -59,8 +76,8 @@ interface JudgedLine {
   kind: StepErrorKind | null;
 }
 
-/** Every non-empty line of `thinking` with its verdict, in order. */
-function judgeLines(problem: Problem, thinking: string): JudgedLine[] {
+/** Every non-empty line of `thinking` with its verdict, in order; `read` says what a line assigns. */
+function judgeLines(problem: Problem, thinking: string, read: ReadLine): JudgedLine[] {
   const truth = evaluate(problem);
   const steps = new Map(problem.steps.map((s) => [s.name, s]));
   const operandValue = (o: Operand): number => (o.kind === 'num' ? o.value : (truth.get(o.name) as number));
@@ -70,23 +87,23 @@ function judgeLines(problem: Problem, thinking: string): JudgedLine[] {
     const at = { line, start, end: start + text.length };
     start = at.end + LINE_SEPARATOR.length;
     if (text.length === 0) return;
-    const m = LINE_RE.exec(text);
-    if (!m) {
+    const m = read(text);
+    if (m === 'none') return;
+    if (m === null) {
       judged.push({ ...at, correction: false, variable: null, right: false, kind: 'malformed' });
       return;
     }
-    const [, marker, variable, left, op, right, value] = m;
-    const correction = marker !== undefined;
+    const { correction, variable, left, op, right, value } = m;
     const step = steps.get(variable);
     if (!step) {
       judged.push({ ...at, correction, variable, right: false, kind: 'unknown-variable' });
       return;
     }
-    if (Number(value) === truth.get(variable)) {
+    if (value === truth.get(variable)) {
       judged.push({ ...at, correction, variable, right: true, kind: null });
       return;
     }
-    const operandsRight = Number(left) === operandValue(step.left) && Number(right) === operandValue(step.right);
+    const operandsRight = left === operandValue(step.left) && right === operandValue(step.right);
     const kind = !operandsRight ? 'wrong-operand' : op !== step.op ? 'wrong-operator' : 'wrong-result';
     judged.push({ ...at, correction, variable, right: false, kind });
   });
@@ -96,10 +113,11 @@ function judgeLines(problem: Problem, thinking: string): JudgedLine[] {
 /**
  * The first uncorrected wrong line of `thinking` (the text between `<think>` and `</think>`, or the whole
  * completion when the trace never closed its thinking), or null when every wrong line is corrected.
- * See the definition above.
+ * See the definition above. `read` reads a line (default: the task's notation; the free-form bed passes
+ * its own reader, under which a line that assigns nothing is skipped like an empty one).
  */
-export function firstUncorrectedError(problem: Problem, thinking: string): StepError | null {
-  const lines = judgeLines(problem, thinking);
+export function firstUncorrectedError(problem: Problem, thinking: string, read: ReadLine = readNotationLine): StepError | null {
+  const lines = judgeLines(problem, thinking, read);
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
     if (l.kind === null) continue;
