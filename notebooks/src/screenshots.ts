@@ -19,6 +19,7 @@ const SPEC = {
   summary: 'PNG screenshots of the report page (run, sweep, compare, figures) built from the committed runs, in headless Chromium.',
   flags: {
     out: { type: 'string', value: 'DIR', path: true, description: 'where the PNGs go', default: 'notebooks/screenshots' },
+    results: { type: 'string', value: 'DIR', path: true, description: 'the committed results directory (its runs/ and files)', default: 'results' },
   },
 } as const;
 
@@ -40,7 +41,7 @@ runMain(async () => {
   if (!fs.existsSync(CHROMIUM))
     throw new UserError(`notebooks:screenshots: ${CHROMIUM} not found (apt-get install -y --no-install-recommends chromium)`);
   const root = repoRoot();
-  const resultsDir = path.join(root, 'results');
+  const resultsDir = path.resolve(flags.results ?? path.join(root, 'results'));
   const out = path.resolve(flags.out ?? path.join(root, 'notebooks', 'screenshots'));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-screenshots-'));
   const committed = openStoreOfExports(runExportFiles(resultsDir));

@@ -190,13 +190,11 @@ export async function runExperiment(
     const blas = blasSummary(backend.openblasConfig, backend.openblasThreads);
     let said = describeOutcome(outcome, displayPath(plan.outDir), blas);
     if (committedDir && outcome.kind === 'written') {
-      const file = writeCommittedRuns(
-        store,
-        path.join(repoRoot(), 'results'),
-        def.name,
-        { kind: 'experiment', experiment: def.name, runs: [runId] },
-        outcome.files,
-      );
+      const file = writeCommittedRuns(store, path.join(repoRoot(), 'results'), def.name, {
+        kind: 'experiment',
+        experiment: def.name,
+        runs: [runId],
+      });
       if (file) said += `\n  and ${displayPath(file)} (the runs it was rendered from)`;
     }
     return { runId, files: outcome.files, outcome: said };

@@ -125,7 +125,7 @@ async function renderFromStore(
       : `${displayPath(exportFile)} did not exist: the files now name the runs exported with them`;
     const { files, written } = await renderDir(store, outRoot, dir, rendered, what, missing);
     if (written) {
-      const file = writeCommittedRuns(store, outRoot, dir, rendered, files.filter(fs.existsSync));
+      const file = writeCommittedRuns(store, outRoot, dir, rendered);
       if (file) say(`${dir}: wrote ${displayPath(file)} (the runs it was rendered from)`);
     }
   }

@@ -28,9 +28,9 @@ interface PublishOutcome {
 }
 
 const NUMBER = /-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/g;
-const RUN_ID = /\brun ([0-9a-f]{12})\b/g;
+const RUN_ID = /\b(?:run|sweep) ([0-9a-f]{12})\b/g;
 
-/** The run ids a file names (`run <id>`: its provenance, a plot's subtitle). */
+/** The run ids a file names (`run <id>` or `sweep <id>`: its provenance, a plot's subtitle). */
 function runIdsIn(text: string): string[] {
   return [...text.matchAll(RUN_ID)].map((m) => m[1]);
 }

@@ -22,11 +22,15 @@ interface CommittedRuns extends RunRowsExport {
 
 const fileFor = (resultsRoot: string, dir: string) => path.join(resultsRoot, 'runs', `${dir.replace(/\//g, '-')}.json`);
 
-/** Run ids named in `as run <id>` form by the rendered files (their provenance), in order of first mention. */
-function namedRuns(files: readonly string[]): string[] {
+/**
+ * Run ids named as `run <id>` (provenance, plot subtitles) by the text files of a results directory, in order
+ * of first mention: every file there, not only the ones just rendered (a tables-only render keeps the plots).
+ */
+function namedRuns(dir: string): string[] {
   const ids = new Set<string>();
-  for (const f of files.filter((x) => /\.(md|csv)$/.test(x)))
-    for (const m of fs.readFileSync(f, 'utf8').matchAll(/\brun ([0-9a-f]{12})\b/g)) ids.add(m[1]);
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((x) => /\.(md|csv|vl\.json)$/.test(x)) : [];
+  for (const f of files.sort())
+    for (const m of fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/\brun ([0-9a-f]{12})\b/g)) ids.add(m[1]);
   return [...ids];
 }
 
@@ -45,18 +49,20 @@ function serialize(data: CommittedRuns): string {
 }
 
 /**
- * Writes results/runs/<dir>.json for what `files` (the rendered files, in their final place) were rendered from.
+ * Writes results/runs/<dir>.json for what the files of resultsRoot/<dir>/ were rendered from: the rendered runs
+ * whole, every other run the files name bare. A named run the store does not hold is left out, with a warning.
  * Returns the file, or null when it already held exactly this.
  */
-export function writeCommittedRuns(
-  store: Store,
-  resultsRoot: string,
-  dir: string,
-  rendered: Rendered,
-  files: readonly string[],
-): string | null {
+export function writeCommittedRuns(store: Store, resultsRoot: string, dir: string, rendered: Rendered): string | null {
   const main = rendered.kind === 'sweep' ? [rendered.run] : rendered.runs;
-  const ids = [...new Set([...main, ...namedRuns(files)])];
+  const held = new Set(store.listRuns().map((r) => r.id));
+  const named = namedRuns(path.join(resultsRoot, dir));
+  const missing = named.filter((id) => !held.has(id));
+  if (missing.length)
+    process.stderr.write(
+      `${dir}: runs ${missing.join(', ')} are named by its files but not in this store; results/runs/ leaves them out\n`,
+    );
+  const ids = [...new Set([...main, ...named.filter((id) => held.has(id))])];
   const data: CommittedRuns = { dir, rendered, ...store.exportRuns(ids, rendered.kind === 'sweep' ? [] : main) };
   const text = serialize({ format: data.format, version: data.version, schemaVersion: data.schemaVersion, dir, rendered, runs: data.runs });
   const file = fileFor(resultsRoot, dir);

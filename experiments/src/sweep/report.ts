@@ -45,7 +45,7 @@ runMain(async () => {
     );
     process.stderr.write(`sweep ${run.id}: ${describeOutcome(outcome, displayPath(out), null)}\n`);
     if (committed && outcome.kind === 'written') {
-      const file = writeCommittedRuns(store, path.join(repoRoot(), 'results'), dir, { kind: 'sweep', run: run.id }, outcome.files);
+      const file = writeCommittedRuns(store, path.join(repoRoot(), 'results'), dir, { kind: 'sweep', run: run.id });
       if (file) process.stderr.write(`  and ${displayPath(file)} (the runs it was rendered from)\n`);
     }
   } finally {
