@@ -24,7 +24,7 @@ import { TransformerLM } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, SPLITS, readJsonl } from '@rred/tasks';
 import { openStore, withRun } from '@rred/results-store';
 import { evaluateConfigSchema } from '../configs/evaluate';
-import { completerFromModel, evaluateSplit } from '@rred/evaluation';
+import { checkRecordsFit, completerFromModel, evaluateSplit } from '@rred/evaluation';
 
 const SPEC = {
   name: 'evaluate',
@@ -52,6 +52,10 @@ async function main(): Promise<void> {
   const file = resolveUserPath(config.dataFile ?? path.join('packages', 'tasks', 'data', `${split}.jsonl`), 'dataFile');
   const records = readJsonl(file).slice(0, config.problems);
   if (records.length === 0) throw new UserError(`${file}: no problems to evaluate`);
+  // the experiments' dataset precheck, before the store is opened: the checkpoint's alphabet, and every prompt + maxNewTokens within its context
+  checkRecordsFit(file, records, resolveUserPath(config.checkpoint, 'checkpoint'), [
+    { field: 'maxNewTokens', tokens: config.maxNewTokens },
+  ]);
 
   const engine = await initEngine();
   const model = TransformerLM.fromCheckpoint(resolveUserPath(config.checkpoint, 'checkpoint'));
@@ -88,22 +92,7 @@ async function main(): Promise<void> {
           new Rng(config.seed),
         );
         const m = report.metrics;
-        const metrics: Record<string, number> = {
-          accuracy: report.accuracy,
-          mixed_fraction: report.mixedFraction,
-          problems: report.problems,
-        };
-        for (const [name, v] of [
-          ['avg_at_k', m.avgAtK],
-          ['pass_at_k', m.passAtK],
-          ['maj_at_k', m.majAtK],
-        ] as const) {
-          metrics[name] = v.value;
-          metrics[`${name}_lower`] = v.interval.lower;
-          metrics[`${name}_upper`] = v.interval.upper;
-        }
-        for (const [reason, count] of Object.entries(report.reasons)) metrics[`reason.${reason}`] = count;
-        run.logMetrics(metrics);
+        run.logMetrics(metricsOf(report));
         const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
         const line = (name: string, v: typeof m.avgAtK) =>
           `  ${name}@${k}  ${pct(v.value)}  [${pct(v.interval.lower)}, ${pct(v.interval.upper)}]`;
@@ -119,6 +108,27 @@ async function main(): Promise<void> {
   } finally {
     store.close();
   }
+}
+
+/** The run's metrics: accuracy, mixed fraction, problems, avg/pass/maj@k with their interval bounds, and the verifier's reasons. */
+function metricsOf(report: Awaited<ReturnType<typeof evaluateSplit>>): Record<string, number> {
+  const m = report.metrics;
+  const metrics: Record<string, number> = {
+    accuracy: report.accuracy,
+    mixed_fraction: report.mixedFraction,
+    problems: report.problems,
+  };
+  for (const [name, v] of [
+    ['avg_at_k', m.avgAtK],
+    ['pass_at_k', m.passAtK],
+    ['maj_at_k', m.majAtK],
+  ] as const) {
+    metrics[name] = v.value;
+    metrics[`${name}_lower`] = v.interval.lower;
+    metrics[`${name}_upper`] = v.interval.upper;
+  }
+  for (const [reason, count] of Object.entries(report.reasons)) metrics[`reason.${reason}`] = count;
+  return metrics;
 }
 
 runMain(main);

@@ -72,23 +72,13 @@ export async function handleCompletions(model: ServedModel, body: Record<string,
       logprobs: null,
     };
     if (logprobs !== null) {
-      const promptPart = echo ? ids : [];
-      const promptLps = echo ? scoredAll[p].logprobs : [];
-      const all = [...promptPart, ...s.tokens];
-      const lps = [...promptLps, ...s.logprobs];
-      let offset = 0;
-      const textOffset = all.map((t) => {
-        const at = offset;
-        offset += tok.tokenText(t).length;
-        return at;
-      });
-      choice.logprobs = {
-        tokens: all.map(tokenName),
-        token_logprobs: lps,
-        top_logprobs: all.map((t, j) => (lps[j] === null ? null : { [tokenName(t)]: lps[j] })),
-        text_offset: textOffset,
-        entropies: s.entropies, // of the sampled tokens only (an rred extension)
-      };
+      choice.logprobs = choiceLogprobs(
+        [...(echo ? ids : []), ...s.tokens],
+        [...(echo ? scoredAll[p].logprobs : []), ...s.logprobs],
+        s,
+        tok,
+        tokenName,
+      );
     }
     if (promptLogprobs !== null) {
       choice.prompt_logprobs = scoredAll[p].logprobs.map((lp, t) =>
@@ -112,6 +102,29 @@ export async function handleCompletions(model: ServedModel, body: Record<string,
       total_tokens: promptTokens + completionTokens,
       prompt_tokens_details: { cached_tokens: cached },
     },
+  };
+}
+
+/** A choice's `logprobs` object: tokens (the echoed prompt's, then the sample's), their log-probs and text offsets. */
+function choiceLogprobs(
+  all: number[],
+  lps: (number | null)[],
+  s: SampleResult,
+  tok: ServedModel['lm']['tokenizer'],
+  tokenName: (t: number) => string,
+): Record<string, unknown> {
+  let offset = 0;
+  const textOffset = all.map((t) => {
+    const at = offset;
+    offset += tok.tokenText(t).length;
+    return at;
+  });
+  return {
+    tokens: all.map(tokenName),
+    token_logprobs: lps,
+    top_logprobs: all.map((t, j) => (lps[j] === null ? null : { [tokenName(t)]: lps[j] })),
+    text_offset: textOffset,
+    entropies: s.entropies, // of the sampled tokens only (an rred extension)
   };
 }
 
