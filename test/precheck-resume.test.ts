@@ -12,7 +12,7 @@ import { openStore } from '@rred/results-store';
 import { readJsonl } from '@rred/tasks';
 import type { ExperimentDefinition } from '../experiments/src/common/experiment';
 import { runExperiment } from '../experiments/src/common/run-command';
-import { checkRecordsFit } from '../experiments/src/common/rollouts';
+import { checkRecordsFit } from '@rred/evaluation';
 import { experimentByName } from '../experiments/src/registry';
 import { ROOT, runScript } from './fixtures/run-script';
 

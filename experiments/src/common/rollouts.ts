@@ -1,8 +1,8 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { ProgressBar, repoRoot, type Rng, UserError } from '@rred/core';
 import type { ContinuationReward, SpecialTokens } from '@rred/estimators';
-import { buildTrace, readCheckpointHeader, Tokenizer, type Trace } from '@rred/lm';
+import { buildTrace, type Tokenizer, type Trace } from '@rred/lm';
+import { checkRecordsFit } from '@rred/evaluation';
 import type { Verifier } from './dataset';
 import type { ExperimentLM } from './model';
 import type { McVarianceConfig } from './mc-variance-config';
@@ -20,45 +20,14 @@ export function loadSplit(split: string, count: number): TaskRecord[] {
   return records.slice(0, count);
 }
 
-/** Where a budget of new tokens comes from, for messages: e.g. { field: 'rollout.maxNewTokens', tokens: 120 }. */
-interface TokenBudget {
-  field: string;
-  tokens: number;
-}
-
 /**
  * Before anything is written: the first `count` problems of `split` exist, are
  * written in the checkpoint's alphabet, and each prompt fits the checkpoint's context together with
  * every budget of new tokens. A problem that does not is named by file, line and record id; a prompt
  * that alone fills the context is blamed on the record, not on the budget.
  */
-export function checkSplitFits(split: string, count: number, checkpoint: string, budgets: readonly TokenBudget[]): void {
+export function checkSplitFits(split: string, count: number, checkpoint: string, budgets: Parameters<typeof checkRecordsFit>[3]): void {
   checkRecordsFit(splitFile(split), loadSplit(split, count), checkpoint, budgets);
-}
-
-/** checkSplitFits for records read from `file` (in file order). */
-export function checkRecordsFit(file: string, records: readonly TaskRecord[], checkpoint: string, budgets: readonly TokenBudget[]): void {
-  const header = readCheckpointHeader(path.resolve(repoRoot(), checkpoint));
-  const tokenizer = Tokenizer.fromJSON(header.tokenizer, `checkpoint ${checkpoint}`);
-  const context = header.config.contextLength;
-  const lines = recordLines(file);
-  const budget = budgets.reduce((a, b) => (b.tokens > a.tokens ? b : a), { field: '', tokens: 0 });
-  records.forEach((r, i) => {
-    const where = `${path.relative(repoRoot(), file)}:${lines[i]} (record ${r.id})`;
-    let prompt: number[];
-    try {
-      prompt = promptTokens(tokenizer, r.problem);
-    } catch (err) {
-      throw new UserError(`${where}: ${(err as Error).message} of checkpoint ${checkpoint}`);
-    }
-    if (prompt.length >= context)
-      throw new UserError(`${where}: its prompt is ${prompt.length} tokens, the whole context of ${checkpoint} is ${context}`);
-    if (prompt.length + budget.tokens > context) {
-      throw new UserError(
-        `${budget.field} ${budget.tokens}: with the ${prompt.length}-token prompt of ${where} it exceeds the context of ${context}; expected at most ${context - prompt.length}`,
-      );
-    }
-  });
 }
 
 /**
@@ -74,17 +43,6 @@ export function checkMcFits(config: Pick<McVarianceConfig, 'checkpoint' | 'split
 /** The shipped JSONL of a split. */
 function splitFile(split: string): string {
   return path.join(repoRoot(), 'packages', 'tasks', 'data', `${split}.jsonl`);
-}
-
-/** 1-based line number of each record of a JSONL file (readJsonl skips blank lines the same way). */
-function recordLines(file: string): number[] {
-  const lines: number[] = [];
-  fs.readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (line.trim() !== '') lines.push(i + 1);
-    });
-  return lines;
 }
 
 /** The exit points of a trace (Sec. 3.1), its tokens decoded by the model's own tokenizer. */
