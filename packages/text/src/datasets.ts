@@ -26,7 +26,7 @@ function text(row: Record<string, unknown>, field: string, where: string): strin
 }
 
 /** One record in the lab's shape from a row of the given format; errors name `where` (file:line or file: row n). */
-export function recordOf(row: unknown, format: DatasetFormat, where: string, fallbackId: string, split: string): TaskRecord {
+function recordOf(row: unknown, format: DatasetFormat, where: string, fallbackId: string, split: string): TaskRecord {
   if (!row || typeof row !== 'object' || Array.isArray(row))
     throw new UserError(`${where}: expected a JSON object, got ${JSON.stringify(row)?.slice(0, 40)}`);
   const r = row as Record<string, unknown>;

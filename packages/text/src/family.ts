@@ -33,7 +33,7 @@ const modelFamilySchema = z
   })
   .strict();
 
-export type ModelFamily = z.infer<typeof modelFamilySchema>;
+type ModelFamily = z.infer<typeof modelFamilySchema>;
 
 const BOXED = 'Please reason step by step, and put your final answer within \\boxed{}.';
 

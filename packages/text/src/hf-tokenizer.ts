@@ -12,7 +12,7 @@ interface TokenizerJson {
 }
 
 /** A chat template and special tokens from tokenizer_config.json, when it has them. */
-export interface HfTokenizer extends TextTokenizer {
+interface HfTokenizer extends TextTokenizer {
   readonly chatTemplate: string | null;
 }
 

@@ -6,7 +6,7 @@ const math = create(all, { number: 'number' });
 /** How two answers were found equal (or 'none': they were not). */
 type Match = 'numeric' | 'symbolic' | 'list' | 'text' | 'none';
 
-export interface MathVerdict {
+interface MathVerdict {
   /** ζ: 1 when the answer equals the expected one, else 0. */
   reward: number;
   /** The answer read from the completion (the last \boxed{}, or all of them as a list, or the text), normalized; null when empty. */
