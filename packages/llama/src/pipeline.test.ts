@@ -51,7 +51,10 @@ describeLlama('end to end: GSM8K / MATH fixtures → tokenizer.json → segmenta
       const answer = close < 0 ? null : answerOf(family, hf.decode(sample.tokens.slice(close + 1)));
       const reward = answer === null || sample.truncated ? 0 : verifyMath(answer, r.answer).reward;
       correct += reward;
-      const trace = buildTrace({ endThink, decode: (ids) => hf.decode(ids) }, { problemId: r.id, prompt: prompts[i], sample, answer, reward });
+      const trace = buildTrace(
+        { endThink, decode: (ids) => hf.decode(ids) },
+        { problemId: r.id, prompt: prompts[i], sample, answer, reward },
+      );
       const segments = segment(trace, segmentationConfig({ strategy: 'hybrid', markers: family.markers, maxSegments: 6 }), tokenText(hf));
       if (segments.length === 0) continue;
       // the segments' texts tile the thinking text exactly
@@ -68,7 +71,9 @@ describeLlama('end to end: GSM8K / MATH fixtures → tokenizer.json → segmenta
       expect(result.sigma!.reduce((a, b) => a + Math.abs(b), 0)).toBeCloseTo(1, 6);
       credited++;
     }
-    process.stderr.write(`end to end: ${records.length} fixture records, ${correct} answered correctly, ${credited} credited by RREDCoT on llama.cpp\n`);
+    process.stderr.write(
+      `end to end: ${records.length} fixture records, ${correct} answered correctly, ${credited} credited by RREDCoT on llama.cpp\n`,
+    );
     expect(credited).toBeGreaterThanOrEqual(12);
   });
 });
