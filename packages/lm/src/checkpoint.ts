@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { canonicalJson, UserError } from '@rred/core';
 import { parseModelConfig, type ModelConfig } from './config';
 import { Tokenizer } from './tokenizer';
+import { untrainedBedError } from './embedded';
 import { parameterShapes, Transformer } from './transformer';
 
 /**
@@ -155,6 +156,7 @@ function readBytes(file: string): Buffer {
     return fs.readFileSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw untrainedBedError(file) ?? new UserError(`checkpoint ${file}: file not found`);
     throw new UserError(`checkpoint ${file}: ${code === 'ENOENT' ? 'file not found' : `cannot read (${(err as Error).message})`}`);
   }
 }

@@ -19,5 +19,5 @@ export { saveCheckpoint, readCheckpointHeader, checkpointHash } from './checkpoi
 export { TransformerLM } from './transformer-lm';
 export { buildTrace } from './trace';
 export type { TraceTokenizer } from './trace';
-export { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from './embedded';
+export { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS, bedOfCheckpoint, resolveCheckpoint } from './embedded';
 export { verifyCheckpoint } from './checkpoint';

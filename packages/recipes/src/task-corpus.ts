@@ -1,12 +1,21 @@
 import type { Rng } from '@rred/core';
-import { sftExamples, tokenizeExample, type Problem, type SequenceTokenizer, type SftConfig } from '@rred/tasks';
+import {
+  proseSftExamples,
+  sftExamples,
+  tokenizeExample,
+  type ProseMix,
+  type Problem,
+  type SequenceTokenizer,
+  type SftConfig,
+} from '@rred/tasks';
 import type { SftCorpus, SftExample } from '@rred/training';
 
 /**
  * The task SFT corpus as token examples. With `refreshEachEpoch`, epoch e draws its solutions
  * (orders, errors, `wait` corrections) from `rng.fork('epoch-e')`, so the model sees varied solution
  * paths for the same problems; otherwise every epoch reuses epoch 0's draws. One epoch is kept in memory.
- * `mix` is the example mix (@rred/tasks SftConfig: orders, errors, composite forms, early exits).
+ * `mix` is the example mix (@rred/tasks SftConfig: orders, errors, composite forms, early exits); with `prose`
+ * the examples are the free-form bed's (proseSftExamples: the same mix, written in varied phrasings).
  */
 export function taskCorpus(
   problems: readonly Problem[],
@@ -14,6 +23,7 @@ export function taskCorpus(
   rng: Rng,
   refreshEachEpoch: boolean,
   mix: SftConfig,
+  prose: ProseMix | null = null,
 ): SftCorpus {
   let cachedEpoch = -1;
   let cached: SftExample[] = [];
@@ -22,7 +32,9 @@ export function taskCorpus(
     example(epoch: number, index: number): SftExample {
       const e = refreshEachEpoch ? epoch : 0;
       if (e !== cachedEpoch) {
-        cached = sftExamples(problems, mix, rng.fork(`epoch-${e}`)).map((ex) => tokenizeExample(tokenizer, ex));
+        const epochRng = rng.fork(`epoch-${e}`);
+        const examples = prose ? proseSftExamples(problems, mix, prose, epochRng) : sftExamples(problems, mix, epochRng);
+        cached = examples.map((ex) => tokenizeExample(tokenizer, ex));
         cachedEpoch = e;
       }
       return cached[index];

@@ -27,20 +27,12 @@ import {
 } from '@rred/core';
 import { initEngine } from '@rred/engine';
 import { Tokenizer, TransformerLM, createTransformer, parseModelConfig, saveCheckpoint } from '@rred/lm';
-import {
-  COMPOSITE_TASK_ALPHABET,
-  DEFAULT_EVAL_SPLIT,
-  TASK_ALPHABET,
-  buildDatasets,
-  problemFromRecord,
-  tokenizeExample,
-  type TaskRecord,
-} from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, tokenizeExample, type TaskRecord } from '@rred/tasks';
 import { completerFromModel, evaluateSplit, type AccuracyReport } from '@rred/evaluation';
 import { openStore, withRun, type Run } from '@rred/results-store';
 import { SftTrainer, initSinusoidalPositions, initTokenEmbeddings, transformerPolicy, type SftStepMetrics } from '@rred/training';
 import { pretrainConfigSchema, type PretrainConfig } from '../configs/pretrain';
-import { taskCorpus } from '../task-corpus';
+import { pretrainData } from '../pretrain-data';
 
 interface RunRecord {
   kind: 'pretrain';
@@ -91,7 +83,7 @@ interface Session {
   transformer: ReturnType<typeof createTransformer>;
   /** The seed's stream; every draw forks it by name. */
   root: Rng;
-  splits: ReturnType<typeof buildDatasets>;
+  splits: ReturnType<typeof pretrainData>['splits'];
   validation: TaskRecord[];
   validationExamples: ReturnType<typeof tokenizeExample>[];
   trainer: SftTrainer;
@@ -144,10 +136,11 @@ function outputPaths(config: PretrainConfig, configSource: string): Output {
 
 /** The model (seeded init, or warm-started), the corpus and validation data, the trainer and a fresh run record. */
 function setUp(config: PretrainConfig, configSource: string, output: Output, engine: Engine): Session {
-  const tokenizer = Tokenizer.fromAlphabet(config.data.mix.compositeRate > 0 ? COMPOSITE_TASK_ALPHABET : TASK_ALPHABET);
+  const root = new Rng(config.seed);
+  // forks do not advance root: the corpus draws from root.fork('corpus') as before
+  const { tokenizer, splits, corpus } = pretrainData(config, root.fork('corpus'));
   const { positionInit, embeddingStd, ...shape } = config.model;
   const modelConfig = parseModelConfig({ vocabSize: tokenizer.vocabSize, ...shape }, `${configSource}: model`);
-  const root = new Rng(config.seed);
   const transformer = createTransformer(modelConfig, root.fork('model-init'));
   initTokenEmbeddings(transformer, embeddingStd, root.fork('token-embedding-init'));
   // same norm as a token embedding row: a·√(C/2) = std·√C
@@ -157,14 +150,6 @@ function setUp(config: PretrainConfig, configSource: string, output: Output, eng
     `pretrain: model ${transformer.paramCount} parameters (${canonicalJson(config.model)}), backend ${engine.backend}\n`,
   );
 
-  const splits = buildDatasets(config.data.datasetSeed, { train: config.data.trainProblems });
-  const corpus = taskCorpus(
-    splits.train.map(problemFromRecord),
-    tokenizer,
-    root.fork('corpus'),
-    config.data.corpusRefreshEpochs,
-    config.data.mix,
-  );
   const validation = splits.validation.slice(0, config.validation.problems);
   const validationExamples = validation.map((r) =>
     tokenizeExample(tokenizer, { prompt: r.problem, thinking: r.solution, answer: r.answer }),
@@ -396,13 +381,13 @@ function checkContextFits(
 
 /**
  * Copies a checkpoint's weights into the freshly built transformer (a second training stage). The
- * checkpoint must have the same tokenizer alphabet and model shape; the seed still draws corpus and data order.
+ * checkpoint must have the same tokenizer (alphabet or pieces) and model shape; the seed still draws corpus and data order.
  */
 function warmStart(transformer: ReturnType<typeof createTransformer>, tokenizer: Tokenizer, file: string): void {
   const from = TransformerLM.fromCheckpoint(file);
-  if (from.tokenizer.alphabet !== tokenizer.alphabet) {
+  if (canonicalJson(from.tokenizer.toJSON()) !== canonicalJson(tokenizer.toJSON())) {
     throw new UserError(
-      `initCheckpoint ${file}: its tokenizer alphabet ${JSON.stringify(from.tokenizer.alphabet)} differs from this run's ${JSON.stringify(tokenizer.alphabet)}`,
+      `initCheckpoint ${file}: its tokenizer ${JSON.stringify(from.tokenizer.toJSON()).slice(0, 80)} differs from this run's ${JSON.stringify(tokenizer.toJSON()).slice(0, 80)}`,
     );
   }
   const src = from.transformer.variables();

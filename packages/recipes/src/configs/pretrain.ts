@@ -1,7 +1,7 @@
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { checkModelShape, EMBEDDED_CHECKPOINTS, modelShapeFields } from '@rred/lm';
-import { SftConfigSchema } from '@rred/tasks';
+import { ProseMixSchema, SftConfigSchema } from '@rred/tasks';
 import { optimizerConfigSchema } from '@rred/training';
 
 /** Where pretrain writes unless a config names its outputs: git-ignored (packages/training/.gitignore). */
@@ -49,13 +49,30 @@ export const pretrainConfigSchema = z
           ),
         trainProblems: z.number().int().min(1).default(20000).describe('Train-split problems to draw.'),
         corpusRefreshEpochs: z.boolean().default(true).describe('Draw fresh SFT solutions (orders, errors, corrections) for every epoch.'),
+        format: z
+          .enum(['notation', 'prose'])
+          .default('notation')
+          .describe(
+            "How the task is written: 'notation' (`a=4+3;?a`, solutions `a=4+3=7`, a character tokenizer) or 'prose' (the free-form bed: " +
+              'problems as sentences, solutions in varied phrasings, references in a `Step k.` style the corpus never holds; the piece ' +
+              'tokenizer of @rred/tasks prosePieces, validation and final evaluation on the prose splits).',
+          ),
+        prose: ProseMixSchema.default({}).describe("The phrasing of a 'prose' corpus (@rred/tasks ProseMixSchema); unused for 'notation'."),
         mix: SftConfigSchema.default({}).describe(
           'The SFT example mix (@rred/tasks SftConfigSchema: alternative orders, errors and corrections, errorLineLoss, ' +
             "composite forms, early exits). {}: the committed embedded checkpoint's mix. The tokenizer alphabet is " +
-            'COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET.',
+            "COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET ('notation'); 'prose' needs compositeRate 0.",
         ),
       })
       .strict()
+      .superRefine((d, ctx) => {
+        if (d.format === 'prose' && d.mix.compositeRate > 0)
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: ['mix', 'compositeRate'],
+            message: "must be 0 with format 'prose' (its problems ask one value)",
+          });
+      })
       .default({})
       .describe('Where the SFT corpus comes from (generated on the fly from the seeds; nothing downloaded).'),
     initCheckpoint: z
