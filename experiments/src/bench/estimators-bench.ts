@@ -8,6 +8,7 @@ import {
   truncatedMc,
   type EstimatorInputs,
   type EstimatorResult,
+  estimatorMethods,
 } from '@rred/estimators';
 import { buildTrace, EMBEDDED_CHECKPOINT, type Trace, type TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig, type Segment } from '@rred/segmentation';
@@ -16,7 +17,7 @@ import { z } from 'zod';
 import { benchDocument, benchRng, heldOutRecords, loadBenchModel, timed } from './bench-data';
 import { round } from './timing';
 
-const METHODS = ['rredcot', 'mc', 'loo', 'gradient'] as const;
+const METHODS = estimatorMethods;
 /** Also timed: RREDCoT with one scoring call per exit point (no prefix sharing), to show what sharing saves. */
 const MEASURED = [...METHODS, 'rredcotPerExitPoint'] as const;
 type Method = (typeof MEASURED)[number];

@@ -40,7 +40,7 @@ import type { Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
 import { z } from 'zod';
 
-export const sigmaNormalizations = ['softmax', 'L1', 'uniform'] as const;
+const sigmaNormalizations = ['softmax', 'L1', 'uniform'] as const;
 type Normalization = (typeof sigmaNormalizations)[number];
 
 export const sigmaConfigSchema = z
