@@ -9,10 +9,8 @@ import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { UserError } from '@rred/core';
 import { openStore } from '@rred/results-store';
-import { readJsonl } from '@rred/tasks';
 import type { ExperimentDefinition } from '../experiments/src/common/experiment';
 import { runExperiment } from '../experiments/src/common/run-command';
-import { checkRecordsFit } from '@rred/evaluation';
 import { experimentByName } from '../experiments/src/registry';
 import { ROOT, runScript } from './fixtures/run-script';
 
@@ -133,25 +131,6 @@ describe('before anything is written: an existing store gains no run', () => {
     const args = argv.map((a) => (a.startsWith('<') ? ids[a.slice(1, -1)] : a));
     expect(await refusal(experiment, [...args, '--store', file])).toMatch(expected);
     expect(runCount()).toBe(before);
-  });
-});
-
-describe('a problem too long for the context is blamed on its record', () => {
-  it('names the file, the line and the record id, not rollout.maxNewTokens', () => {
-    const shipped = fs.readFileSync(path.join(ROOT, 'packages', 'tasks', 'data', 'eval-medium.jsonl'), 'utf8').split('\n');
-    const huge = { ...JSON.parse(shipped[1]), id: 'huge-1', problem: `a=${'1'.repeat(1_000_000)}+3;?a`, meta: {} };
-    const file = path.join(dir, 'huge.jsonl');
-    fs.writeFileSync(file, `${shipped[0]}\n\n${JSON.stringify(huge)}\n`);
-    const records = readJsonl(file);
-    let message = '';
-    try {
-      checkRecordsFit(file, records, 'packages/lm/checkpoints/embedded.ckpt', [{ field: 'rollout.maxNewTokens', tokens: 120 }]);
-    } catch (err) {
-      expect(err).toBeInstanceOf(UserError);
-      message = (err as Error).message;
-    }
-    expect(message).toMatch(/huge\.jsonl:3 \(record huge-1\): its prompt is 1000009 tokens, the whole context of .* is 160$/);
-    expect(message).not.toMatch(/maxNewTokens/);
   });
 });
 

@@ -11,7 +11,6 @@ export { readJsonFile } from './json-file';
 export { resolveUserPath } from './paths';
 export { yieldToEventLoop } from './yield';
 export { checkOutputDir, checkOutputFile, checkReplaceableDir, replaceOutputDir, writeOutputFile } from './output-path';
-export type { OutputCheckOptions } from './output-path';
 export {
   sum,
   mean,

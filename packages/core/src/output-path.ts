@@ -18,12 +18,12 @@ import { UserError } from './errors';
  * Free space the output precheck asks for: the largest committed result folder (results/finetune) is
  * about 1.5 MB, a run export a few hundred KB; 4 MiB leaves room for both.
  */
-export const OUTPUT_MIN_FREE_BYTES = 4 * 1024 * 1024;
+const OUTPUT_MIN_FREE_BYTES = 4 * 1024 * 1024;
 
 /** Free-space reader (Node's fs.statfsSync; tests inject a full file system). */
 export type StatFs = (dir: string) => { bavail: number; bsize: number };
 
-export interface OutputCheckOptions {
+interface OutputCheckOptions {
   /** Free bytes required on the output's file system (default OUTPUT_MIN_FREE_BYTES). */
   minFreeBytes?: number;
   statfs?: StatFs;
@@ -56,7 +56,7 @@ function mib(bytes: number): string {
 }
 
 /** Refuses when the file system holding `dir` has less than `minFreeBytes` free for this user. */
-export function checkFreeSpace(dir: string, flag: string, opts: OutputCheckOptions = {}): void {
+function checkFreeSpace(dir: string, flag: string, opts: OutputCheckOptions = {}): void {
   const need = opts.minFreeBytes ?? OUTPUT_MIN_FREE_BYTES;
   let free: number;
   try {

@@ -5,7 +5,7 @@ import { readCheckpointHeader, Tokenizer } from '@rred/lm';
 import { promptTokens, type TaskRecord } from '@rred/tasks';
 
 /** Where a budget of new tokens comes from, for messages: e.g. { field: 'rollout.maxNewTokens', tokens: 120 }. */
-export interface TokenBudget {
+interface TokenBudget {
   field: string;
   tokens: number;
 }
