@@ -3,6 +3,7 @@ import * as path from 'path';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { Resvg } from '@resvg/resvg-js';
+import { writeOutputFile } from '@rred/core';
 
 /** A vega-lite spec; typed loosely because specs are data written by each experiment. */
 type VegaLiteSpec = Record<string, unknown>;
@@ -23,9 +24,9 @@ export async function writePlot(dir: string, name: string, spec: VegaLiteSpec): 
   view.finalize();
   const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
   const files = [`${name}.vl.json`, `${name}.svg`, `${name}.png`].map((f) => path.join(dir, f));
-  fs.writeFileSync(files[0], `${JSON.stringify(full, null, 2)}\n`);
-  fs.writeFileSync(files[1], svg);
-  fs.writeFileSync(files[2], png);
+  writeOutputFile(files[0], `${JSON.stringify(full, null, 2)}\n`);
+  writeOutputFile(files[1], svg);
+  writeOutputFile(files[2], png);
   return files;
 }
 
