@@ -73,6 +73,8 @@ describeBrowser('report site in headless Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let problems: string[] = [];
+  /** How many runs the committed exports (results/runs/) hold: the site lists them beside the test store's. */
+  let committedRuns = 0;
   const ids: { sweep: string; a: string; b: string } = { sweep: '', a: '', b: '' };
 
   beforeAll(async () => {
@@ -115,6 +117,7 @@ describeBrowser('report site in headless Chromium', () => {
     for (const r of [a, b, sweep]) r.finish();
     Object.assign(ids, { sweep: sweep.id, a: a.id, b: b.id });
     const committed = openStoreOfExports(runExportFiles(resultsDir));
+    committedRuns = committed.store.listRuns().length;
     const stores = [
       { store, label: 'test store' },
       { store: committed.store, label: 'committed runs' },
@@ -170,7 +173,7 @@ describeBrowser('report site in headless Chromium', () => {
     await load('index.html');
     expect(await page.textContent('h1')).toBe('Runs');
     await checkLayout();
-    expect(await page.$$eval('table.runs tbody tr', (rows) => rows.length)).toBe(3);
+    expect(await page.$$eval('table.runs tbody tr', (rows) => rows.length)).toBe(3 + committedRuns);
     await page.fill('input[name=where]', 'params.lr > 1.5e-4 and metrics.loss < 1');
     await Promise.all([page.waitForURL(/where=/), page.click('button[type=submit]')]);
     await page.waitForFunction('document.body.dataset.ready !== undefined');
@@ -208,6 +211,7 @@ describeBrowser('report site in headless Chromium', () => {
     // the grid values as columns, one small multiple per metric across the grid
     expect(await page.$$eval('table.grid thead th', (th) => th.map((c) => c.textContent))).toEqual([
       'run',
+      'status',
       'lr',
       'method',
       'final',

@@ -111,6 +111,8 @@ form.filter input[name=where] { width: 32em; }
 .empty { color: #777; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 .chart { max-width: 100%; overflow-x: auto; }
+div.scroll { max-width: 100%; overflow-x: auto; }
+table.compare td.value { max-width: 16em; }
 .chart svg { max-width: 100%; height: auto; }
 section.result-table { overflow-x: auto; max-width: 100%; }
 table.grid td, table.grid th { white-space: nowrap; }

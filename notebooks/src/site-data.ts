@@ -16,7 +16,7 @@ export interface RunDocument {
   /** Metric key → points by step (wall time dropped: the pages plot by step). */
   history: Record<string, Pick<MetricPoint, 'step' | 'value'>[]>;
   children: string[];
-  /** Committed result files (paths under results/) whose text names this run (`run <id>`: provenance, plot subtitles). */
+  /** Committed result files (paths under results/) whose text names this run (`run <id>` or `sweep <id>`: provenance, plot subtitles). */
   files: string[];
 }
 
@@ -24,7 +24,7 @@ export interface RunDocument {
 function filesNaming(results: readonly ResultFile[]): Map<string, string[]> {
   const byRun = new Map<string, string[]>();
   for (const f of results) {
-    for (const id of new Set([...fs.readFileSync(f.file, 'utf8').matchAll(/\brun ([0-9a-f]{12})\b/g)].map((m) => m[1]))) {
+    for (const id of new Set([...fs.readFileSync(f.file, 'utf8').matchAll(/\b(?:run|sweep) ([0-9a-f]{12})\b/g)].map((m) => m[1]))) {
       byRun.set(id, [...(byRun.get(id) ?? []), f.rel]);
     }
   }

@@ -41,25 +41,24 @@ export async function comparePage(): Promise<void> {
   );
   if (shown.length === 0) main.append(el('p', { class: 'empty' }, `no differences between ${runs.map((r) => r.id).join(', ')}`));
   else {
-    main.append(
+    const compare = el(
+      'table',
+      { class: 'compare' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'field'), ...runs.map((r) => el('th', {}, runLink(r.id))))),
       el(
-        'table',
-        { class: 'compare' },
-        el('thead', {}, el('tr', {}, el('th', {}, 'field'), ...runs.map((r) => el('th', {}, runLink(r.id))))),
-        el(
-          'tbody',
-          {},
-          ...shown.map((row) =>
-            el(
-              'tr',
-              { class: row.differs ? 'differs' : 'same', 'data-field': row.field },
-              el('td', {}, row.field),
-              ...row.values.map((v) => el('td', { class: 'value' }, v === null ? '(missing)' : v)),
-            ),
+        'tbody',
+        {},
+        ...shown.map((row) =>
+          el(
+            'tr',
+            { class: row.differs ? 'differs' : 'same', 'data-field': row.field },
+            el('td', {}, row.field),
+            ...row.values.map((v) => el('td', { class: 'value' }, v === null ? '(missing)' : v)),
           ),
         ),
       ),
     );
+    main.append(el('div', { class: 'scroll' }, compare));
   }
   // the metrics side by side: the runs' grid values (their sweep's grid keys, else the params that differ)
   // as columns and colours, one small multiple per metric

@@ -27,25 +27,44 @@ const gridLabel = (run: RunDetail, keys: readonly string[]) =>
  * small multiple per metric across the grid (single values: x the first grid key, colour the others;
  * curves: one line per run, named by its grid values). Metrics without a finite value get no chart.
  */
-export async function gridSection(main: HTMLElement, docs: readonly RunDoc[], keys: readonly string[]): Promise<void> {
+export async function gridSection(
+  main: HTMLElement,
+  docs: readonly RunDoc[],
+  keys: readonly string[],
+  attrs: Record<string, string> = { class: 'grid' },
+): Promise<void> {
   const metricKeys = [...new Set(docs.flatMap((d) => Object.keys(d.history)))].sort();
   const curves = metricKeys.filter((k) => docs.some((d) => d.history[k] && isCurve(d.history[k])));
   const single = metricKeys.filter((k) => !curves.includes(k));
+  const short = (v: number | null | undefined) =>
+    v === undefined ? '' : v === null || !Number.isFinite(v) ? formatFloat(v) : String(Number(v.toPrecision(4)));
   main.append(
-    table(
-      ['run', ...keys, ...single],
-      docs.map((d) => [
-        runLink(d.run.id),
-        ...keys.map((k) => valueOf(d.run, k)),
-        ...single.map((k) => (k in d.run.metrics ? formatFloat(d.run.metrics[k]) : '')),
-      ]),
-      { class: 'grid' },
+    el(
+      'div',
+      { class: 'scroll' },
+      table(
+        ['run', 'status', ...keys, ...single],
+        docs.map((d) => [
+          runLink(d.run.id),
+          d.run.status,
+          ...keys.map((k) => valueOf(d.run, k)),
+          ...single.map((k) => short(d.run.metrics[k])),
+        ]),
+        attrs,
+      ),
     ),
   );
   if (metricKeys.length === 0) return;
+  // a single value that is the same for every run is said once, not drawn as a flat line
+  const same = single.filter((k) => docs.length > 1 && docs.every((d) => d.run.metrics[k] === docs[0].run.metrics[k]));
   const charts = el('div', { class: 'charts' });
-  main.append(el('h3', {}, `Each metric across ${keys.length ? keys.join(' × ') : 'the runs'}`), charts);
-  for (const k of single) {
+  main.append(el('h3', {}, `Each metric across ${keys.length ? keys.join(' × ') : 'the runs'}`));
+  if (same.length)
+    main.append(
+      el('p', { class: 'muted' }, `The same for every run: ${same.map((k) => `${k} = ${short(docs[0].run.metrics[k])}`).join(', ')}.`),
+    );
+  main.append(charts);
+  for (const k of single.filter((x) => !same.includes(x))) {
     const cells = docs.map((d) => ({ grid: Object.fromEntries(keys.map((g) => [g, valueOf(d.run, g)])), value: d.run.metrics[k] ?? null }));
     await embed(
       charts,

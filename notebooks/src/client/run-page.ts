@@ -135,15 +135,8 @@ async function childrenSection(main: HTMLElement, doc: RunDoc, index: RunIndex):
   const r = doc.run;
   if (doc.children.length === 0) return;
   main.append(el('h2', {}, `Children (${doc.children.length})`));
-  const byId = new Map(index.runs.map((x) => [x.id, x]));
-  main.append(
-    table(
-      ['id', 'name', 'status'],
-      doc.children.map((id) => [runLink(id), byId.get(id)?.name ?? '', byId.get(id)?.status ?? '']),
-      { class: 'children' },
-    ),
-  );
   const docs = await Promise.all(doc.children.map((id) => loadRun(id)));
+  // one row per child with its grid values and single-valued metrics, then each metric across the grid
   if (docs.length >= 2)
     await gridSection(
       main,
@@ -152,7 +145,18 @@ async function childrenSection(main: HTMLElement, doc: RunDoc, index: RunIndex):
         docs.map((d) => d.run),
         r,
       ),
+      { class: 'children grid' },
     );
+  else {
+    const byId = new Map(index.runs.map((x) => [x.id, x]));
+    main.append(
+      table(
+        ['id', 'name', 'status'],
+        doc.children.map((id) => [runLink(id), byId.get(id)?.name ?? '', byId.get(id)?.status ?? '']),
+        { class: 'children' },
+      ),
+    );
+  }
   if (doc.children.length >= 2)
     main.append(
       el(
