@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { describeOutcome, publishRender } from './publish';
+import { describeOutcome, displayPath, publishRender } from './publish';
 
 /** A render of `files` (name → text) as publishRender expects it. */
 const render = (files: Record<string, string>) => async (dir: string) =>
@@ -49,5 +49,10 @@ describe('publishRender', () => {
       'changed: p.svg (its p.vl.json changed)',
     ]);
     expect(files()['table.md']).toContain('run dddddddddddd');
+  });
+
+  it('shows a path outside the working directory as absolute, one inside it relative', () => {
+    expect(displayPath('/tmp/mc-seed2')).toBe('/tmp/mc-seed2');
+    expect(displayPath(path.join(process.cwd(), 'results', 'mc-variance'))).toBe(path.join('results', 'mc-variance'));
   });
 });
