@@ -1,6 +1,13 @@
 /** Config pieces that several experiments share (mc-variance, correlation, gold). */
+import { resolveCheckpoint } from '@rred/lm';
 import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
 import { z } from 'zod';
+
+/**
+ * A checkpoint: a path relative to the repository root, or the name of a bed in the checkpoint registry
+ * (@rred/lm EMBEDDED_CHECKPOINTS: `embedded`, `assumptionsMet`, `freeForm`), read as that bed's path.
+ */
+export const checkpointSchema = z.preprocess((v) => (typeof v === 'string' ? resolveCheckpoint(v) : v), z.string().min(1));
 
 /** The one on-policy rollout per problem (mc-variance; correlation and gold when they generate traces). */
 export const rolloutConfigSchema = z
@@ -23,7 +30,9 @@ export const rolloutConfigSchema = z
 export const splitSchema = z
   .enum(EVAL_SPLITS)
   .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])
-  .describe(`Held-out split the problems come from (packages/tasks/data). One of ${EVAL_SPLITS.join(', ')}.`);
+  .describe(
+    `Held-out split the problems come from (packages/tasks/data; a bed with its own rendering, such as freeForm, reads its own file of the split, e.g. data/free-form/). One of ${EVAL_SPLITS.join(', ')}.`,
+  );
 
 /** Bootstrap settings of an analysis whose CIs resample traces (correlation, gold). */
 export const bootstrapAnalysisSchema = z

@@ -3,7 +3,7 @@ import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
-import { rolloutConfigSchema, splitSchema } from './config-schemas';
+import { checkpointSchema, rolloutConfigSchema, splitSchema } from './config-schemas';
 
 /**
  * The mc-variance experiment's config. Its home is common/ because correlation reads it back: it parses the
@@ -12,7 +12,9 @@ import { rolloutConfigSchema, splitSchema } from './config-schemas';
 export const mcVarianceConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts, MC continuations, bootstrap). Integer.'),
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root.`),
+    checkpoint: checkpointSchema
+      .default(EMBEDDED_CHECKPOINT)
+      .describe('Model checkpoint, relative to the repository root, or a bed by name (embedded, assumptionsMet, freeForm).'),
     split: splitSchema,
     problems: z
       .number()

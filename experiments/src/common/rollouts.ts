@@ -1,17 +1,26 @@
 import * as path from 'path';
 import { ProgressBar, repoRoot, type Rng, UserError } from '@rred/core';
 import type { ContinuationReward, SpecialTokens } from '@rred/estimators';
-import { buildTrace, type Tokenizer, type Trace } from '@rred/lm';
+import { bedOfCheckpoint, buildTrace, type Tokenizer, type Trace } from '@rred/lm';
 import { checkRecordsFit } from '@rred/evaluation';
 import type { Verifier } from './dataset';
 import type { ExperimentLM } from './model';
 import type { McVarianceConfig } from './mc-variance-config';
 import { segment, type Segment, type SegmentationConfig } from '@rred/segmentation';
-import { COMPOSITE_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
+import { COMPOSITE_SPLITS, FREE_FORM_SPLITS, promptTokens, readJsonl, SPLITS, verify, type TaskRecord } from '@rred/tasks';
 
-/** The first `count` problems of a split's shipped JSONL (packages/tasks/data/<split>.jsonl). */
+/**
+ * The split file a checkpoint reads: a bed with its own rendering of the problems (a registry entry with
+ * `splitDir`, e.g. freeForm's prose) reads `<splitDir>/<split>`; every other checkpoint the split itself.
+ */
+export function bedSplit(split: string, checkpoint: string): string {
+  const dir = bedOfCheckpoint(checkpoint)?.splitDir;
+  return dir && !split.includes('/') ? `${dir}/${split}` : split;
+}
+
+/** The first `count` problems of a split's shipped JSONL (packages/tasks/data/<split>.jsonl; `free-form/eval-medium` is the free-form bed's). */
 export function loadSplit(split: string, count: number): TaskRecord[] {
-  const shipped = [...SPLITS.filter((s) => s !== 'train'), ...Object.keys(COMPOSITE_SPLITS)];
+  const shipped = [...SPLITS.filter((s) => s !== 'train'), ...Object.keys(COMPOSITE_SPLITS), ...FREE_FORM_SPLITS];
   if (!shipped.includes(split)) {
     throw new UserError(`split '${split}' has no shipped file; expected one of ${shipped.join(', ')}`);
   }
@@ -21,13 +30,14 @@ export function loadSplit(split: string, count: number): TaskRecord[] {
 }
 
 /**
- * Before anything is written: the first `count` problems of `split` exist, are
+ * Before anything is written: the first `count` problems of `split` (the checkpoint's file of it, see bedSplit) exist, are
  * written in the checkpoint's alphabet, and each prompt fits the checkpoint's context together with
  * every budget of new tokens. A problem that does not is named by file, line and record id; a prompt
  * that alone fills the context is blamed on the record, not on the budget.
  */
 export function checkSplitFits(split: string, count: number, checkpoint: string, budgets: Parameters<typeof checkRecordsFit>[3]): void {
-  checkRecordsFit(splitFile(split), loadSplit(split, count), checkpoint, budgets);
+  const file = bedSplit(split, checkpoint);
+  checkRecordsFit(splitFile(file), loadSplit(file, count), checkpoint, budgets);
 }
 
 /**

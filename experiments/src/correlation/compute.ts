@@ -8,7 +8,7 @@ import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import { sharedModel, type LoadedModel } from '../common/model';
 import { continuationRows, MC_SHARED_PREFILL_TAG } from '../common/mc-records';
-import { continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
+import { bedSplit, continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
 import type { Segment } from '@rred/segmentation';
 import { mcAtN, type CorrelationConfig } from './config';
 import { logCorrelationSummary } from './load';
@@ -70,7 +70,7 @@ async function traceSet({ store, run, config, rng }: ComputeContext<CorrelationC
     );
     return { items: source.items, records: recordsById(source.config.split), reuseSegments: source.sameSegmentation };
   }
-  const list = loadSplit(config.generate.split, config.generate.problems);
+  const list = loadSplit(bedSplit(config.generate.split, config.checkpoint), config.generate.problems);
   const traces: Trace[] = await generateRollouts(model.lm, list, config.generate.rollout, rng.fork('rollouts'));
   run.setTags({ sourceRun: NO_SOURCE_RUN, [MC_SHARED_PREFILL_TAG]: 'true' });
   process.stderr.write(

@@ -3,12 +3,20 @@ import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
-import { bootstrapAnalysisSchema, datasetReferencesSchema, rolloutConfigSchema, splitSchema } from '../common/config-schemas';
+import {
+  bootstrapAnalysisSchema,
+  checkpointSchema,
+  datasetReferencesSchema,
+  rolloutConfigSchema,
+  splitSchema,
+} from '../common/config-schemas';
 
 export const correlationConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts and MC when generated, bootstrap CIs). Integer.'),
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Model checkpoint, relative to the repository root.`),
+    checkpoint: checkpointSchema
+      .default(EMBEDDED_CHECKPOINT)
+      .describe('Model checkpoint, relative to the repository root, or a bed by name (embedded, assumptionsMet, freeForm).'),
     source: z
       .object({
         mcRun: z

@@ -2,7 +2,7 @@ import { UserError } from '@rred/core';
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
-import { checkSplitFits } from '../common/rollouts';
+import { bedSplit, checkSplitFits } from '../common/rollouts';
 import { computeCorrelation } from './compute';
 import { CORRELATION_ALIASES, correlationConfigSchema } from './config';
 import { renderCorrelationPlots, renderCorrelationTables } from './render';
@@ -31,7 +31,7 @@ export const correlationExperiment: ExperimentDefinition<typeof correlationConfi
     const checkpointHash = checkpointHashOf(config.checkpoint);
     const source = findSourceRun(store, config, checkpointHash);
     const split = source ? String((store.getRun(source).config as { split?: unknown }).split) : config.generate.split;
-    return { checkpointHash, sourceRun: source ?? NO_SOURCE_RUN, ...datasetInputs([split]) };
+    return { checkpointHash, sourceRun: source ?? NO_SOURCE_RUN, ...datasetInputs([bedSplit(split, config.checkpoint)]) };
   },
   checkServed: (config) => {
     if (config.baselines === 'compute') {

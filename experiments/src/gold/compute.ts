@@ -14,13 +14,13 @@ import {
 import type { Trace } from '@rred/lm';
 import type { ContinuationRow, CostRecord, EstimateRecord, Run, Store, TraceBundle } from '@rred/results-store';
 import type { Segment } from '@rred/segmentation';
-import { referenceTokens, remainingAlignment, rewriteReference, type ReferenceRewrite, type TaskRecord } from '@rred/tasks';
+import { recordAlignment, referenceTokens, rewriteReference, type ReferenceRewrite, type TaskRecord } from '@rred/tasks';
 import { costRecord } from '../common/cost-record';
 import type { ComputeContext } from '../common/experiment';
 import { continuationRows } from '../common/mc-records';
 import type { ServedModelRef } from '../common/cli-args';
 import { checkpointStem, sharedModel, type LoadedModel } from '../common/model';
-import { continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
+import { bedSplit, continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
 import type { GoldConfig } from './config';
 import { analyzeGold, goldSummaryMetrics } from './analysis';
 import { loadGold } from './load';
@@ -53,7 +53,7 @@ const traceKey = (checkpoint: string, problemId: string): string => `${checkpoin
 async function itemsOf(checkpoint: string, config: GoldConfig, rng: Rng, served: ServedModelRef | null): Promise<Item[]> {
   const model = await sharedModel(checkpoint, served);
   const stem = checkpointStem(checkpoint);
-  const records = loadSplit(config.split, config.problems);
+  const records = loadSplit(bedSplit(config.split, checkpoint), config.problems);
   const traces = await generateRollouts(model.lm, records, config.rollout, rng.fork('rollouts'));
   const refs = records.map((r) => referenceTokens(r, model.lm.tokenizer, config.references.count));
   const candidates = traces.map((t, i) => ({ reward: t.reward, fits: referencesFit(t, refs[i], model.lm.maxLength) }));
@@ -143,7 +143,7 @@ async function benchmarkTrace(
     keep(slot.method, mc);
     continuations.push(...continuationRows(mc.extra.records).map((r) => ({ ...r, sample: r.sample + slot.start })));
   }
-  const alignment = remainingAlignment(lm.tokenizer);
+  const alignment = recordAlignment(item.record, lm.tokenizer);
   for (const v of rredcotVariants(config.references.count, config.stressArm, config.ownReferences.groupSize - 1)) {
     const dataset = v.rewrite === 'canonical' ? item.refs : item.rewritten[v.rewrite]!;
     const inputs: EstimatorInputs = { tokens, references: { dataset, own: item.own }, alignment };

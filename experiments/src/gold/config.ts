@@ -4,7 +4,13 @@ import { REFERENCE_REWRITES } from '@rred/tasks';
 import { SegmentationConfigSchema } from '@rred/segmentation';
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
-import { bootstrapAnalysisSchema, datasetReferencesSchema, rolloutConfigSchema, splitSchema } from '../common/config-schemas';
+import {
+  bootstrapAnalysisSchema,
+  checkpointSchema,
+  datasetReferencesSchema,
+  rolloutConfigSchema,
+  splitSchema,
+} from '../common/config-schemas';
 
 const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint];
 
@@ -16,11 +22,13 @@ export const goldConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every draw (rollouts, gold and MC(n) continuations, bootstrap CIs). Integer.'),
     checkpoints: z
-      .array(z.string().min(1))
+      .array(checkpointSchema)
       .min(1)
       .default(BOTH_CHECKPOINTS)
       .refine((c) => new Set(c).size === c.length, { message: 'expected distinct checkpoints' })
-      .describe(`Checkpoints to benchmark, relative to the repository root; each is one panel and one block of results/gold.`),
+      .describe(
+        'Checkpoints to benchmark, relative to the repository root, or beds by name (embedded, assumptionsMet, freeForm: its prose split files); each is one panel and one block of results/gold.',
+      ),
     split: splitSchema,
     problems: z
       .number()

@@ -5,7 +5,7 @@
  */
 import type { Trace } from '@rred/lm';
 import type { Segment } from '@rred/segmentation';
-import { firstUncorrectedError, problemFromRecord, tokenSpanOfChars, type TaskRecord } from '@rred/tasks';
+import { recordFirstError, tokenSpanOfChars, type TaskRecord } from '@rred/tasks';
 
 export const ORACLE_METHOD = 'oracle';
 
@@ -23,7 +23,7 @@ export function firstErrorSegment(
   tokenText: (id: number) => string,
 ): FirstError {
   const texts = trace.completion.slice(0, trace.thinkEnd).map(tokenText); // [thinkEnd]
-  const error = firstUncorrectedError(problemFromRecord(record), texts.join(''));
+  const error = recordFirstError(record, texts.join(''));
   if (!error) return { segment: null, kind: null };
   const [first] = tokenSpanOfChars(texts, error.start, error.end);
   const i = segments.findIndex((s) => s.start <= first && first < s.end);

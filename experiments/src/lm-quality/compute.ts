@@ -1,10 +1,10 @@
 import { mean, ProgressBar, type Rng } from '@rred/core';
 import type { TransformerLM } from '@rred/lm';
-import { EVAL_SPLITS, promptTokens, verify, type TaskRecord } from '@rred/tasks';
+import { EVAL_SPLITS, PHRASING_BARS, THINK_CLOSE, phrasingVariety, promptTokens, verify, type TaskRecord } from '@rred/tasks';
 import { exitPointStudy, isEarlyExit } from './exit-points';
 import type { ComputeContext } from '../common/experiment';
 import { loadModel } from '../common/model';
-import { loadSplit } from '../common/rollouts';
+import { bedSplit, loadSplit } from '../common/rollouts';
 import type { LmQualityConfig } from './config';
 import { meanEntropyByRole } from './token-classes';
 
@@ -55,7 +55,7 @@ async function complete(
 export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQualityConfig>): Promise<void> {
   const { lm } = await loadModel(config.checkpoint);
   for (const split of EVAL_SPLITS) {
-    const records = loadSplit(split, config.problemsPerSplit);
+    const records = loadSplit(bedSplit(split, config.checkpoint), config.problemsPerSplit);
     const greedy = await complete(lm, records, 1, 0, config, rng.fork(`greedy-${split}`), `greedy ${split}`);
     const lengths = greedy.map((g) => g.tokens.length);
     run.logMetrics({
@@ -65,7 +65,7 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
       [`greedy.${split}.maxLength`]: Math.max(...lengths),
     });
   }
-  const records = loadSplit(config.defaultSplit, config.problemsPerSplit);
+  const records = loadSplit(bedSplit(config.defaultSplit, config.checkpoint), config.problemsPerSplit);
   const sampled = await complete(lm, records, config.samplesPerProblem, 1, config, rng.fork('t1'), `T=1 ${config.defaultSplit}`);
   let mixed = 0;
   for (let i = 0; i < records.length; i++) {
@@ -82,7 +82,8 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     't1.entropy.resultTokens': roles.result.count,
     't1.entropy.formatTokens': roles.format.count,
     't1.entropyRatio': roles.result.mean / roles.format.mean,
-    't1.earlyExitFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), s.record.problem)).length / sampled.length,
+    't1.earlyExitFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), s.record)).length / sampled.length,
+    ...phrasingMetrics(sampled, lm),
   });
   if (config.compositeSplit) {
     const split = config.compositeSplit;
@@ -105,7 +106,7 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
   if (config.calibration) {
     const study = await exitPointStudy(
       lm,
-      loadSplit(config.defaultSplit, Math.max(config.calibration.problems, config.calibration.termsProblems)),
+      loadSplit(bedSplit(config.defaultSplit, config.checkpoint), Math.max(config.calibration.problems, config.calibration.termsProblems)),
       config.calibration,
       config.batchSize,
       rng.fork('exit-points'),
@@ -124,4 +125,28 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
       'terms.immediateGain.mean': mean(study.terms.map((t) => t.immediateGain)),
     });
   }
+}
+
+/** Metric names of the kinds of line: the operators spelled out. */
+const KIND_NAMES: Record<string, string> = { '+': 'plus', '-': 'minus', '*': 'times' };
+
+/**
+ * The free-form bed's phrasing bars on the first PHRASING_BARS.samples T = 1 samples (@rred/tasks
+ * phrasingVariety): templates seen per kind of line, the share of traces ordered otherwise than the
+ * reference, the share of lines in none of the templates. Nothing for a checkpoint of the notation.
+ */
+function phrasingMetrics(sampled: readonly Completion[], lm: TransformerLM): Record<string, number> {
+  if (sampled.length === 0 || sampled[0].record.meta.format !== 'prose') return {};
+  const samples = sampled.slice(0, PHRASING_BARS.samples).map((s) => {
+    const text = lm.tokenizer.decode(s.tokens);
+    const close = text.indexOf(THINK_CLOSE);
+    return { record: s.record, thinking: close < 0 ? text : text.slice(0, close) };
+  });
+  const v = phrasingVariety(samples);
+  return {
+    'phrasing.samples': v.traces,
+    'phrasing.reorderedShare': v.reorderedShare,
+    'phrasing.unreadLineShare': v.unreadLineShare,
+    ...Object.fromEntries(Object.entries(v.templates).map(([kind, n]) => [`phrasing.templates.${KIND_NAMES[kind] ?? kind}`, n])),
+  };
 }

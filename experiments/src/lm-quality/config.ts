@@ -2,12 +2,17 @@ import { COMPOSITE_SPLITS, DEFAULT_EVAL_SPLIT, EVAL_SPLITS, type CompositeSplitN
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT } from '@rred/lm';
+import { checkpointSchema } from '../common/config-schemas';
 
 /** Quality report of a checkpoint (issue: the embedded model must leave room for RL and vary under sampling). */
 export const lmQualityConfigSchema = z
   .object({
     seed: seedSchema.default(1).describe('Seed of every temperature-1 draw. Integer.'),
-    checkpoint: z.string().min(1).default(EMBEDDED_CHECKPOINT).describe(`Checkpoint, relative to the repository root.`),
+    checkpoint: checkpointSchema
+      .default(EMBEDDED_CHECKPOINT)
+      .describe(
+        'Checkpoint, relative to the repository root, or a bed by name (embedded, assumptionsMet, freeForm: its prose split files).',
+      ),
     defaultSplit: z
       .enum(EVAL_SPLITS)
       .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])

@@ -2,7 +2,7 @@ import { ProgressBar, type Rng } from '@rred/core';
 import { rredcot, truncatedMc } from '@rred/estimators';
 import type { Trace, TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig } from '@rred/segmentation';
-import { THINK_CLOSE, reachedSubgoals, referenceTokens, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { THINK_CLOSE, problemFromRecord, recordAlignment, recordReachedSubgoals, referenceTokens, type TaskRecord } from '@rred/tasks';
 import { continuationReward, generateRollouts, specialTokens } from '../common/rollouts';
 import type { LmQualityConfig } from './config';
 
@@ -42,7 +42,7 @@ export async function exitPointStudy(
   rng: Rng,
 ): Promise<{ points: CalibrationPoint[]; terms: TermDifferences[]; traces: number }> {
   const tokens = specialTokens(lm.tokenizer);
-  const alignment = remainingAlignment(lm.tokenizer);
+  const alignment = recordAlignment(records[0], lm.tokenizer); // one split: one rendering
   const seg = segmentationConfig({ strategy: 'keyword' });
   const traces = await generateRollouts(lm, records, { temperature: 1, maxNewTokens: c.maxNewTokens, batchSize }, rng.fork('rollouts'));
   const points: CalibrationPoint[] = [];
@@ -88,11 +88,12 @@ export async function exitPointStudy(
 /**
  * A T = 1 sample exits early when it closes its thinking before the line of the problem's last step
  * (the variable every other one feeds, so the answer needs it). A sample that skips an intermediate
- * line but computes the last one is a wrong solution, not an early exit.
+ * line but computes the last one is a wrong solution, not an early exit. Lines are read in the record's
+ * rendering (the task's notation, or the free-form bed's prose).
  */
-export function isEarlyExit(completionText: string, problemText: string): boolean {
+export function isEarlyExit(completionText: string, record: TaskRecord): boolean {
   const close = completionText.indexOf(THINK_CLOSE);
-  const steps = problemText.split(';').slice(0, -1);
-  const last = steps[steps.length - 1]?.split('=')[0];
-  return close >= 0 && last !== undefined && !reachedSubgoals(completionText.slice(0, close)).has(last);
+  const steps = problemFromRecord(record).steps;
+  const last = steps[steps.length - 1]?.name;
+  return close >= 0 && last !== undefined && !recordReachedSubgoals(record, completionText.slice(0, close)).has(last);
 }

@@ -5,6 +5,7 @@ import { openStore } from '@rred/results-store';
 import { runsToRender } from '../render/registry';
 import { lmQualityConfigSchema } from './config';
 import { lmQualityReport, renderLmQualityTables } from './render';
+import type { TaskRecord } from '@rred/tasks';
 import { isEarlyExit } from './exit-points';
 
 function baseMetrics(): Record<string, number> {
@@ -93,11 +94,57 @@ describe('lm-quality report', () => {
   });
 
   it("counts an early exit only when the thinking closes before the last step's line", () => {
-    const problem = 'a=1+2;b=a+1;c=b+a;?c';
+    const record = (text: string): TaskRecord => ({ id: 'x', problem: text, solution: '', answer: '', split: 's', meta: { modulus: 10 } });
+    const problem = record('a=1+2;b=a+1;c=b+a;?c');
     expect(isEarlyExit('a=1+2=3\nb=3+1=4\nc=4+3=7</think>7<eos>', problem)).toBe(false);
     expect(isEarlyExit('a=1+2=3\nb=3+1=4\n</think>7<eos>', problem)).toBe(true);
     expect(isEarlyExit('a=1+2=3\nb=3+1=4\nc=4+3=6\nwait c=4+3=7</think>7<eos>', problem)).toBe(false);
-    expect(isEarlyExit('a=1+2=3\nc=4+3=7</think>7<eos>', 'a=1+2;b=a+1;c=b+a;?b,c')).toBe(false); // skipped b: wrong, not early
+    expect(isEarlyExit('a=1+2=3\nc=4+3=7</think>7<eos>', record('a=1+2;b=a+1;c=b+a;?b,c'))).toBe(false); // skipped b: wrong, not early
     expect(isEarlyExit('a=1+2=3\nb=3+1=4', problem)).toBe(false); // never closed: truncated, not an early exit
+    // a free-form record's lines are read in prose
+    const prose = {
+      ...problem,
+      problem: 'Let a be 1 plus 2. Let b be a plus 1. Let c be b plus a. What is c?',
+      meta: { modulus: 10, format: 'prose', notation: problem.problem },
+    };
+    expect(isEarlyExit('a is 1 plus 2, which is 3.\nAdding 1 to 3 gives b = 4.\n</think>7<eos>', prose)).toBe(true);
+    expect(isEarlyExit('a is 1 plus 2, which is 3.\nAdding 1 to 3 gives b = 4.\nNow c: 4 + 3 = 7.</think>7<eos>', prose)).toBe(false);
+    expect(isEarlyExit('a=1+2=3\nb=3+1=4\nc=4+3=7</think>7<eos>', prose)).toBe(true); // notation lines are not the bed's
+  });
+});
+
+describe('lm-quality report of the free-form bed', () => {
+  it('shows the phrasing bars, and the checkpoint taken by name', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lm-report-ff-'));
+    const store = openStore(path.join(dir, 'store.sqlite'));
+    try {
+      const config = lmQualityConfigSchema.parse({ checkpoint: 'freeForm' });
+      expect(config.checkpoint).toBe('packages/lm/checkpoints/free-form.ckpt');
+      const run = store.startRun({ experiment: 'lm', config, backend: { backend: 'cpu', openblasThreads: 1 } });
+      run.logMetrics({
+        ...baseMetrics(),
+        't1.earlyExitFraction': 0,
+        'phrasing.samples': 200,
+        'phrasing.reorderedShare': 0.25,
+        'phrasing.unreadLineShare': 0.01,
+        'phrasing.templates.plus': 5,
+        'phrasing.templates.restate': 3,
+      });
+      run.finish();
+      expect(lmQualityReport(store, run.id).phrasing).toEqual({
+        samples: 200,
+        reorderedShare: 0.25,
+        unreadLineShare: 0.01,
+        templates: { plus: 5, restate: 3 },
+      });
+      renderLmQualityTables(store, run.id, dir);
+      const md = fs.readFileSync(path.join(dir, 'free-form.md'), 'utf8');
+      expect(md).toMatch(/templates of 'plus' lines in 200 T = 1 samples \| 5 \| ≥ 4 \| yes/);
+      expect(md).toMatch(/templates of 'restate' lines in 200 T = 1 samples \| 3 \| ≥ 4 \| \*\*no\*\*/);
+      expect(md).toMatch(/otherwise than the reference \(of 200\) \| 0\.250 \| ≥ 0\.3 \| \*\*no\*\*/);
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

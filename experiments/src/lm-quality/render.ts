@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { fmt, mean, toMarkdown } from '@rred/core';
 import type { Store } from '@rred/results-store';
-import { EVAL_SPLITS } from '@rred/tasks';
+import { EVAL_SPLITS, PHRASING_BARS } from '@rred/tasks';
 import { checkpointStem } from '../common/model';
 import { markdownTitle, withProvenance } from '../common/provenance';
 import { writePlot } from '../report/plot';
@@ -44,6 +44,8 @@ interface LmQualityReport {
   composite?: { split: string; accuracy: number; partAccuracy: number; problems: number };
   calibration?: { traces: number; points: number; meanAbsGap: number; bins: CalibrationBin[] };
   terms?: { correctTraces: number; valueStep1Mean: number; immediateGainMean: number };
+  /** The free-form bed's phrasing bars (@rred/tasks phrasingVariety); absent for a checkpoint of the notation. */
+  phrasing?: { samples: number; reorderedShare: number; unreadLineShare: number; templates: Record<string, number> };
 }
 
 function calibrationBins(forced: number[], mc: number[], bins = 10): CalibrationBin[] {
@@ -104,6 +106,7 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
           },
         }
       : {}),
+    ...phrasingOf(m),
     ...(has('calibration.points')
       ? {
           calibration: {
@@ -120,6 +123,47 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
         }
       : {}),
   };
+}
+
+/** The phrasing metrics of a free-form run (`phrasing.*`), or nothing. */
+function phrasingOf(m: Record<string, number | null>): Pick<LmQualityReport, 'phrasing'> {
+  if (m['phrasing.samples'] === undefined) return {};
+  const prefix = 'phrasing.templates.';
+  const templates = Object.fromEntries(
+    Object.keys(m)
+      .filter((k) => k.startsWith(prefix))
+      .sort()
+      .map((k) => [k.slice(prefix.length), metric(m, k)]),
+  );
+  return {
+    phrasing: {
+      samples: metric(m, 'phrasing.samples'),
+      reorderedShare: metric(m, 'phrasing.reorderedShare'),
+      unreadLineShare: metric(m, 'phrasing.unreadLineShare'),
+      templates,
+    },
+  };
+}
+
+/** The bars rows of the phrasing (free-form bed only). */
+function phrasingRows(r: LmQualityReport): string[][] {
+  if (!r.phrasing) return [];
+  const p = r.phrasing;
+  return [
+    ...Object.entries(p.templates).map(([kind, n]) => [
+      `templates of '${kind}' lines in ${p.samples} T = 1 samples`,
+      String(n),
+      `≥ ${PHRASING_BARS.templatesPerKind}`,
+      check(n >= PHRASING_BARS.templatesPerKind),
+    ]),
+    [
+      `T = 1 samples ordering two steps otherwise than the reference (of ${p.samples})`,
+      fmt(p.reorderedShare),
+      `≥ ${PHRASING_BARS.reorderedShare}`,
+      check(p.reorderedShare >= PHRASING_BARS.reorderedShare),
+    ],
+    [`thinking lines in none of the bed's templates`, fmt(p.unreadLineShare, 4), '—', '—'],
+  ];
 }
 
 const check = (ok: boolean) => (ok ? 'yes' : '**no**');
@@ -162,6 +206,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
                 check(r.earlyExitFraction <= QUALITY_BARS.earlyExitFraction),
               ],
             ]),
+        ...phrasingRows(r),
       ],
     }),
     `Mean token entropy (nats) at T = 1: result ${fmt(r.meanEntropy.result, 4)}, format ${fmt(r.meanEntropy.format, 4)}, other ${fmt(r.meanEntropy.other, 4)}; T = 1 accuracy ${fmt(r.t1Accuracy)}.`,

@@ -8,7 +8,7 @@ import type { ComputeContext } from '../common/experiment';
 import { continuationRows } from '../common/mc-records';
 import { loadDataset, type Verifier } from '../common/dataset';
 import { sharedModel, type LoadedModel } from '../common/model';
-import { continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
+import { bedSplit, continuationReward, generateRollouts, loadSplit, segmentTrace, specialTokens } from '../common/rollouts';
 import { logMcSummary } from './load';
 import type { McVarianceConfig } from '../common/mc-variance-config';
 
@@ -59,7 +59,7 @@ export async function computeMcVariance({ store, run, config, rng, served, datas
   if (model.tags) run.setTags(model.tags);
   const data = dataset ? await loadDataset(dataset, config.problems) : null;
   if (data) run.setTags(data.tags);
-  const records = data?.records ?? loadSplit(config.split, config.problems);
+  const records = data?.records ?? loadSplit(bedSplit(config.split, config.checkpoint), config.problems);
   const traces = await generateRollouts(model.lm, records, { ...config.rollout, verifier: data?.verify }, rng.fork('rollouts'));
   const done = run.traceKeys();
   const bar = new ProgressBar('mc-variance: MC per trace', traces.length);

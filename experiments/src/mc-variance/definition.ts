@@ -1,7 +1,7 @@
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { checkpointHashOf, checkpointTags, engineBackend } from '../common/model';
-import { checkMcFits } from '../common/rollouts';
+import { bedSplit, checkMcFits } from '../common/rollouts';
 import { MC_SHARED_PREFILL_TAG } from '../common/mc-records';
 import { computeMcVariance } from './compute';
 import { mcVarianceConfigSchema } from '../common/mc-variance-config';
@@ -24,7 +24,10 @@ export const mcVarianceExperiment: ExperimentDefinition<typeof mcVarianceConfigS
   compute: computeMcVariance,
   checkServed: () => undefined, // rollouts and MC need sampling only
   takesDataset: true,
-  inputs: (config) => ({ checkpointHash: checkpointHashOf(config.checkpoint), ...datasetInputs([config.split]) }),
+  inputs: (config) => ({
+    checkpointHash: checkpointHashOf(config.checkpoint),
+    ...datasetInputs([bedSplit(config.split, config.checkpoint)]),
+  }),
   tags: (config) => ({ ...checkpointTags(config.checkpoint), [MC_SHARED_PREFILL_TAG]: 'true' }),
   render: { tables: renderMcVarianceTables, plots: renderMcVariancePlots },
   sweep: { reportMetrics: ['samples_for_sd_threshold', 'mean_segments', 'exit_points', 'cut_correct_fraction_50'] },

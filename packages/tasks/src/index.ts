@@ -27,4 +27,5 @@ export { ProseMixSchema, proseSftExamples } from './prose/sft';
 export type { ProseMix } from './prose/sft';
 export { prosePieces } from './prose/render';
 export { FREE_FORM_SPLITS, buildProseDatasets } from './prose/build';
-export { proseFirstUncorrectedError, proseRemainingAlignment } from './prose/oracle';
+export { recordAlignment, recordFirstError, recordReachedSubgoals } from './record-oracle';
+export { PHRASING_BARS, phrasingVariety } from './prose/variety';

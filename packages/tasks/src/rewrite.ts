@@ -14,6 +14,7 @@ import { problemFromRecord } from './build';
 import type { TaskRecord } from './dataset';
 import { solutionOrders } from './orders';
 import { LINE_SEPARATOR, stepLine, traceSteps } from './solution';
+import { REFERENCE_TEMPLATE, fill } from './prose/templates';
 
 export const REFERENCE_REWRITES = ['reorder', 'swap', 'reorderSwap'] as const;
 export type ReferenceRewrite = (typeof REFERENCE_REWRITES)[number];
@@ -36,9 +37,16 @@ export function rewriteReference(record: TaskRecord, rewrite: ReferenceRewrite):
   const orders = solutionOrders(problem, ORDER_LIMIT);
   const order = rewrite === 'swap' ? orders[0] : orders[orders.length - 1];
   const swap = rewrite !== 'reorder';
+  // a free-form record's reference keeps its `Step k.` style (the step number follows the new order)
+  const line = (name: string, left: number, op: string, right: number, result: number, k: number): string =>
+    record.meta.format === 'prose'
+      ? fill(REFERENCE_TEMPLATE, { k, x: name, l: left, op, r: right, v: result })
+      : stepLine(name, left, op, right, result);
   const solution = traceSteps(problem, order)
-    .map((s) =>
-      swap && COMMUTATIVE.has(s.op) ? stepLine(s.name, s.right, s.op, s.left, s.result) : stepLine(s.name, s.left, s.op, s.right, s.result),
+    .map((s, i) =>
+      swap && COMMUTATIVE.has(s.op)
+        ? line(s.name, s.right, s.op, s.left, s.result, i + 1)
+        : line(s.name, s.left, s.op, s.right, s.result, i + 1),
     )
     .join(LINE_SEPARATOR);
   return { solution, changed: solution !== record.solution };

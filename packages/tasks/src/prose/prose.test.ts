@@ -5,12 +5,15 @@ import { readJsonl, writeJsonl } from '../dataset';
 import { isValidOrder } from '../orders';
 import { answerOf, parseProblem } from '../problem';
 import { referenceTokens } from '../references';
+import { recordAlignment, recordFirstError } from '../record-oracle';
+import { rewriteReference } from '../rewrite';
 import { sftConfig } from '../sft';
 import { buildProseDatasets, proseRecord } from './build';
 import { proseFirstUncorrectedError, proseRemainingAlignment, proseSubgoal } from './oracle';
 import { parseProseLine } from './parse';
 import { proseProblemText, proseReference, prosePieces } from './render';
 import { proseMix, proseSftExamples } from './sft';
+import { PHRASING_BARS, phrasingVariety } from './variety';
 import { CORRECTION_PREFIXES, RESTATE_TEMPLATES, STEP_TEMPLATES, fill, lowerFirstWord } from './templates';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -168,5 +171,59 @@ describe('committed free-form splits', () => {
       const file = path.join(__dirname, '..', '..', 'data', 'free-form', `${split}.jsonl`);
       expect(readJsonl(file)).toEqual(built[split]);
     }
+  });
+});
+
+describe('prose records through the record-level oracle, alignment and stress rewrites', () => {
+  const record = proseRecord(
+    buildDatasets(11, { train: 0, validation: 0, 'eval-easy': 0, 'eval-medium': 1, 'eval-hard': 0 })['eval-medium'][0],
+  );
+  const plain = { ...record, problem: record.meta.notation as string, meta: { ...record.meta, format: undefined } };
+
+  it('dispatches on the record format', () => {
+    const first = record.solution.split('\n')[0].replace(/= (\d+)\.$/, (_, v: string) => `= ${(Number(v) + 1) % 10}.`);
+    expect(recordFirstError(record, first)).toMatchObject({ line: 0, kind: 'wrong-result' });
+    expect(recordFirstError(record, record.solution)).toBeNull();
+    expect(recordFirstError(plain, record.solution)).toMatchObject({ kind: 'malformed' }); // notation oracle cannot read prose
+    const codec = {
+      encode: (t: string) => Array.from(t, (c) => c.charCodeAt(0)),
+      decode: (ids: readonly number[]) => String.fromCharCode(...ids),
+    };
+    const rest = recordAlignment(record, codec)(codec.encode(''), codec.encode(record.solution));
+    expect(codec.decode(rest)).toBe(record.solution);
+  });
+
+  it('rewrites a prose reference in its own style', () => {
+    const swapped = rewriteReference(record, 'swap');
+    expect(swapped.solution.split('\n').every((l) => parseProseLine(l)?.kind === 'reference')).toBe(true);
+    const reordered = rewriteReference(record, 'reorder');
+    expect(reordered.solution.split('\n').map((l, i) => l.startsWith(`Step ${i + 1}. `))).not.toContain(false);
+    expect(recordFirstError(record, reordered.solution)).toBeNull();
+    expect(recordFirstError(record, swapped.solution)).toBeNull();
+  });
+});
+
+describe('phrasing variety', () => {
+  const records = buildProseDatasets(5, { train: 0, validation: 0, 'eval-easy': 0, 'eval-medium': 60, 'eval-hard': 0 })['eval-medium'];
+  const problems = records.map(problemFromRecord);
+
+  it('counts templates per kind and traces ordered otherwise than the reference', () => {
+    const mix = sftConfig({ alternativeOrderRate: 0.6, errorRate: 0.5 });
+    const examples = proseSftExamples(problems, mix, proseMix({ restateRate: 0.5 }), new Rng(2));
+    const v = phrasingVariety(examples.map((e, i) => ({ record: records[i], thinking: e.thinking })));
+    expect(v.traces).toBe(60);
+    for (const kind of ['+', '-', 'restate', 'correction'])
+      expect(v.templates[kind]).toBeGreaterThanOrEqual(PHRASING_BARS.templatesPerKind);
+    expect(v.unreadLineShare).toBe(0);
+    const reordered = examples.filter((e) => e.alternativeOrder).length / examples.length;
+    expect(v.reorderedShare).toBeCloseTo(reordered, 10);
+    expect(v.reorderedShare).toBeGreaterThan(0.3);
+  });
+
+  it('sees one template, no reordering and unread lines for the reference style itself', () => {
+    const v = phrasingVariety(records.map((record) => ({ record, thinking: `${record.solution}\nc=1+2=3` })));
+    expect(v.templates).toEqual({});
+    expect(v.reorderedShare).toBe(0);
+    expect(v.unreadLineShare).toBeGreaterThan(0.8);
   });
 });
