@@ -1,6 +1,6 @@
 /** Config pieces that several experiments share (mc-variance, correlation, gold). */
 import { resolveCheckpoint } from '@rred/lm';
-import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS } from '@rred/tasks';
+import { DEFAULT_EVAL_SPLIT, EVAL_SPLITS, FREE_FORM_SPLITS } from '@rred/tasks';
 import { z } from 'zod';
 
 /**
@@ -27,11 +27,15 @@ export const rolloutConfigSchema = z
   })
   .strict();
 
+/** The free-form bed's held-out splits by file (`free-form/eval-medium`), for a prose checkpoint outside the registry. */
+const FREE_FORM_EVAL_SPLITS = FREE_FORM_SPLITS.filter((s) => !s.endsWith('/validation'));
+
 export const splitSchema = z
-  .enum(EVAL_SPLITS)
+  .enum([...EVAL_SPLITS, ...FREE_FORM_EVAL_SPLITS])
   .default(DEFAULT_EVAL_SPLIT as (typeof EVAL_SPLITS)[number])
   .describe(
-    `Held-out split the problems come from (packages/tasks/data; a bed with its own rendering, such as freeForm, reads its own file of the split, e.g. data/free-form/). One of ${EVAL_SPLITS.join(', ')}.`,
+    'Held-out split the problems come from (packages/tasks/data). A bed with its own rendering (freeForm) reads its own file of the split ' +
+      `(data/free-form/); a prose checkpoint outside the registry names that file. One of ${[...EVAL_SPLITS, ...FREE_FORM_EVAL_SPLITS].join(', ')}.`,
   );
 
 /** Bootstrap settings of an analysis whose CIs resample traces (correlation, gold). */
