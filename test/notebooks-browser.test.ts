@@ -49,9 +49,11 @@ const resultsDir = path.join(repoRoot, 'results');
 function filesUnder(dir: string, suffix: string): string[] {
   const out: string[] = [];
   const walk = (d: string) =>
-    fs
-      .readdirSync(d, { withFileTypes: true })
-      .forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith(suffix) && out.push(path.join(d, e.name))));
+    fs.readdirSync(d, { withFileTypes: true }).forEach((e) =>
+      e.isDirectory()
+        ? path.join(d, e.name) !== path.join(dir, 'scratch') && walk(path.join(d, e.name)) // not committed (git-ignored)
+        : e.name.endsWith(suffix) && out.push(path.join(d, e.name)),
+    );
   walk(dir);
   return out;
 }

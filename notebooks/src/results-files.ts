@@ -10,10 +10,10 @@ export interface ResultFile {
   file: string;
 }
 
-function walk(dir: string, out: string[]): void {
+function walk(dir: string, out: string[], skip: string): void {
   for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const full = path.join(dir, e.name);
-    if (e.isDirectory()) walk(full, out);
+    if (e.isDirectory() && full !== skip) walk(full, out, skip);
     else if (e.isFile()) out.push(full);
   }
 }
@@ -24,7 +24,8 @@ function walk(dir: string, out: string[]): void {
  */
 export function findResultFiles(resultsDir: string): { figures: ResultFile[]; tables: ResultFile[]; all: ResultFile[] } {
   const files: string[] = [];
-  if (fs.existsSync(resultsDir)) walk(resultsDir, files);
+  // results/scratch/ holds the renders of uncommitted configs (git-ignored): not a committed result
+  if (fs.existsSync(resultsDir)) walk(resultsDir, files, path.join(resultsDir, 'scratch'));
   const toResult = (file: string): ResultFile => {
     const rel = path.relative(resultsDir, file).split(path.sep).join('/');
     return { rel, group: path.posix.dirname(rel), file };
