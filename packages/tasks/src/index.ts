@@ -3,7 +3,7 @@ export { COMPOSITE_TASK_ALPHABET, TASK_ALPHABET } from './solution';
 export { THINK_CLOSE, verify } from './verify';
 export { SftConfigSchema, sftExamples } from './sft';
 export type { SftConfig } from './sft';
-export { reachedSubgoals, remainingAlignment } from './alignment';
+export { remainingAlignment } from './alignment';
 export { readJsonl, writeJsonl } from './dataset';
 export type { TaskRecord } from './dataset';
 export {

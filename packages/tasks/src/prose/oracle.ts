@@ -9,7 +9,7 @@ import { parseProseLine } from './parse';
  * definitions (step-oracle.ts, alignment.ts) over lines read by the bed's templates. A restatement
  * assigns nothing and reaches no subgoal; a line in no template is malformed.
  */
-export const readProseLine: ReadLine = (text) => {
+const readProseLine: ReadLine = (text) => {
   const line = parseProseLine(text);
   if (line === null) return null;
   if (line.kind === 'restate') return 'none';

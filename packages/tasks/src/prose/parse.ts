@@ -10,7 +10,7 @@ import { CORRECTION_PREFIXES, REFERENCE_TEMPLATE, RESTATE_TEMPLATES, STEP_TEMPLA
  * Anything else is null (malformed for the step oracle). A template whose placeholder occurs twice
  * (`{x} = {l} + {r}, so {x} is {v}.`) must repeat the same text there.
  */
-export type ProseLine =
+type ProseLine =
   | {
       kind: 'step';
       op: Operator;

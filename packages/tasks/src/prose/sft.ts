@@ -64,7 +64,7 @@ function readsOf(problem: Problem, index: number): string[] {
  * errors of steps that read a variable, then a `wait` correction with correctionRate), each line's
  * template, the restatements, then the early exit. `errorSpan` is the wrong line's character span.
  */
-export function proseSftExample(problem: Problem, mix: SftConfig, prose: ProseMix, rng: Rng): SftExample {
+function proseSftExample(problem: Problem, mix: SftConfig, prose: ProseMix, rng: Rng): SftExample {
   if (mix.compositeRate > 0) throw new UserError('free-form mix: compositeRate must be 0 (the prose problems ask one value)');
   const { order, alternativeOrder } = drawOrder(problem, mix, rng);
   const expectedAnswer = answerOf(problem);
