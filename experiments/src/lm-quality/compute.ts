@@ -72,7 +72,10 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     const rewards = sampled.slice(i * config.samplesPerProblem, (i + 1) * config.samplesPerProblem).map((s) => s.reward);
     if (rewards.some((r) => r > 0) && rewards.some((r) => r === 0)) mixed++;
   }
-  const roles = meanEntropyByRole(sampled.map((s) => ({ texts: s.tokens.map((t) => lm.tokenizer.tokenText(t)), entropies: s.entropies })));
+  const roles = meanEntropyByRole(
+    sampled.map((s) => ({ texts: s.tokens.map((t) => lm.tokenizer.tokenText(t)), entropies: s.entropies })),
+    records[0]?.meta.format === 'prose',
+  );
   run.logMetrics({
     't1.accuracy': sampled.filter((s) => s.reward > 0).length / sampled.length,
     't1.mixedFraction': mixed / records.length,

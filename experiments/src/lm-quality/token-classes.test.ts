@@ -38,4 +38,41 @@ describe('tokenRoles', () => {
     expect(Number.isNaN(meanEntropyByRole([]).result.mean)).toBe(true);
     expect(() => meanEntropyByRole([{ texts: ['='], entropies: [] }])).toThrow(/1 tokens but 0 entropies/);
   });
+
+  it("marks each prose line's value and the answer as results", () => {
+    const texts = [
+      'The',
+      ' sum',
+      ' of',
+      ' 4',
+      ' and',
+      ' 3',
+      ' is',
+      ' 7',
+      ',',
+      ' so',
+      ' a',
+      ' is',
+      ' 7',
+      '.',
+      '\n',
+      'b',
+      ' =',
+      ' 7',
+      ' -',
+      ' 2',
+      ',',
+      ' so',
+      ' b',
+      ' is',
+      ' 5',
+      '.',
+      '</think>',
+      '5',
+      '<eos>',
+    ];
+    const roles = tokenRoles(texts, true);
+    expect(texts.flatMap((t, i) => (roles[i] === 'result' ? [`${i}:${t}`] : []))).toEqual(['12: 7', '24: 5', '27:5']);
+    expect(texts.flatMap((t, i) => (roles[i] === 'format' ? [t] : []))).toEqual(['\n', ' =', '</think>', '<eos>']);
+  });
 });
