@@ -32,7 +32,13 @@ const SPEC = {
   summary:
     "Writes the dataset splits of the task as JSONL (validation, eval-easy, eval-medium, eval-hard, eval-medium-composite; train with --train N; --format prose: the free-form bed's splits).",
   flags: {
-    out: { type: 'string', value: 'DIR', path: true, description: 'output directory', default: 'packages/tasks/data' },
+    out: {
+      type: 'string',
+      value: 'DIR',
+      path: true,
+      description: 'output directory; left unset with --format prose, its free-form/ subdirectory',
+      default: 'packages/tasks/data',
+    },
   },
   config: { keys: configKeyDocs(optionsSchema) },
 } as const;
