@@ -222,7 +222,7 @@ describe('phrasing variety', () => {
 
   it('sees one template, no reordering and unread lines for the reference style itself', () => {
     const v = phrasingVariety(records.map((record) => ({ record, thinking: `${record.solution}\nc=1+2=3` })));
-    expect(v.templates).toEqual({});
+    expect(v.templates).toEqual({ '+': 0, '-': 0, restate: 0, correction: 0 });
     expect(v.reorderedShare).toBe(0);
     expect(v.unreadLineShare).toBeGreaterThan(0.8);
   });

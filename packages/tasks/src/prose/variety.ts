@@ -11,8 +11,11 @@ import { parseProseLine } from './parse';
  */
 export const PHRASING_BARS = { samples: 200, templatesPerKind: 4, reorderedShare: 0.3 } as const;
 
+/** The kinds of line every trace set is scored on (0 templates when none occurs); `*` counts only when seen (off in the shipped splits). */
+const KINDS = ['+', '-', 'restate', 'correction'];
+
 interface PhrasingVariety {
-  /** Distinct templates seen per kind of line (only kinds that occur). */
+  /** Distinct templates seen per kind of line: `+`, `-`, restate, correction always (0 when none occurs), `*` when seen. */
   templates: Record<string, number>;
   /** Share of traces with two computed variables in the opposite order from the reference solution. */
   reorderedShare: number;
@@ -33,7 +36,7 @@ function stepOrder(text: string): string[] {
 
 /** The phrasing measures of `samples` (each the thinking of one trace of `record`, a free-form record). */
 export function phrasingVariety(samples: readonly { record: TaskRecord; thinking: string }[]): PhrasingVariety {
-  const seen = new Map<string, Set<number>>();
+  const seen = new Map<string, Set<number>>(KINDS.map((k) => [k, new Set<number>()]));
   const add = (kind: string, template: number) => seen.set(kind, (seen.get(kind) ?? new Set()).add(template));
   let lines = 0;
   let unread = 0;
