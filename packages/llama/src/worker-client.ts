@@ -59,8 +59,9 @@ export class LlamaWorker {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
-  constructor() {
-    this.worker = new Worker(WORKER);
+  /** `binding`: the package to load (default node-llama-cpp; tests name a missing one). */
+  constructor(binding?: string) {
+    this.worker = new Worker(WORKER, { workerData: { binding } });
     this.worker.unref();
     this.worker.on('message', ({ id, result, error }: { id: number; result?: unknown; error?: string }) => {
       const p = this.pending.get(id);

@@ -2,7 +2,10 @@
 // CommonJS `require` nor jest's module runtime can load, so it runs in this worker thread (plain ESM)
 // and src/llama-lm.ts talks to it by messages: {id, op, args} → {id, result} or {id, error}.
 // One model, one context, one sequence; every op runs to completion before the next (the queue below).
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/** The binding's package name (workerData.binding: tests name a missing one to see the refusal). */
+const BINDING = workerData?.binding ?? 'node-llama-cpp';
 
 /** @type {{llama: any, model: any, context: any, sequence: any} | null} */
 let state = null;
@@ -21,9 +24,9 @@ function vocabularySize(model) {
 
 async function importBinding() {
   try {
-    return await import('node-llama-cpp');
+    return await import(BINDING);
   } catch (err) {
-    throw new Error(`BINDING: node-llama-cpp is not installed or cannot load (${String(err.message).split('\n')[0]})`);
+    throw new Error(`BINDING: ${BINDING} is not installed or cannot load (${String(err.message).split('\n')[0]})`);
   }
 }
 
