@@ -1,4 +1,4 @@
-import { UserError } from '@rred/core';
+import { checkOutputFile, UserError } from '@rred/core';
 import { exportGguf } from '@rred/llama';
 import type { Command } from '../command';
 
@@ -15,6 +15,7 @@ export const exportGgufCommand: Command = {
     if (!checkpoint) throw new UserError('export-gguf: --checkpoint FILE is required');
     if (!out) throw new UserError('export-gguf: --out FILE.gguf is required');
     if (!out.endsWith('.gguf')) throw new UserError(`export-gguf: --out ${out}: expected a file name ending in .gguf`);
+    checkOutputFile(out, '--out'); // before any work: a regular file or a new name, in a writable directory
     const s = await exportGguf(checkpoint, out);
     ctx.out(`wrote ${s.out}: ${s.tensors} tensors, ${s.bytes} bytes, checkpoint ${s.checkpointHash.slice(0, 12)}\n`);
   },
