@@ -8,7 +8,8 @@ import { getEstimator, ownReferences, rredcotPresets, toStoreRows, tokenWeights 
 import { segment, segmentationConfig } from '@rred/segmentation';
 import { exactAnswerReward, exactValue, toyModel } from '@rred/estimators/testing';
 
-const tokens = { endThink: 3, eos: 4 };
+// token 2 is the line break ('\n' in tokenText): the dataset preset's softStart rule splits references at it
+const tokens = { endThink: 3, eos: 4, newline: 2 };
 const accepted = [[1], [0, 1]];
 const reward = exactAnswerReward(accepted, tokens);
 const model = toyModel(11, 40);
@@ -56,7 +57,7 @@ describe('estimators on segmented sampled traces', () => {
     for (const trace of traces.slice(0, 8)) {
       const segments = segment(trace, segmentationConfig({ strategy: 'entropy', maxSegments: 3 }), tokenText);
       const K = segments.length;
-      // a toy subgoal alignment for the dataset preset's valueSuffix 'remaining': the reference minus as many tokens as the thinking has
+      // a toy subgoal alignment (for valueSuffix 'remaining'; the dataset preset's softStart never reads it): the reference minus as many tokens as the thinking has
       const alignment = (thinking: readonly number[], solution: readonly number[]) =>
         solution.slice(Math.min(thinking.length, solution.length));
       const inputs = { tokens, references: { dataset: datasetRefs, own: group }, reward, alignment };

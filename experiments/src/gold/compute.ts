@@ -1,4 +1,4 @@
-import { ProgressBar, type Rng, yieldToEventLoop } from '@rred/core';
+import { mean, ProgressBar, type Rng, yieldToEventLoop } from '@rred/core';
 import {
   gradientAttribution,
   leaveOneOut,
@@ -213,15 +213,15 @@ async function referenceMetrics(items: readonly Item[], config: GoldConfig): Pro
     const mine = items.filter((it) => it.stem === stem);
     const share = (xs: readonly Item[], f: (it: Item) => boolean) => (xs.length ? xs.filter(f).length / xs.length : NaN);
     for (const w of ['canonical', ...config.stressArm] as const) {
-      let total = 0;
+      const perTrace: number[] = [];
       for (const it of mine) {
         const ref = w === 'canonical' ? it.refs[0] : it.rewritten[w]![0];
         const { endThink, eos } = specialTokens(it.model.lm.tokenizer);
         const suffix = [...ref.solution, endThink, ...ref.answer, eos];
         const { logprobs } = await it.model.lm.scoreAfterPrefixes(it.trace.prompt, [{ exitAt: it.trace.prompt.length, suffix }]);
-        total += logprobs[0].reduce((a, b) => a + b, 0) / suffix.length;
+        perTrace.push(mean(logprobs[0]));
       }
-      out[`${stem}.references.meanTokenLogp.${w}`] = total / mine.length;
+      out[`${stem}.references.meanTokenLogp.${w}`] = mean(perTrace);
       if (w !== 'canonical') {
         out[`${stem}.references.changed.${w}`] = share(mine, (it) => rewriteReference(it.record, w).changed);
       }
