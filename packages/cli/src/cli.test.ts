@@ -179,6 +179,12 @@ describe('rred', () => {
       [['runs', 'compare', ids[0], ...s], /at least 2 arguments/],
       [['runs', 'frobnicate'], /unknown command 'runs frobnicate'; did you mean/],
       [['runs', 'list', '--store', `${file}.missing`], /no results store at .*missing/],
+      [['runs', 'list', ...s, '--experiment', ''], /^rred runs list: --experiment: got '', expected a value \(--experiment NAME\)$/],
+      [['serve', '--host', ''], /^rred serve: --host: got '', expected a value \(--host HOST\)$/],
+      [
+        ['serve', '--host', '0.0.0.0'],
+        /^rred serve: --host 0\.0\.0\.0 is not loopback and the server has no authentication; pass --allow-remote/,
+      ],
     ];
     for (const [argv, pattern] of cases) {
       const err = await cli(argv).then(
