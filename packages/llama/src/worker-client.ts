@@ -94,6 +94,11 @@ export class LlamaWorker {
     return this.call('load', args);
   }
 
+  /** Loads only the file's vocabulary (llama.cpp's vocab-only mode: no weights read, no context). */
+  loadVocabulary(modelPath: string): Promise<{ version: string; vocabSize: number }> {
+    return this.call('load', { modelPath, vocabOnly: true });
+  }
+
   evaluate(args: EvaluateArgs): Promise<Evaluated> {
     return this.call('evaluate', args);
   }

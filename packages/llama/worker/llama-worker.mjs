@@ -32,10 +32,15 @@ async function importBinding() {
 
 const ops = {
   /** Loads the binding, the model and one context of `contextSize` tokens; returns what the model is. */
-  async load({ modelPath, threads, contextSize, kvCacheType }) {
+  async load({ modelPath, threads, contextSize, kvCacheType, vocabOnly }) {
     const binding = await importBinding();
     const llama = await binding.getLlama({ gpu: false, build: 'never', logLevel: 'error', progressLogs: false, skipDownload: true });
-    const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
+    const model = await llama.loadModel({ modelPath, gpuLayers: 0, vocabOnly: vocabOnly === true });
+    if (vocabOnly) {
+      // the tokenizer alone: no weights, no context
+      state = { llama, model, context: null, sequence: null };
+      return { version: await binding.getModuleVersion(), vocabSize: vocabularySize(model) };
+    }
     const train = model.trainContextSize;
     const size = Math.min(contextSize ?? train, train);
     const context = await model.createContext({
