@@ -75,13 +75,8 @@ function panelData(checkpoint: string, c: CheckpointMetrics) {
   ];
 }
 
-export async function renderGoldPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
-  const data = loadGold(store, runId);
-  const a = analyzeGold(data);
-  const values = data.checkpoints.flatMap((b) => panelData(b, a.checkpoints[b]));
-  // the y axis from the lowest CI bound or line (in steps of 0.2, at most −0.4) to 1
-  const lows = values.map((v) => ('lo' in v ? v.lo : v.rho)).filter(Number.isFinite);
-  const lowest = Math.min(-0.4, Math.round(10 * Math.floor(Math.min(...lows) / 0.2) * 0.2) / 10);
+/** The frontier's encodings: x tokens (log), y ρ from `lowest` to 1, colours by method group, shapes by alignment, the baselines' dashes. */
+function encodings(lowest: number) {
   const x = { field: 'tokens', type: 'quantitative', scale: { type: 'log' }, title: 'tokens forwarded per trace (log)' };
   const y = {
     field: 'rho',
@@ -124,6 +119,63 @@ export async function renderGoldPlots(store: Store, runId: string, outDir: strin
     scale: { domain: LINES, range: ['#555555', '#999999', '#b2182b'] },
     legend: { orient: 'bottom', direction: 'vertical', labelLimit: 400 },
   };
+  return { x, y, color, shape, lineStyle, lineColor };
+}
+
+/** The frontier's layers: baselines, CI bars, the MC(n) line, the points, their labels, the best of each kind ringed and named. */
+function layers({ x, y, color, shape, lineStyle, lineColor }: ReturnType<typeof encodings>) {
+  return [
+    {
+      transform: [{ filter: "datum.kind === 'line'" }],
+      mark: { type: 'rule', strokeWidth: 1.5 },
+      encoding: { y, strokeDash: lineStyle, stroke: lineColor },
+    },
+    {
+      transform: [{ filter: "datum.kind === 'point'" }],
+      mark: { type: 'rule', opacity: 0.35 },
+      encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color },
+    },
+    {
+      transform: [{ filter: "datum.group === 'MC(n)'" }],
+      mark: { type: 'line' },
+      encoding: { x, y, color, order: { field: 'tokens', type: 'quantitative' } },
+    },
+    {
+      transform: [{ filter: "datum.kind === 'point'" }],
+      mark: { type: 'point', filled: true, size: 50, opacity: 0.85 },
+      encoding: { x, y, color, shape },
+    },
+    {
+      transform: [{ filter: "datum.group === 'MC(n)'" }],
+      mark: { type: 'text', align: 'center', dy: 12, fontSize: 9 },
+      encoding: { x, y, text: { field: 'label' }, color },
+    },
+    {
+      transform: [{ filter: "datum.kind === 'point' && datum.group !== 'MC(n)' && datum.label !== ''" }],
+      mark: { type: 'text', align: 'left', dx: 7, dy: -2, fontSize: 9 },
+      encoding: { x, y, text: { field: 'label' }, color },
+    },
+    // the best alignment-free and the best oracle variant: ringed, named in the panel's top-left corner
+    {
+      transform: [{ filter: "datum.best !== ''" }],
+      mark: { type: 'point', shape: 'circle', size: 260, filled: false, stroke: 'black', strokeWidth: 1.2 },
+      encoding: { x, y },
+    },
+    ...(['oracle', 'free'] as const).map((kind, i) => ({
+      transform: [{ filter: `datum.best === '${kind}'` }],
+      mark: { type: 'text', align: 'left', baseline: 'top', fontSize: 9, x: 6, y: 6 + 13 * i },
+      encoding: { text: { field: 'note' } },
+    })),
+  ];
+}
+
+export async function renderGoldPlots(store: Store, runId: string, outDir: string): Promise<string[]> {
+  const data = loadGold(store, runId);
+  const a = analyzeGold(data);
+  const values = data.checkpoints.flatMap((b) => panelData(b, a.checkpoints[b]));
+  // the y axis from the lowest CI bound or line (in steps of 0.2, at most −0.4) to 1
+  const lows = values.map((v) => ('lo' in v ? v.lo : v.rho)).filter(Number.isFinite);
+  const lowest = Math.min(-0.4, Math.round(10 * Math.floor(Math.min(...lows) / 0.2) * 0.2) / 10);
   const spec = {
     title: {
       text: 'Credit quality vs cost: within-trace ρ with ΔV_gold over all traces',
@@ -140,49 +192,7 @@ export async function renderGoldPlots(store: Store, runId: string, outDir: strin
     spec: {
       width: 430,
       height: 340,
-      layer: [
-        {
-          transform: [{ filter: "datum.kind === 'line'" }],
-          mark: { type: 'rule', strokeWidth: 1.5 },
-          encoding: { y, strokeDash: lineStyle, stroke: lineColor },
-        },
-        {
-          transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: 'rule', opacity: 0.35 },
-          encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color },
-        },
-        {
-          transform: [{ filter: "datum.group === 'MC(n)'" }],
-          mark: { type: 'line' },
-          encoding: { x, y, color, order: { field: 'tokens', type: 'quantitative' } },
-        },
-        {
-          transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: 'point', filled: true, size: 50, opacity: 0.85 },
-          encoding: { x, y, color, shape },
-        },
-        {
-          transform: [{ filter: "datum.group === 'MC(n)'" }],
-          mark: { type: 'text', align: 'center', dy: 12, fontSize: 9 },
-          encoding: { x, y, text: { field: 'label' }, color },
-        },
-        {
-          transform: [{ filter: "datum.kind === 'point' && datum.group !== 'MC(n)' && datum.label !== ''" }],
-          mark: { type: 'text', align: 'left', dx: 7, dy: -2, fontSize: 9 },
-          encoding: { x, y, text: { field: 'label' }, color },
-        },
-        // the best alignment-free and the best oracle variant: ringed, named in the panel's top-left corner
-        {
-          transform: [{ filter: "datum.best !== ''" }],
-          mark: { type: 'point', shape: 'circle', size: 260, filled: false, stroke: 'black', strokeWidth: 1.2 },
-          encoding: { x, y },
-        },
-        ...(['oracle', 'free'] as const).map((kind, i) => ({
-          transform: [{ filter: `datum.best === '${kind}'` }],
-          mark: { type: 'text', align: 'left', baseline: 'top', fontSize: 9, x: 6, y: 6 + 13 * i },
-          encoding: { text: { field: 'note' } },
-        })),
-      ],
+      layer: layers(encodings(lowest)),
     },
     resolve: { scale: { x: 'independent' } },
   };

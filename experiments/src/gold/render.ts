@@ -311,90 +311,96 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
   return files;
 }
 
+const comparisonCells = (x: Comparison | null): Cell[] =>
+  x === null ? [null, null, null, null, null, null, null] : [x.verdict, x.diff, x.lo, x.hi, x.level, x.p, x.adjustedP];
+
+/** One methods.csv row: the method's name parts, its metrics per subset of traces, localization, cost and the two comparisons. */
+function methodRow(checkpoint: string, method: string, m: GoldAnalysis['checkpoints'][string]['methods'][string]): Cell[] {
+  const parsed = parseMethodName(method);
+  const comparison = comparisonCells;
+  return [
+    checkpoint,
+    method,
+    parsed.refs,
+    parsed.rewrite,
+    m.oracle ? 1 : 0,
+    ...SUBSETS.flatMap((s): Cell[] => {
+      const x = m.subsets[s];
+      return [
+        x.traces,
+        x.within.all.value,
+        x.within.all.lo,
+        x.within.all.hi,
+        x.within.varies.value,
+        x.within.varies.lo,
+        x.within.varies.hi,
+        x.within.tracesVaries,
+        x.within.silent,
+        x.within.nan,
+        x.pooled,
+        x.value,
+      ];
+    }),
+    m.localizationTop1.value,
+    m.localizationTop1.lo,
+    m.localizationTop1.hi,
+    m.localizationTraces,
+    m.localizationAuc,
+    m.chanceTop1,
+    m.tokensPerTrace,
+    m.wallMsPerTrace,
+    ...comparison(m.vsSignedPosition),
+    m.vsMcAtCost?.n ?? null,
+    m.vsMcAtCost?.range ?? null,
+    ...comparison(m.vsMcAtCost),
+  ];
+}
+
+const comparisonColumns = (p: string) => ['verdict', 'diff', 'lo', 'hi', 'level', 'p', 'holm_p'].map((c) => `${p}_${c}`);
+
+/** methods.csv's columns, in methodRow's order. */
+const METHOD_COLUMNS: string[] = [
+  'checkpoint',
+  'method',
+  'refs',
+  'rewrite',
+  'oracle',
+  ...SUBSETS.flatMap((s) =>
+    [
+      'traces',
+      'within_all',
+      'within_all_lo',
+      'within_all_hi',
+      'within_varies',
+      'within_varies_lo',
+      'within_varies_hi',
+      'varies_traces',
+      'silent',
+      'nan',
+      'pooled',
+      'value',
+    ].map((c) => `${s}_${c}`),
+  ),
+  'top1',
+  'top1_lo',
+  'top1_hi',
+  'top1_traces',
+  'auc',
+  'chance_top1',
+  'tokens_per_trace',
+  'wall_ms_per_trace',
+  ...comparisonColumns('vs_signed_position'),
+  'mc_n_at_cost',
+  'mc_range',
+  ...comparisonColumns('vs_mc_at_cost'),
+];
+
 function methodsCsv(a: GoldAnalysis): Table {
   const rows: Cell[][] = [];
-  const comparison = (x: Comparison | null): Cell[] =>
-    x === null ? [null, null, null, null, null, null, null] : [x.verdict, x.diff, x.lo, x.hi, x.level, x.p, x.adjustedP];
   for (const [checkpoint, c] of Object.entries(a.checkpoints)) {
-    for (const [method, m] of Object.entries(c.methods)) {
-      const parsed = parseMethodName(method);
-      rows.push([
-        checkpoint,
-        method,
-        parsed.refs,
-        parsed.rewrite,
-        m.oracle ? 1 : 0,
-        ...SUBSETS.flatMap((s): Cell[] => {
-          const x = m.subsets[s];
-          return [
-            x.traces,
-            x.within.all.value,
-            x.within.all.lo,
-            x.within.all.hi,
-            x.within.varies.value,
-            x.within.varies.lo,
-            x.within.varies.hi,
-            x.within.tracesVaries,
-            x.within.silent,
-            x.within.nan,
-            x.pooled,
-            x.value,
-          ];
-        }),
-        m.localizationTop1.value,
-        m.localizationTop1.lo,
-        m.localizationTop1.hi,
-        m.localizationTraces,
-        m.localizationAuc,
-        m.chanceTop1,
-        m.tokensPerTrace,
-        m.wallMsPerTrace,
-        ...comparison(m.vsSignedPosition),
-        m.vsMcAtCost?.n ?? null,
-        m.vsMcAtCost?.range ?? null,
-        ...comparison(m.vsMcAtCost),
-      ]);
-    }
+    for (const [method, m] of Object.entries(c.methods)) rows.push(methodRow(checkpoint, method, m));
   }
-  const comparisonColumns = (p: string) => ['verdict', 'diff', 'lo', 'hi', 'level', 'p', 'holm_p'].map((c) => `${p}_${c}`);
-  return {
-    columns: [
-      'checkpoint',
-      'method',
-      'refs',
-      'rewrite',
-      'oracle',
-      ...SUBSETS.flatMap((s) =>
-        [
-          'traces',
-          'within_all',
-          'within_all_lo',
-          'within_all_hi',
-          'within_varies',
-          'within_varies_lo',
-          'within_varies_hi',
-          'varies_traces',
-          'silent',
-          'nan',
-          'pooled',
-          'value',
-        ].map((c) => `${s}_${c}`),
-      ),
-      'top1',
-      'top1_lo',
-      'top1_hi',
-      'top1_traces',
-      'auc',
-      'chance_top1',
-      'tokens_per_trace',
-      'wall_ms_per_trace',
-      ...comparisonColumns('vs_signed_position'),
-      'mc_n_at_cost',
-      'mc_range',
-      ...comparisonColumns('vs_mc_at_cost'),
-    ],
-    rows,
-  };
+  return { columns: METHOD_COLUMNS, rows };
 }
 
 /** One row per exit point k = 0..K of every trace: V_gold, its two halves, the oracle mark, and each method's value (v:) and credit (r:). */
