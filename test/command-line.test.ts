@@ -3,7 +3,7 @@
  * creating a store; `--x=v` is read like `--x v`; an unknown flag is a one-line error listing the
  * valid flags; nothing is written for any of these.
  */
-import { ROOT, runScript } from './fixtures/run-script';
+import { ROOT, runScriptAsync } from './fixtures/run-script';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -95,21 +95,20 @@ describe('every entry point uses the one parser', () => {
   const store = path.join(dir, 'store.sqlite');
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const run = (e: Entry, argv: string[]) => runScript(e.script, [...(e.lead ?? []), ...argv], { env: { RRED_STORE: store } });
+  const run = (e: Entry, argv: string[]) => runScriptAsync(e.script, [...(e.lead ?? []), ...argv], { env: { RRED_STORE: store } });
 
-  it.each(ENTRIES.map((e) => [e.name, e] as const))('%s: --help, --x=v, an unknown flag', (_name, e) => {
-    const help = run(e, ['--help']);
+  it.each(ENTRIES.map((e) => [e.name, e] as const))('%s: --help, --x=v, an unknown flag', async (_name, e) => {
+    // the three processes run at once (each is mostly node + tsx startup)
+    const [help, inline, unknown] = await Promise.all([run(e, ['--help']), run(e, e.inline[0]), run(e, ['--bogus=1'])]);
     expect(help.stderr).toBe('');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: .*\[flags\]\n\n.+\n/);
     expect(help.stdout).toMatch(/--help, -h +print this help and exit/);
 
-    const inline = run(e, e.inline[0]);
     expect(inline.code).toBe(2);
     expect(inline.stderr).toMatch(e.inline[1]);
     expect(inline.stderr.trimEnd().split('\n')).toHaveLength(1);
 
-    const unknown = run(e, ['--bogus=1']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^error: .*unknown flag --bogus \(valid: --.*--help.*\)\n$/);
 
