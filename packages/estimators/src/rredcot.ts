@@ -195,9 +195,9 @@ function finishTrace(plan: ScoringPlan, logprobs: number[][][], cfg: RredcotConf
   const logValue = hasValue
     ? logprobs.map((row, k) => logValueOf(row.slice(nI), plan.valueAt[k], cfg.valueSuffix, cfg.referencePooling, plan.referenceCount))
     : null;
-  // Eq. 2: v̂ = I + V, the exit term plus the continuation term (terms 'immediatePlusValue'); I or V alone otherwise
-  const logValues = ep.exitAt.map((_, k) =>
-    logImmediate && logValue ? logAddExp(logImmediate[k], logValue[k]) : (logImmediate ?? logValue)![k],
+  // terms 'immediatePlusValue': the exit term plus the continuation term; I or V alone otherwise
+  const logValues = ep.exitAt.map(
+    (_, k) => (logImmediate && logValue ? logAddExp(logImmediate[k], logValue[k]) : (logImmediate ?? logValue)![k]), // Eq. 2: v̂ = I + V
   );
   logValues.forEach((lv, k) => {
     if (Number.isNaN(lv) || (cfg.space === 'log' && !Number.isFinite(lv))) {
