@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { parseConfig, readJsonFile, repoRoot } from '@rred/core';
+import { termsLabel } from '@rred/estimators';
 import { finetuneConfigIssues, finetuneConfigSchema, METHODS } from './config';
 import { planChildren } from './plan';
 
@@ -53,5 +54,20 @@ describe('the method comparison config (experiments/configs/finetune/comparison.
     expect(arm('rredcot-both').sigma).toEqual(rredcot.sigma);
     expect(arm('rredcot-l1').sigma).toEqual(arm('rredcot-both-l1').sigma);
     expect(arm('rredcot-l1').sigma).toMatchObject({ signHandling: 'aligned', normalization: 'L1' });
+  });
+});
+
+describe('finetune config written with the old estimator option names', () => {
+  it("reads terms 'both' and combine as the new names, and tables still print them as before", () => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const c = parseConfig(finetuneConfigSchema, { rredcotBoth: { terms: 'both', combine: 'sum' } }, 'old.json');
+      expect(c.rredcotBoth).toMatchObject({ terms: 'immediatePlusValue', referencePooling: 'sum' });
+      // what render.ts prints for the setting: the short label of I + V is the one the committed tables show
+      expect(termsLabel[c.rredcotBoth.terms]).toBe('both');
+      expect(write.mock.calls.filter((call) => String(call[0]).includes('old option names'))).toHaveLength(1);
+    } finally {
+      write.mockRestore();
+    }
   });
 });
