@@ -172,7 +172,7 @@ describe('experiments on a served model', () => {
     [
       'a wrong (out-of-vocabulary) token id',
       { kind: 'rewrite', edit: badToken } as const,
-      /returned token id 9999 for prompt 0, outside the vocabulary/,
+      /\/generate: impossible meta_info\.output_token_logprobs \(token ids\) for sampled prompt 0 at position \d+: token id 9999, outside the vocabulary/,
     ],
   ])('%s mid-experiment: a one-line error, a FAILED run holding only whole bundles', async (_what, fault, message) => {
     const proxy = await startFaultProxy(server.url, (route, n) => (route === 'POST /generate' && n === 3 ? fault : null));
