@@ -3,7 +3,9 @@
  * path below a file, or a place nothing can be written to is a one-line error with a non-zero exit, and
  * no store is created. It used to surface as a stack trace after a FINISHED run, or spin on /proc.
  */
+import { execFileSync } from 'child_process';
 import { ROOT, runScript } from './fixtures/run-script';
+import { mountTinyTmpfs } from './fixtures/tmpfs';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -29,5 +31,25 @@ describe('--out is checked before the compute', () => {
     expect(lines[0]).toMatch(message);
     expect(fs.readdirSync(dir)).toEqual(['not-a-dir.md']);
     expect(fs.readFileSync(file, 'utf8')).toBe('keep me\n');
+  });
+
+  it('mc-variance --out <a full file system>: refused by the precheck, before any compute or store (a real 64 KiB tmpfs)', () => {
+    const mnt = path.join(dir, 'full');
+    if (!mountTinyTmpfs(mnt)) return; // not root: packages/core's output-path tests inject a full statfs instead
+    try {
+      const store = path.join(dir, 'store.sqlite');
+      const r = runScript('experiments/src/mc-variance/main.ts', ['--store', store, '--out', path.join(mnt, 'out')], { timeoutMs: 60000 });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(`^error: --out: only 0\\.\\d MiB free on the file system of ${mnt}; the output needs about 4\\.0 MiB$`),
+        ),
+      ]);
+      expect(fs.readdirSync(mnt)).toEqual([]);
+      expect(fs.readdirSync(dir).sort()).toEqual(['full', 'not-a-dir.md']);
+    } finally {
+      execFileSync('umount', [mnt]);
+      fs.rmdirSync(mnt);
+    }
   });
 });
