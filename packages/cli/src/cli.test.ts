@@ -46,6 +46,13 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string>
   return out;
 }
 
+/** A character device for --out: a private mknod node as root (never the system's /dev/null), else /dev/null. */
+function characterDevice(dir: string): string {
+  if (process.getuid?.() !== 0) return '/dev/null';
+  execFileSync('mknod', ['-m', '666', path.join(dir, 'null'), 'c', '1', '3']);
+  return path.join(dir, 'null');
+}
+
 describe('rred', () => {
   const { file, ids } = makeStore();
   const s = ['--store', file];
@@ -114,15 +121,16 @@ describe('rred', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-cli-out-'));
     const fifo = path.join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
+    const device = characterDevice(dir);
     for (const [target, kind] of [
-      ['/dev/null', 'a character device'],
+      [device, 'a character device'],
       [fifo, 'a FIFO'],
     ]) {
       await expect(cli(['runs', 'export', ids[0], '--format', 'json', '--out', target, ...s])).rejects.toThrow(
         `runs export: --out ${target} is ${kind}; only a regular file (or a new name) is written, choose another file`,
       );
     }
-    expect(fs.statSync('/dev/null').isCharacterDevice()).toBe(true);
+    expect(fs.statSync(device).isCharacterDevice()).toBe(true);
     expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
     await expect(cli(['runs', 'export', ids[0], '--format', 'json', '--out', '/proc/nope/x', ...s])).rejects.toThrow(
       /^runs export: --out \/proc\/nope\/x: its directory \/proc\/nope does not exist$/,

@@ -21,6 +21,16 @@ const full =
   (free: number): StatFs =>
   () => ({ bavail: free / 4096, bsize: 4096 });
 
+/**
+ * A character device to aim --out at: as root (who could replace the system's /dev/null if the check ever
+ * regressed), a private node made with mknod in `dir`; otherwise /dev/null, which a non-root process cannot replace.
+ */
+function characterDevice(dir: string): string {
+  if (process.getuid?.() !== 0) return '/dev/null';
+  execFileSync('mknod', ['-m', '666', path.join(dir, 'null'), 'c', '1', '3']);
+  return path.join(dir, 'null');
+}
+
 describe('checkOutputDir', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-outdir-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -76,9 +86,10 @@ describe('checkOutputFile and writeOutputFile', () => {
     const link = path.join(dir, 'link');
     fs.writeFileSync(path.join(dir, 'real'), 'keep');
     fs.symlinkSync(path.join(dir, 'real'), link);
+    const device = characterDevice(dir);
     for (const [target, kind] of [
       [fifo, 'a FIFO'],
-      ['/dev/null', 'a character device'],
+      [device, 'a character device'],
       [link, 'a symlink'],
     ]) {
       expect(messageOf(() => checkOutputFile(target))).toBe(
@@ -89,10 +100,15 @@ describe('checkOutputFile and writeOutputFile', () => {
       );
     }
     expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
-    expect(fs.statSync('/dev/null').isCharacterDevice()).toBe(true);
+    expect(fs.statSync(device).isCharacterDevice()).toBe(true);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'real'), 'utf8')).toBe('keep');
-    expect(fs.readdirSync(dir).sort()).toEqual(['fifo', 'link', 'real']);
+    expect(
+      fs
+        .readdirSync(dir)
+        .filter((f) => f !== 'null')
+        .sort(),
+    ).toEqual(['fifo', 'link', 'real']);
     for (const f of ['fifo', 'link', 'real']) fs.rmSync(path.join(dir, f));
   });
 
