@@ -156,7 +156,9 @@ describe('render from store', () => {
     const hash = store.getRun(mcRun).configHash.slice(0, 12);
     // the numbers first, then the provenance block: runs grouped by commit and state
     expect(md.indexOf('| samples |')).toBeLessThan(md.indexOf('## Provenance'));
-    expect(md).toMatch(/\n- git \S+ \([^\n]*1 run \(mc-variance FINISHED, checkpoint [0-9a-f]{12}\): run [0-9a-f]{12} \(seed 1, config [0-9a-f]{12}\)\n$/);
+    expect(md).toMatch(
+      /\n- git \S+ \([^\n]*1 run \(mc-variance FINISHED, checkpoint [0-9a-f]{12}\): run [0-9a-f]{12} \(seed 1, config [0-9a-f]{12}\)\n$/,
+    );
     expect(md).toContain(`run ${mcRun} (seed 1, config ${hash})`);
     expect(fs.readFileSync(path.join(dir, 'a', 'correlation', 'table.md'), 'utf8')).toContain(`run ${mcRun}`);
   });

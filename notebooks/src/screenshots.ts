@@ -19,7 +19,13 @@ const SPEC = {
   summary: 'PNG screenshots of the report page (run, sweep, compare, figures) built from the committed runs, in headless Chromium.',
   flags: {
     out: { type: 'string', value: 'DIR', path: true, description: 'where the PNGs go', default: 'notebooks/screenshots' },
-    results: { type: 'string', value: 'DIR', path: true, description: 'the committed results directory (its runs/ and files)', default: 'results' },
+    results: {
+      type: 'string',
+      value: 'DIR',
+      path: true,
+      description: 'the committed results directory (its runs/ and files)',
+      default: 'results',
+    },
   },
 } as const;
 
