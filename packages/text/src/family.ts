@@ -10,13 +10,13 @@ import { boxedContents } from './boxed';
 const modelFamilySchema = z
   .object({
     name: z.string().min(1).describe('Family name (recorded with runs).'),
-    think: z.string().min(1).default('<think>').describe("Text that opens the thinking. Default '<think>'."),
-    endThink: z.string().min(1).default('</think>').describe("Text that closes the thinking and starts the answer. Default '</think>'."),
+    think: z.string().min(1).default('<think>').describe('Text that opens the thinking.'),
+    endThink: z.string().min(1).default('</think>').describe('Text that closes the thinking and starts the answer.'),
     eos: z.string().min(1).describe('Text of the token that ends a completion (e.g. <|im_end|>). Required.'),
     markers: z
       .array(z.string().min(1))
       .default(['Wait', 'But', 'Alternatively', 'Hmm'])
-      .describe('Reflection words that start a segment (keyword / hybrid segmentation). Default Wait, But, Alternatively, Hmm.'),
+      .describe('Reflection words that start a segment (keyword / hybrid segmentation).'),
     answerFormat: z
       .enum(['boxed', 'plain'])
       .default('boxed')
@@ -24,7 +24,7 @@ const modelFamilySchema = z
     instruction: z
       .string()
       .default('')
-      .describe('Appended to the problem in the user message (e.g. the \\boxed{} instruction). Default none.'),
+      .describe('Appended to the problem in the user message (e.g. the \\boxed{} instruction); empty: nothing appended.'),
     chatTemplate: z
       .string()
       .nullable()
