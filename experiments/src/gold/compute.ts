@@ -212,11 +212,11 @@ async function referenceMetrics(items: readonly Item[], config: GoldConfig): Pro
   for (const stem of [...new Set(items.map((it) => it.stem))]) {
     const mine = items.filter((it) => it.stem === stem);
     const share = (xs: readonly Item[], f: (it: Item) => boolean) => (xs.length ? xs.filter(f).length / xs.length : NaN);
+    const { endThink, eos } = specialTokens(mine[0].model.lm.tokenizer);
     for (const w of ['canonical', ...config.stressArm] as const) {
       const perTrace: number[] = [];
       for (const it of mine) {
         const ref = w === 'canonical' ? it.refs[0] : it.rewritten[w]![0];
-        const { endThink, eos } = specialTokens(it.model.lm.tokenizer);
         const suffix = [...ref.solution, endThink, ...ref.answer, eos];
         const { logprobs } = await it.model.lm.scoreAfterPrefixes(it.trace.prompt, [{ exitAt: it.trace.prompt.length, suffix }]);
         perTrace.push(mean(logprobs[0]));

@@ -29,7 +29,7 @@ const inputs = {
 };
 
 describe('gold methods', () => {
-  const all = rredcotVariants(1, ['reorder', 'swap', 'reorderSwap']);
+  const all = rredcotVariants(1, ['reorder', 'swap', 'reorderSwap'], 7);
   const variants = all.filter((v) => v.refs === 'dataset' && v.rewrite === 'canonical');
 
   it('lists 28 distinct variants on the dataset references as written, and 55 on own, both and the rewrites, with valid configs', () => {

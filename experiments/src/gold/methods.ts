@@ -45,7 +45,7 @@ const tail = (refs: ReferenceSource, rewrite: RredcotVariant['rewrite']): string
  *   answers, which no rewrite and no reference source changes; I + V is left out there to keep the run's
  *   cost down (its reference-dependent part is V, scored alone).
  */
-export function rredcotVariants(references: number, rewrites: readonly ReferenceRewrite[], ownLimit = 7): RredcotVariant[] {
+export function rredcotVariants(references: number, rewrites: readonly ReferenceRewrite[], ownLimit: number): RredcotVariant[] {
   const base = { referencePooling: 'sum', normalization: 'L1', maxReferences: references, emptyReferences: 'uniform' } as const;
   const out: RredcotVariant[] = [];
   const add = (name: string, config: RredcotConfigInput, refs: ReferenceSource, rewrite: RredcotVariant['rewrite']) =>

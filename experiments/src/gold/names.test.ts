@@ -51,7 +51,7 @@ describe('parseMethodName', () => {
   });
 
   it("reads back every benchmark variant's reference source and rewrite; the oracles are exactly the task-alignment ones", () => {
-    const variants = rredcotVariants(1, ['reorder', 'swap', 'reorderSwap']);
+    const variants = rredcotVariants(1, ['reorder', 'swap', 'reorderSwap'], 7);
     expect(variants.length).toBeGreaterThan(16);
     for (const v of variants) {
       const p = parseMethodName(v.name);
