@@ -16,3 +16,5 @@ export { grpoConfigFields, parseGrpoConfig, refineGrpoConfig } from './configs/g
 export type { GrpoConfig } from './configs/grpo';
 export { runGrpo } from './grpo-loop';
 export type { MetricSink } from './grpo-loop';
+export { MULTI_ATTEMPT_ARMS, attemptReturns, attemptWeights, baselinePool, successByK } from './multi-attempt/attempt-weights';
+export type { MultiAttemptArm } from './multi-attempt/attempt-weights';
