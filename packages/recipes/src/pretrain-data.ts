@@ -23,6 +23,7 @@ export function pretrainData(config: PretrainConfig, corpusRng: Rng) {
     config.data.corpusRefreshEpochs,
     config.data.mix,
     prose ? config.data.prose : null,
+    config.data.multiAttempt,
   );
   return { tokenizer, splits, corpus };
 }

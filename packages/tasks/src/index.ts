@@ -29,3 +29,7 @@ export { prosePieces } from './prose/render';
 export { FREE_FORM_SPLITS, buildProseDatasets } from './prose/build';
 export { recordAlignment, recordFirstError, recordReachedSubgoals } from './record-oracle';
 export { PHRASING_BARS, phrasingVariety } from './prose/variety';
+export { attemptReward, feedbackPositions, feedbackTokens, layoutAttempts } from './multi-attempt/format';
+export type { AttemptLayout } from './multi-attempt/format';
+export { MultiAttemptMixSchema, multiAttemptSftExamples } from './multi-attempt/sft';
+export type { MultiAttemptMix } from './multi-attempt/sft';

@@ -1,7 +1,7 @@
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { checkModelShape, EMBEDDED_CHECKPOINTS, modelShapeFields } from '@rred/lm';
-import { ProseMixSchema, SftConfigSchema } from '@rred/tasks';
+import { MultiAttemptMixSchema, ProseMixSchema, SftConfigSchema } from '@rred/tasks';
 import { optimizerConfigSchema } from '@rred/training';
 
 /** Where pretrain writes unless a config names its outputs: git-ignored (packages/training/.gitignore). */
@@ -63,9 +63,17 @@ export const pretrainConfigSchema = z
             "composite forms, early exits). {}: the committed embedded checkpoint's mix. The tokenizer alphabet is " +
             "COMPOSITE_TASK_ALPHABET when mix.compositeRate > 0, else TASK_ALPHABET ('notation'); 'prose' needs compositeRate 0.",
         ),
+        multiAttempt: MultiAttemptMixSchema.nullable()
+          .default(null)
+          .describe(
+            'Multi-attempt examples (@rred/tasks MultiAttemptMixSchema: failed attempts, the verifier feedback, a later fix) mixed ' +
+              "into a 'notation' corpus; null: none.",
+          ),
       })
       .strict()
       .superRefine((d, ctx) => {
+        if (d.format === 'prose' && d.multiAttempt !== null)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['multiAttempt'], message: "must be null with format 'prose'" });
         if (d.format === 'prose' && d.mix.compositeRate > 0)
           ctx.addIssue({
             code: z.ZodIssueCode.custom,
