@@ -10,6 +10,7 @@ import { CREDIT_METHODS, type CreditMethod, type Method } from './config';
 import { loadFinetuneRun, type Diagnostics, type FinetuneRunData } from './load';
 import { summarize, type FinetuneSummary } from './summary';
 import { summaryJson } from './summary-json';
+import { curveSpec } from './curve-spec';
 
 const COMMAND = 'npx nx run experiments:tables';
 
@@ -327,75 +328,6 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
   writeText(files[2], csvHeader(store, ids) + toCsv(curvesCsv(summaries)));
   writeText(files[3], `${JSON.stringify(summaryJson(data, summaries), null, 2)}\n`);
   return files;
-}
-
-/** Vega's category10 scheme. */
-const CATEGORY10 = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
-
-/**
- * Validation curves, one panel per test bed (a column facet), one colour per method (the same in every
- * panel): thin lines per seed, thick lines with points for the seed mean.
- */
-function curveSpec(
-  summaries: readonly FinetuneSummary[],
-  x: 'step' | 'trainSeconds',
-  title: string,
-  xTitle: string,
-  kv: number,
-  subtitle: string,
-) {
-  const curves = summaries.flatMap((s) => s.curves.map((m) => ({ ...m, bed: s.testBed })));
-  const values = curves.flatMap((m) => [
-    ...m.seeds.flatMap((sd) =>
-      sd.curve.map((p) => ({
-        kind: 'seed',
-        bed: m.bed,
-        method: m.method,
-        run: `${m.bed} ${m.method} seed ${sd.seed}`,
-        x: p[x],
-        avg: p.avg,
-      })),
-    ),
-    ...m.mean.map((p) => ({ kind: 'mean', bed: m.bed, method: m.method, run: `${m.bed} ${m.method}`, x: p[x], avg: p.avg })),
-  ]);
-  const methods = [...new Set(curves.map((c) => c.method))];
-  // The comparison has 12 methods: category10's colours, then two darker ones (category20 pairs a dark and a
-  // light shade, so grpo and rredcot came out dark and light blue)
-  const color = {
-    field: 'method',
-    type: 'nominal',
-    title: 'method',
-    sort: methods,
-    scale: { range: [...CATEGORY10, '#393b79', '#637939'] },
-    legend: { symbolOpacity: 1, symbolStrokeWidth: 2.5 },
-  };
-  const xEnc = { field: 'x', type: 'quantitative', title: xTitle };
-  return {
-    title: { text: title, subtitle },
-    data: { values },
-    facet: { column: { field: 'bed', type: 'nominal', title: 'test bed', sort: summaries.map((s) => s.testBed) } },
-    spec: {
-      width: 360,
-      height: 260,
-      layer: [
-        {
-          transform: [{ filter: "datum.kind === 'seed'" }],
-          mark: { type: 'line', opacity: 0.25, strokeWidth: 1 },
-          encoding: { x: xEnc, y: { field: 'avg', type: 'quantitative' }, color, detail: { field: 'run', type: 'nominal' } },
-        },
-        {
-          transform: [{ filter: "datum.kind === 'mean'" }],
-          mark: { type: 'line', point: true, strokeWidth: 2.5 },
-          encoding: {
-            x: xEnc,
-            y: { field: 'avg', type: 'quantitative', title: `validation avg@${kv} (thick: mean over seeds; thin: seeds)` },
-            color,
-            detail: { field: 'run', type: 'nominal' },
-          },
-        },
-      ],
-    },
-  };
 }
 
 /** Paired differences against GRPO with their intervals, one row per method, one colour per test bed. */
