@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDb, SqlStatement } from './sql-db';
 import { blobToFloats, decodeFloat, encodeFloat, floatsToBlob } from './floats';
 import type { ContinuationRow, CostRecord, StoredTrace, TraceBundle } from './types';
 
@@ -79,17 +79,17 @@ function validateContinuations(where: string, rows: readonly ContinuationRow[], 
 
 /** Prepared statements for bundle writes, built once per connection. */
 export class BundleWriter {
-  private readonly upsertTrace: Database.Statement;
-  private readonly clearSegments: Database.Statement;
-  private readonly clearEstimates: Database.Statement;
-  private readonly clearCosts: Database.Statement;
-  private readonly clearContinuations: Database.Statement;
-  private readonly insertContinuation: Database.Statement;
-  private readonly insertSegment: Database.Statement;
-  private readonly insertEstimate: Database.Statement;
-  private readonly insertCost: Database.Statement;
+  private readonly upsertTrace: SqlStatement;
+  private readonly clearSegments: SqlStatement;
+  private readonly clearEstimates: SqlStatement;
+  private readonly clearCosts: SqlStatement;
+  private readonly clearContinuations: SqlStatement;
+  private readonly insertContinuation: SqlStatement;
+  private readonly insertSegment: SqlStatement;
+  private readonly insertEstimate: SqlStatement;
+  private readonly insertCost: SqlStatement;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDb) {
     // UPSERT keeps the trace row id stable when a resumed run re-writes the same key.
     this.upsertTrace = db.prepare(`
       INSERT INTO traces (run_id, trace_key, problem_id, prompt_tokens, completion_tokens, think_end, logprobs,
@@ -182,7 +182,7 @@ export interface ReadTracesOptions {
 }
 
 /** Reads a run's traces with their segments, estimates and costs, in write order. */
-export function readTraces(db: Database.Database, runId: string, opts: ReadTracesOptions = {}): StoredTrace[] {
+export function readTraces(db: SqlDb, runId: string, opts: ReadTracesOptions = {}): StoredTrace[] {
   const clauses = ['run_id = ?'];
   const args: unknown[] = [runId];
   if (opts.problemId !== undefined) {
@@ -256,7 +256,7 @@ export interface EstimateRow {
 }
 
 /** All estimates of a run (optionally of one method), ordered by trace write order, method, exit point. */
-export function readEstimateRows(db: Database.Database, runId: string, method?: string): EstimateRow[] {
+export function readEstimateRows(db: SqlDb, runId: string, method?: string): EstimateRow[] {
   const rows = db
     .prepare(
       `SELECT t.trace_key, t.problem_id, t.reward, t.reward_special, e.exit_point, s.start_pos, s.end_pos, e.method,
@@ -282,7 +282,7 @@ export function readEstimateRows(db: Database.Database, runId: string, method?: 
 }
 
 /** Estimator costs of a run with their trace key, for cost tables. */
-export function readCostRows(db: Database.Database, runId: string): (CostRecord & { traceKey: string })[] {
+export function readCostRows(db: SqlDb, runId: string): (CostRecord & { traceKey: string })[] {
   return (
     db
       .prepare(

@@ -1,6 +1,8 @@
-import type Database from 'better-sqlite3';
 import { LATEST_VERSION } from './migrations';
 import { rawReadOnlyConnection, storeFileError } from './open';
+import { PgDatabase } from './pg/pg-database';
+import type { SqlDb } from './sql-db';
+import { isPostgresUrl, redactUrl } from './store-url';
 import { schemaProblem } from './schema-check';
 
 interface StoreFileReport {
@@ -19,13 +21,19 @@ interface StoreFileReport {
 /**
  * Examines a store file read-only, without migrating or reaping anything and creating nothing, so it
  * also works on a file too damaged for `openStore` (that is when you need it) and on one it may not
- * write. A missing file, a directory, or a file that is not SQLite at all is a UserError; damage
+ * write (a `postgresql://` URL: its database, through one connection). A missing file, a directory, or
+ * a file that is not SQLite at all, or a server that cannot be reached, is a UserError; damage
  * inside a SQLite file is reported, not thrown.
  */
-export function inspectStoreFile(file: string): StoreFileReport {
-  let db: Database.Database;
+export function inspectStoreFile(location: string): StoreFileReport {
+  const file = redactUrl(location);
+  let db: SqlDb;
   try {
-    db = rawReadOnlyConnection(file);
+    // A PostgreSQL store is examined through a plain connection, as a file is: nothing migrated or reaped.
+    db = isPostgresUrl(location)
+      ? new PgDatabase(location, { lockTimeoutMs: 10000, connectTimeoutMs: 10000 })
+      : rawReadOnlyConnection(location);
+    if (db instanceof PgDatabase) db.pragma('integrity_check');
   } catch (err) {
     throw storeFileError(file, err);
   }

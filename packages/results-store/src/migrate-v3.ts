@@ -15,7 +15,7 @@
  * that knows the old encoding. Anything it cannot move exactly is a MigrationError: the whole
  * migration rolls back and the file stays at version 2.
  */
-import type Database from 'better-sqlite3';
+import type { SqlDb } from './sql-db';
 import { MigrationError } from './errors';
 import { decodeFloat, encodeFloat } from './floats';
 
@@ -77,7 +77,7 @@ function runLimits(configJson: string, runId: string): McLimits {
   return { horizon: mc.horizon, maxNewTokens: mc.maxNewTokens as number };
 }
 
-export function moveRowsToV3(db: Database.Database): void {
+export function moveRowsToV3(db: SqlDb): void {
   const traces = db
     .prepare('SELECT t.id, t.trace_key, t.run_id, r.config_json FROM traces t JOIN runs r ON r.id = t.run_id ORDER BY t.id')
     .all() as { id: number; trace_key: string; run_id: string; config_json: string }[];

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDb } from './sql-db';
 import { SchemaTooNewError } from './errors';
 import { CONTINUATIONS_V3_SQL, moveRowsToV3 } from './migrate-v3';
 
@@ -22,7 +22,7 @@ interface Migration {
    */
   shape: Record<string, readonly string[]>;
   /** Data step run after `sql`, in the same transaction (moves rows stored the old way). */
-  data?: (db: Database.Database) => void;
+  data?: (db: SqlDb) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -168,7 +168,7 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
-export function schemaVersion(db: Database.Database): number {
+export function schemaVersion(db: SqlDb): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
@@ -176,7 +176,7 @@ export function schemaVersion(db: Database.Database): number {
  * Brings the schema up to `target` (default: latest). Returns the version found before migrating.
  * A file newer than this code (version > latest) is refused rather than guessed at.
  */
-export function migrate(db: Database.Database, file: string, target = LATEST_VERSION): number {
+export function migrate(db: SqlDb, file: string, target = LATEST_VERSION): number {
   let before = 0;
   db.transaction(() => {
     before = schemaVersion(db);

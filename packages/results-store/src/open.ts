@@ -5,6 +5,8 @@ import * as path from 'path';
 import { UserError } from '@rred/core';
 import { MigrationError, SchemaTooNewError } from './errors';
 import { LATEST_VERSION, migrate, schemaVersion } from './migrations';
+import { pgStoreError } from './pg/open-pg';
+import { PgError } from './pg/sync-client';
 import { schemaProblem } from './schema-check';
 import { hasSqliteHeader } from './sqlite-file';
 
@@ -18,6 +20,7 @@ process.env.SQLITE_USE_URI ??= '1';
  */
 export function storeFileError(file: string, err: unknown): unknown {
   if (err instanceof UserError) return err;
+  if (err instanceof PgError) return pgStoreError(file, err);
   if (err instanceof SchemaTooNewError) return new UserError(err.message);
   if (err instanceof MigrationError)
     return new UserError(`results store ${file} cannot be upgraded, so it was left as it was: ${err.message}`);

@@ -8,7 +8,7 @@
  * Rows are columnar (`columns` once, then `rows` of values) in key order, BLOBs as base64, so an export
  * is a deterministic function of the rows.
  */
-import type Database from 'better-sqlite3';
+import type { SqlDb } from './sql-db';
 import { UserError } from '@rred/core';
 
 const RUN_ROWS_FORMAT = 'rred-run-rows';
@@ -42,7 +42,7 @@ interface TableInfo {
   order: string;
 }
 
-function tablesWith(db: Database.Database, column: 'run_id' | 'trace_id'): TableInfo[] {
+function tablesWith(db: SqlDb, column: 'run_id' | 'trace_id'): TableInfo[] {
   const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
   return names.flatMap((name) => {
     const info = db.prepare(`PRAGMA table_info(${name})`).all() as { name: string; type: string; pk: number }[];
@@ -61,7 +61,7 @@ function tablesWith(db: Database.Database, column: 'run_id' | 'trace_id'): Table
 
 const encode = (v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v);
 
-function rowsOf(db: Database.Database, t: TableInfo, where: string, arg: unknown): TableRows {
+function rowsOf(db: SqlDb, t: TableInfo, where: string, arg: unknown): TableRows {
   const rows = db
     .prepare(`SELECT ${t.columns.join(', ')} FROM ${t.name} WHERE ${where} ORDER BY ${t.order}`)
     .raw()
@@ -70,12 +70,7 @@ function rowsOf(db: Database.Database, t: TableInfo, where: string, arg: unknown
 }
 
 /** The rows of `ids` (full ids); `withTraces`: the runs whose traces, segments, estimates, costs and continuations go too. */
-export function exportRunRows(
-  db: Database.Database,
-  ids: readonly string[],
-  withTraces: ReadonlySet<string>,
-  schemaVersion: number,
-): RunRowsExport {
+export function exportRunRows(db: SqlDb, ids: readonly string[], withTraces: ReadonlySet<string>, schemaVersion: number): RunRowsExport {
   const byRun = tablesWith(db, 'run_id');
   const byTrace = tablesWith(db, 'trace_id');
   const runs = ids.map((id): ExportedRun => {
@@ -110,7 +105,7 @@ export function checkRunRows(data: unknown, source: string): RunRowsExport {
  * random, so the same id is the same run). Trace ids are renumbered. Returns the ids added and skipped.
  */
 export function importRunRows(
-  db: Database.Database,
+  db: SqlDb,
   data: RunRowsExport,
   schemaVersion: number,
   source: string,

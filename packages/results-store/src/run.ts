@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import type Database from 'better-sqlite3';
+import type { SqlStatement } from './sql-db';
 import { validateBundle, type BundleWriter } from './bundles';
 import { sha256 } from './context';
 import { encodeFloat } from './floats';
@@ -14,7 +14,7 @@ export interface RunHost {
   readonly heartbeatMs: number;
   bundleWriter(): BundleWriter;
   /** A prepared statement, cached per connection (hot paths: metrics, heartbeats). */
-  stmt(sql: string): Database.Statement;
+  stmt(sql: string): SqlStatement;
   /** Runs `fn` in one IMMEDIATE transaction (concurrent writers queue on the busy timeout). */
   write<T>(fn: () => T): T;
   forget(run: Run): void;

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDb } from './sql-db';
 import { LATEST_VERSION, MIGRATIONS } from './migrations';
 
 /** Tables and identifying columns a store at `version` has: the shapes of migrations 1..version, later ones winning. */
@@ -8,7 +8,7 @@ export function expectedShape(version: number): Map<string, readonly string[]> {
   return shape;
 }
 
-function tablesOf(db: Database.Database): string[] {
+function tablesOf(db: SqlDb): string[] {
   return db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()
@@ -26,7 +26,7 @@ function list(names: string[]): string {
  * missing or already of a later version is a file that was edited by hand or half restored. Newer
  * versions than this code are left to `migrate` (which refuses them).
  */
-export function schemaProblem(db: Database.Database, version: number): string | null {
+export function schemaProblem(db: SqlDb, version: number): string | null {
   const tables = tablesOf(db);
   if (version === 0) {
     return tables.length === 0

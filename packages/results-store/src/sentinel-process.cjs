@@ -13,24 +13,61 @@
  *
  * It prints `ready` once its handlers are in place (the store waits for that before a run starts).
  *
- * argv: <better-sqlite3 module path> <store file> <watched pid> <hostname>
+ * argv: <better-sqlite3 module path> <store file> <watched pid> <hostname>, or for a PostgreSQL store
+ * <pg module path> - <watched pid> <hostname> with the URL in RRED_SENTINEL_STORE (argv is public).
  */
-const [, , sqlitePath, file, pidText, host] = process.argv;
+const [, , driverPath, fileArg, pidText, host] = process.argv;
 const pid = Number(pidText);
-const Database = require(sqlitePath); // loaded now, so that ending the runs takes milliseconds
+const driver = require(driverPath); // loaded now, so that ending the runs takes milliseconds
+const pgUrl = fileArg === '-' ? process.env.RRED_SENTINEL_STORE : null;
+const file = pgUrl ?? fileArg;
 let ended = false;
+const END_SQL =
+  "UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE pid = ? AND hostname = ? AND status = 'RUNNING'";
+
+/** The same update on a PostgreSQL store (one statement: its own transaction), then `then`. */
+function endRunsPg(status, failure, then) {
+  const client = new driver.Client({ connectionString: pgUrl, connectionTimeoutMillis: 10000 });
+  const now = Date.now();
+  let n = 0;
+  client
+    .connect()
+    .then(() =>
+      client.query(
+        END_SQL.replace(/\?/g, () => `$${++n}`),
+        [status, now, now, failure, pid, host],
+      ),
+    )
+    .catch((err) => process.stderr.write(`results-store sentinel (pid ${pid}): could not end its runs: ${err.message}\n`))
+    .finally(() =>
+      client
+        .end()
+        .catch(() => {})
+        .finally(then),
+    );
+}
+
+/** Ends the runs, then calls `then` (at once for a file, when the server answered for PostgreSQL). */
+function endRunsThen(status, failure, then) {
+  if (ended) return then();
+  if (!pgUrl) {
+    endRuns(status, failure);
+    return then();
+  }
+  ended = true;
+  endRunsPg(status, failure, then);
+}
 
 function endRuns(status, failure) {
   if (ended) return;
   ended = true;
+  const Database = driver;
   if (!require('fs').existsSync(file)) return; // a temporary store already removed: nothing to end
   try {
     const db = new Database(file, { fileMustExist: true, timeout: 10000 });
     try {
       const now = Date.now();
-      db.prepare(
-        "UPDATE runs SET status = ?, end_time = ?, heartbeat_time = ?, failure = ? WHERE pid = ? AND hostname = ? AND status = 'RUNNING'",
-      ).run(status, now, now, failure, pid, host);
+      db.prepare(END_SQL).run(status, now, now, failure, pid, host);
     } finally {
       db.close();
     }
@@ -57,8 +94,7 @@ function gone(p) {
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
-    endRuns('KILLED', `received ${signal}`);
-    process.exit(0);
+    endRunsThen('KILLED', `received ${signal}`, () => process.exit(0));
   });
 }
 
@@ -69,8 +105,8 @@ process.stdin.on('close', () => {
   let looks = 0;
   const look = () => {
     if (gone(pid)) {
-      endRuns('FAILED', `process ${pid} died without ending the run (seen at once by its sentinel)`);
-      process.exit(0);
+      endRunsThen('FAILED', `process ${pid} died without ending the run (seen at once by its sentinel)`, () => process.exit(0));
+      return;
     }
     if (++looks >= 40) process.exit(0);
     setTimeout(look, 25);

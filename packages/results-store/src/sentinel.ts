@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
+import { isPostgresUrl } from './store-url';
 
 /**
  * A small plain-Node process that ends this process's RUNNING runs in `file` when this process no
@@ -15,11 +16,15 @@ export interface Sentinel {
 }
 
 export function startSentinel(file: string, host: string): Sentinel | null {
+  const pg = isPostgresUrl(file);
   try {
     const child = spawn(
       process.execPath,
-      [path.join(__dirname, 'sentinel-process.cjs'), require.resolve('better-sqlite3'), file, String(process.pid), host],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
+      // A PostgreSQL URL (it may hold a password) goes through the environment, never argv.
+      pg
+        ? [path.join(__dirname, 'sentinel-process.cjs'), require.resolve('pg'), '-', String(process.pid), host]
+        : [path.join(__dirname, 'sentinel-process.cjs'), require.resolve('better-sqlite3'), file, String(process.pid), host],
+      { stdio: ['pipe', 'pipe', 'inherit'], env: pg ? { ...process.env, RRED_SENTINEL_STORE: file } : process.env },
     );
     const ready = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 10000); // ref'd: it keeps this process alive while it waits

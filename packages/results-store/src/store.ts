@@ -1,7 +1,6 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { canonicalJson, findRepoRoot, parseConfig, UserError } from '@rred/core';
 import { BundleWriter, readCostRows, readEstimateRows, readTraces, type EstimateRow, type ReadTracesOptions } from './bundles';
@@ -11,6 +10,9 @@ import { flatten } from './flatten';
 import { hostName, isRunProcessAlive } from './liveness';
 import { schemaVersion } from './migrations';
 import { openConnection, storeFileError } from './open';
+import { openPgConnection } from './pg/open-pg';
+import type { SqlDb, SqlStatement } from './sql-db';
+import { isPostgresUrl, redactUrl } from './store-url';
 import { resolveStorePath } from './paths';
 import { Run, type RunHost } from './run';
 import { startSentinel, stopSentinel, type Sentinel } from './sentinel';
@@ -115,7 +117,7 @@ export class Store {
   /** Ids of runs this open marked FAILED because their process had died. */
   readonly reaped: string[];
   private writer: BundleWriter | null = null;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqlStatement>();
   private readonly openRuns = new Set<Run>();
   private readonly sentinel: Sentinel | null;
   /** What the runs opened here may use: the connection itself never leaves the package. */
@@ -123,9 +125,11 @@ export class Store {
 
   /** Use `openStore`: it opens, checks and migrates the file first. */
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlDb,
     readonly file: string,
     private readonly opts: Required<Omit<OpenStoreOptions, 'targetVersion'>>,
+    /** Where the sentinel connects: the file, or the PostgreSQL URL with its password (`file` shows it without). */
+    location: string = file,
   ) {
     this.repoRoot = findRepoRoot();
     this.host = {
@@ -138,7 +142,7 @@ export class Store {
       forget: (run) => this.openRuns.delete(run),
     };
     this.reaped = opts.readOnly ? [] : this.reapDeadRuns();
-    this.sentinel = opts.sentinel && !opts.readOnly ? startSentinel(file, hostName()) : null;
+    this.sentinel = opts.sentinel && !opts.readOnly ? startSentinel(location, hostName()) : null;
   }
 
   /**
@@ -150,7 +154,7 @@ export class Store {
     return this.sentinel?.ready ?? Promise.resolve();
   }
 
-  private stmt(sql: string): Database.Statement {
+  private stmt(sql: string): SqlStatement {
     let s = this.statements.get(sql);
     if (!s) {
       s = this.db.prepare(sql);
@@ -575,7 +579,9 @@ export class Store {
 
 /**
  * Opens the results store at `file` (default: `RRED_STORE`, else results/store.sqlite at the repo
- * root), creating and migrating it as needed, and marks FAILED the runs whose process died.
+ * root), creating and migrating it as needed, and marks FAILED the runs whose process died. A
+ * `postgresql://` URL opens the store in that PostgreSQL database instead (pg/open-pg.ts), with the
+ * same schema, statements and guarantees as far as the server gives them (see the README).
  * Unwritable paths and damaged files raise a UserError naming the file; nothing is written then.
  */
 export function openStore(file?: string | null, opts: OpenStoreOptions = {}): Store {
@@ -587,12 +593,15 @@ export function openStore(file?: string | null, opts: OpenStoreOptions = {}): St
     busyTimeoutMs: opts.busyTimeoutMs ?? 10000,
     readOnly: opts.readOnly ?? false,
   };
-  const db = openConnection(resolved, { busyTimeoutMs: full.busyTimeoutMs, targetVersion: opts.targetVersion, readOnly: full.readOnly });
+  const pg = isPostgresUrl(resolved);
+  const shown = redactUrl(resolved);
+  const connect = pg ? openPgConnection : openConnection;
+  const db = connect(resolved, { busyTimeoutMs: full.busyTimeoutMs, targetVersion: opts.targetVersion, readOnly: full.readOnly });
   try {
-    return new Store(db, resolved, full);
+    return new Store(db, shown, full, resolved);
   } catch (err) {
     db.close();
-    throw storeFileError(resolved, err);
+    throw storeFileError(shown, err);
   }
 }
 
@@ -615,6 +624,7 @@ function canWrite(file: string): boolean {
  */
 export function openStoreForReading(file?: string | null, opts: Omit<OpenStoreOptions, 'readOnly' | 'targetVersion'> = {}): Store {
   const resolved = resolveStorePath(file);
+  if (isPostgresUrl(resolved)) return openStore(resolved, opts);
   if (!fs.existsSync(resolved))
     throw new UserError(
       `no results store at ${resolved} (pass --store PATH or set RRED_STORE, or run an experiment first, e.g. npx nx run experiments:mc-variance)`,
