@@ -14,6 +14,7 @@ import {
   type MethodMetrics,
   type Reliability,
 } from './analysis';
+import { traceExamples } from './examples';
 import { loadGold, type GoldData } from './load';
 import { needsOf, parseMethodName } from './names';
 import type { Comparison, StressRow } from './verdict';
@@ -303,11 +304,20 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
       : []),
     ...data.checkpoints.flatMap((name) => checkpointSection(name, a.checkpoints[name], data, tags[`checkpointHash.${name}`], runMetrics)),
   ].join('\n');
-  const files = ['table.md', 'metrics.json', 'methods.csv', 'segments.csv'].map((f) => path.join(outDir, f));
+  const files = ['table.md', 'metrics.json', 'methods.csv', 'segments.csv', 'traces.md'].map((f) => path.join(outDir, f));
   writeText(files[0], withProvenance(md, store, [runId], 'npx nx run experiments:tables'));
   writeText(files[1], `${JSON.stringify(a, null, 2)}\n`);
   writeText(files[2], csvHeader(store, [runId]) + toCsv(methodsCsv(a)));
   writeText(files[3], csvHeader(store, [runId]) + toCsv(segmentsCsv(data)));
+  writeText(
+    files[4],
+    withProvenance(
+      `${markdownTitle('Gold benchmark: traces beside their reference')}\n${traceExamples(store, runId, data, a)}`,
+      store,
+      [runId],
+      'npx nx run experiments:tables',
+    ),
+  );
   return files;
 }
 

@@ -1,0 +1,108 @@
+/**
+ * Three traces per bed beside their dataset reference (results/gold/traces.md): the text of every segment,
+ * V_gold(s_k), ΔV_gold, the oracle's first-error mark, and the credit of the bed's best alignment-free
+ * RREDCoT variant, so a reader sees how the model's wording differs from the reference and what the
+ * estimator made of it. Rendered from the store, the committed checkpoints' tokenizers and split files.
+ */
+import * as path from 'path';
+import { fmt, repoRoot, toMarkdown, type Table } from '@rred/core';
+import { Tokenizer, readCheckpointHeader } from '@rred/lm';
+import type { Store, StoredTrace } from '@rred/results-store';
+import { checkpointStem } from '../common/model';
+import { bedSplit, loadSplit } from '../common/rollouts';
+import type { GoldAnalysis } from './analysis';
+import type { GoldData, GoldTrace } from './load';
+import { parseMethodName } from './names';
+import { SIGNED_POSITION } from './verdict';
+
+/** Traces shown per bed: the first correct, the first wrong one with an error in its thinking, the second correct. */
+const SHOWN = 3;
+
+/** The bed's alignment-free RREDCoT variant on canonical dataset references with the highest within-trace ρ over all traces. */
+export function bestAlignmentFree(a: GoldAnalysis, bed: string): string | null {
+  const methods = a.checkpoints[bed]?.methods ?? {};
+  const candidates = Object.keys(methods).filter((m) => {
+    const p = parseMethodName(m);
+    return p.family === 'rredcot' && !p.oracle && p.refs === 'dataset' && p.rewrite === 'canonical';
+  });
+  const rho = (m: string) => {
+    const v = methods[m].subsets.all.within.all.value;
+    return Number.isFinite(v) ? v : -Infinity;
+  };
+  return [...candidates].sort((x, y) => rho(y) - rho(x) || (x < y ? -1 : 1))[0] ?? null;
+}
+
+/** Which traces to show: deterministic in key order. */
+function pick(traces: readonly GoldTrace[]): GoldTrace[] {
+  const correct = traces.filter((t) => t.reward > 0);
+  const wrong = traces.find((t) => t.reward === 0 && t.firstError !== null) ?? traces.find((t) => t.reward === 0);
+  return [correct[0], wrong, correct[1]].filter((t): t is GoldTrace => t !== undefined).slice(0, SHOWN);
+}
+
+/** A segment's text on one table line: newlines shown as ⏎, pipes escaped. */
+const cellText = (s: string) => s.replace(/\n/g, ' ⏎ ').replace(/\|/g, '\\|').trim();
+
+function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, variant: string | null): Table {
+  const completion = stored.trace.completion;
+  const credit = variant ? t.credits[variant] : undefined;
+  return {
+    columns: ['k', 'segment k (the model)', 'V_gold(s_k)', 'ΔV_gold', 'oracle', ...(variant ? ['RREDCoT credit'] : []), 'signed position'],
+    rows: t.gold.map((v, k) => {
+      const seg = k === 0 ? null : stored.segments[k - 1];
+      return [
+        String(k),
+        seg ? cellText(tokenizer.decode(completion.slice(seg.start, seg.end))) : '(prompt)',
+        fmt(v, 3),
+        k === 0 ? '' : fmt(v - t.gold[k - 1], 3),
+        k !== 0 && k === t.firstError ? 'first error' : '',
+        ...(credit ? [k === 0 ? '' : fmt(credit[k - 1], 3)] : []),
+        k === 0 ? '' : fmt(t.credits[SIGNED_POSITION][k - 1], 0),
+      ];
+    }),
+  };
+}
+
+function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnalysis, stored: Map<string, StoredTrace>): string[] {
+  const tokenizer = Tokenizer.fromJSON(readCheckpointHeader(path.resolve(repoRoot(), checkpoint)).tokenizer, checkpoint);
+  const records = new Map(loadSplit(bedSplit(data.config.split, checkpoint), data.config.problems).map((r) => [r.id, r]));
+  const variant = bestAlignmentFree(a, bed);
+  const out = [
+    `## ${bed}`,
+    '',
+    variant
+      ? `RREDCoT credit: \`${variant}\`, the bed's alignment-free variant with the highest ρ (dataset references, canonical).`
+      : 'No alignment-free RREDCoT variant in this run.',
+    '',
+  ];
+  for (const t of pick(data.traces.filter((x) => x.checkpoint === bed))) {
+    const s = stored.get(t.key)!;
+    const record = records.get(s.trace.problemId);
+    out.push(
+      `### ${t.key} (ζ = ${t.reward})`,
+      '',
+      `Problem: ${record?.problem ?? '(not in the split file)'}`,
+      '',
+      'Dataset reference:',
+      '',
+      '```',
+      record?.solution ?? '(not in the split file)',
+      '```',
+      '',
+      toMarkdown(traceTable(t, s, tokenizer, variant)),
+      '',
+    );
+  }
+  return out;
+}
+
+/** The markdown of results/gold/traces.md (without its provenance line). */
+export function traceExamples(store: Store, runId: string, data: GoldData, a: GoldAnalysis): string {
+  const stored = new Map(store.traces(runId).map((s) => [s.key, s]));
+  return [
+    'Each table is one T = 1 trace cut into its segments (the model wrote them); above it the dataset reference the RREDCoT ' +
+      'variants read. V_gold(s_k): mean ζ of the gold continuations from exit point k; ΔV_gold: the gold credit of segment k; ' +
+      'oracle: the segment holding the first uncorrected wrong line (the task knows it; no estimator reads it); signed position = (2ζ − 1)·k.',
+    '',
+    ...data.config.checkpoints.flatMap((c) => bedSection(checkpointStem(c), c, data, a, stored)),
+  ].join('\n');
+}
