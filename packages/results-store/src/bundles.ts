@@ -263,7 +263,7 @@ export function readEstimateRows(db: SqlDb, runId: string, method?: string): Est
         e.value, e.value_special, e.credit, e.credit_special, e.sigma, e.sigma_special
       FROM estimates e JOIN traces t ON t.id = e.trace_id
       LEFT JOIN segments s ON s.trace_id = e.trace_id AND s.idx = e.exit_point - 1
-      WHERE t.run_id = ? AND (? IS NULL OR e.method = ?)
+      WHERE t.run_id = ? AND (CAST(? AS TEXT) IS NULL OR e.method = ?)
       ORDER BY t.id, e.method, e.exit_point`,
     )
     .all(runId, method ?? null, method ?? null) as Record<string, number | string | null>[];

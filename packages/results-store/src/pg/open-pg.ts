@@ -18,10 +18,10 @@ export function pgStoreError(store: string, err: PgError): unknown {
   if (err.code === '28P01' || err.code === '28000')
     return new UserError(`${where}: the server refused the credentials (${why}); check the user and password in the URL`);
   if (err.code === '3D000') return new UserError(`${where}: no such database on the server (${why}); create it first (createdb)`);
-  if (UNREACHABLE.has(err.code) || (/timeout expired|connect/i.test(why) && err.code === ''))
-    return new UserError(`${where}: cannot reach the PostgreSQL server (${why}); is it running and is the URL right?`);
   if (err.code.startsWith('08') || err.code.startsWith('57P') || /terminat|ECONNRESET|EPIPE|closed/i.test(`${err.code} ${why}`))
     return new UserError(`${where}: the connection to the server was lost (${why}); nothing of the interrupted write was kept`);
+  if (UNREACHABLE.has(err.code) || (/timeout expired|connect/i.test(why) && err.code === ''))
+    return new UserError(`${where}: cannot reach the PostgreSQL server (${why}); is it running and is the URL right?`);
   if (err.code === '55P03') return new UserError(`${where}: another writer held the store's write lock past the busy timeout (${why})`);
   if (err.code === '42501')
     return new UserError(`${where}: permission denied (${why}); the user needs CREATE and write rights on the database`);
