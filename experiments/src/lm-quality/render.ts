@@ -190,11 +190,12 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
           `≥ ${QUALITY_BARS.mixedFraction}`,
           check(r.mixedFraction >= QUALITY_BARS.mixedFraction),
         ],
+        // The prose bed varies its wording by design, so its format tokens carry entropy: the bar is the char beds'.
         [
           'mean entropy of result tokens / format tokens (T = 1)',
           fmt(r.entropyRatio, 2),
-          `≥ ${QUALITY_BARS.entropyRatio}`,
-          check(r.entropyRatio >= QUALITY_BARS.entropyRatio),
+          r.phrasing ? '— (wording varies by design)' : `≥ ${QUALITY_BARS.entropyRatio}`,
+          r.phrasing ? '—' : check(r.entropyRatio >= QUALITY_BARS.entropyRatio),
         ],
         ...(r.earlyExitFraction === undefined
           ? []
