@@ -210,7 +210,9 @@ describe('rred', () => {
     for (const c of ['runs list', 'runs show', 'runs compare', 'runs export', 'db check']) expect(help).toContain(c);
     expect(await cli(['runs', 'compare', '--help'])).toMatch(/--all +show identical fields too/);
     expect(await cli(['runs', 'list', '--bogus', '-h'])).toMatch(/^usage: rred runs list \[flags\]/);
-    expect(await cli(['db', 'check', '--help'])).toMatch(/--store FILE +results store file \(default: \$RRED_STORE/);
+    expect(await cli(['db', 'check', '--help'])).toMatch(
+      /--store FILE +results store file \(or a postgresql:\/\/ URL\) \(default: \$RRED_STORE/,
+    );
   });
 
   it('accepts --x=v like --x v', async () => {

@@ -31,7 +31,7 @@ export const STORE_FLAG: FlagSpec = {
   type: 'string',
   value: 'FILE',
   path: true,
-  description: 'results store file',
+  description: 'results store file (or a postgresql:// URL)',
   default: '$RRED_STORE, else results/store.sqlite at the repository root',
 };
 
@@ -168,7 +168,8 @@ export function parseCommandLine<F extends Record<string, FlagSpec>>(argv: reado
           : `a value (${shown} ${flag.value ?? 'VALUE'})`;
         throw new UserError(`${command}: ${shown}: got '${text}', expected ${expected}`);
       }
-      flags[token.name] = flag.path ? resolveUserPath(text) : text;
+      // a URL (the store's postgresql://…) is a location, not a path: kept as written
+      flags[token.name] = flag.path && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? resolveUserPath(text) : text;
     } else {
       out.overrides[key] = parseOverrideValue(text, `${command}: ${shown}`);
       out.written[key] = text;

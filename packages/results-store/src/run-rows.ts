@@ -80,7 +80,8 @@ export function exportRunRows(db: SqlDb, ids: readonly string[], withTraces: Rea
       )
       .get(id) as Record<string, unknown> | undefined;
     if (!row) throw new UserError(`no run with id '${id}' to export`);
-    const { experiment_id: _e, experiment, ...run } = row;
+    // rowid: the insertion order a PostgreSQL store keeps in a column (SQLite's is implicit); it is the store's own
+    const { experiment_id: _e, rowid: _r, experiment, ...run } = row;
     const tables: Record<string, TableRows> = {};
     for (const t of byRun) if (t.name !== 'traces' || withTraces.has(id)) tables[t.name] = rowsOf(db, t, 'run_id = ?', id);
     if (withTraces.has(id)) {

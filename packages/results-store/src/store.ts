@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { z } from 'zod';
 import { canonicalJson, findRepoRoot, parseConfig, UserError } from '@rred/core';
+import { checkCopy } from './copy-store';
 import { BundleWriter, readCostRows, readEstimateRows, readTraces, type EstimateRow, type ReadTracesOptions } from './bundles';
 import { captureRunContext, sha256, type BackendInfo, type RunContext } from './context';
 import { decodeFloat } from './floats';
@@ -376,6 +377,23 @@ export class Store {
         }
       }
       return done;
+    });
+  }
+
+  /**
+   * Copies every run of `source` (with its traces, segments, estimates, costs and continuations) that this
+   * store does not hold yet, then reads all of `source`'s runs back from this store and compares them row for
+   * row (trace ids aside: they are renumbered); all in one transaction, so a copy that does not match, or
+   * fails half-way, leaves this store as it was. The two stores may be of either back end.
+   */
+  copyRunsFrom(source: Store): { added: string[]; present: string[]; verified: number } {
+    if (this.opts.readOnly) throw new UserError(`${this.file}: opened read-only; cannot copy runs into it`);
+    const ids = source.listRuns().map((r) => r.id);
+    const data = source.exportRuns(ids, ids);
+    return this.write(() => {
+      const r = this.importRuns([{ data, source: source.file }]);
+      checkCopy(data, exportRunRows(this.db, ids, new Set(ids), schemaVersion(this.db)), this.file);
+      return { ...r, verified: ids.length };
     });
   }
 

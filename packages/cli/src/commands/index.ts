@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { dbCheck } from './db-check';
+import { dbCopy } from './db-copy';
 import { exportGgufCommand } from './export-gguf';
 import { exportWeights } from './export-weights';
 import { runsCompare } from './runs-compare';
@@ -17,6 +18,7 @@ export const COMMANDS: Command[] = [
   runsExport,
   runsImport,
   dbCheck,
+  dbCopy,
   serve,
   exportWeights,
   exportGgufCommand,

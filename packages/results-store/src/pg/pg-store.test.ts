@@ -101,6 +101,30 @@ describePg('results store on PostgreSQL', () => {
     }
   });
 
+  it('copies a store to PostgreSQL and back, row for row; a copy that does not match keeps nothing', () => {
+    const dir = tempDir('pg-copy');
+    const first = openStore(path.join(dir, 'a.sqlite'));
+    const ids = writeSample(first);
+    const url = pg.createDatabase('copy_target');
+    const server = openStore(url);
+    expect(server.copyRunsFrom(first)).toEqual({ added: ids, present: [], verified: 2 });
+    expect(server.copyRunsFrom(first)).toEqual({ added: [], present: ids, verified: 2 });
+    const back = openStore(path.join(dir, 'b.sqlite'));
+    expect(back.copyRunsFrom(server).added).toEqual(ids);
+    expect(back.exportRuns(ids, ids)).toEqual(first.exportRuns(ids, ids));
+    expect(view(back, ids)).toEqual(view(first, ids));
+    // a run of the source that the target holds differently (same id, another status) fails the check
+    first.startRun({ experiment: 'late', config: {}, backend, context: FIXED_CONTEXT }).finish();
+    pgSql(url, `UPDATE runs SET status = 'KILLED' WHERE id = '${ids[1]}'`);
+    const before = server.tableCounts();
+    expectUserError(
+      () => server.copyRunsFrom(first),
+      /does not match its source \(run [0-9a-f]+: its runs row differs\); nothing was written/,
+    );
+    expect(server.tableCounts()).toEqual(before);
+    for (const s of [first, server, back]) s.close();
+  });
+
   it('claims a point once: a second claimer sees the live holder, then the FINISHED run', () => {
     const url = pg.createDatabase('claims');
     const one = openStore(url);

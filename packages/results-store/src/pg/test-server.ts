@@ -88,7 +88,11 @@ export function startTestPostgres(): TestPostgres {
     createDatabase(name: string): string {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`test database name '${name}': lower-case letters, digits, _`);
       const psql = serverBin('psql') ?? 'psql';
-      run(psql, ['-X', '-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'rred', '-d', 'postgres', '-c', `CREATE DATABASE "${name}"`], null);
+      run(
+        psql,
+        ['-X', '-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'rred', '-d', 'postgres', '-c', `CREATE DATABASE "${name}"`],
+        null,
+      );
       return url(name);
     },
     stop,
