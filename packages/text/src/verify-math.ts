@@ -1,7 +1,18 @@
-import { all, create, type MathNode } from 'mathjs';
+import type { MathJsInstance, MathNode } from 'mathjs';
 import { boxedContents } from './boxed';
 
-const math = create(all, { number: 'number' });
+let instance: MathJsInstance | undefined;
+/**
+ * The mathjs instance, made at the first verification: loading mathjs and creating it takes ~0.7 s of CPU,
+ * which every command importing this package (each experiment, also for --help) would pay at startup.
+ */
+function mathjs(): MathJsInstance {
+  if (!instance) {
+    const { all, create } = require('mathjs') as typeof import('mathjs');
+    instance = create(all, { number: 'number' });
+  }
+  return instance;
+}
 
 /** How two answers were found equal (or 'none': they were not). */
 type Match = 'numeric' | 'symbolic' | 'list' | 'text' | 'none';
@@ -107,7 +118,7 @@ function parse(s: string): { node: MathNode; symbols: string[] } | null {
   // a word (2+ letters) that is no function or constant is text, not a product of one-letter variables
   if ((expression.match(/[a-zA-Z]{2,}/g) ?? []).some((w) => !CONSTANTS.has(w))) return null;
   try {
-    const node = math.parse(expression);
+    const node = mathjs().parse(expression);
     const symbols = [
       ...new Set(
         node.filter((n) => (n as { isSymbolNode?: boolean }).isSymbolNode === true).map((n) => (n as unknown as { name: string }).name),
