@@ -72,12 +72,13 @@ describe('which runs render into the committed results/', () => {
     const committed = path.join(ROOT, 'results', 'mc-variance', 'table.md');
     const before = fs.readFileSync(committed);
     const store = path.join(dir, 'store.sqlite');
+    // before the run, which makes it
+    const scratchRoot = path.join(ROOT, 'results', 'scratch');
+    const hadScratch = fs.existsSync(scratchRoot);
     const r = runScript('experiments/src/mc-variance/main.ts', [
       ...['--n', '2', '--samples', '2', '--checkpoint', ckpt, '--rollout.maxNewTokens', '12', '--mc.maxNewTokens', '12'],
       ...['--analysis.bootstrapResamples', '10', '--store', store],
     ]);
-    const scratchRoot = path.join(ROOT, 'results', 'scratch');
-    const hadScratch = fs.existsSync(scratchRoot);
     const scratch = /go to (results\/scratch\/mc-variance-[0-9a-f]{12})\//.exec(r.stderr)?.[1];
     try {
       expect(r.code).toBe(0);
