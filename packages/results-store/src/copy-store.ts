@@ -29,7 +29,7 @@ function withTraceOrdinals(data: RunRowsExport): RunRowsExport {
  * Where the copy differs from the source, or null: runs in order, each table's rows compared by their
  * canonical JSON (floats as stored, NaN/±Infinity/-0 in their `_special` columns, blobs as base64).
  */
-export function firstDifference(source: RunRowsExport, copy: RunRowsExport): string | null {
+function firstDifference(source: RunRowsExport, copy: RunRowsExport): string | null {
   const [a, b] = [withTraceOrdinals(source), withTraceOrdinals(copy)];
   if (a.runs.length !== b.runs.length) return `${a.runs.length} runs in the source, ${b.runs.length} in the copy`;
   for (let i = 0; i < a.runs.length; i++) {

@@ -9,6 +9,7 @@ import { runsImport } from './runs-import';
 import { runsList } from './runs-list';
 import { runsShow } from './runs-show';
 import { serve } from './serve';
+import { worker } from './worker';
 
 /** Every `rred` subcommand. Add new commands here (their module exports a `Command`). */
 export const COMMANDS: Command[] = [
@@ -20,6 +21,7 @@ export const COMMANDS: Command[] = [
   dbCheck,
   dbCopy,
   serve,
+  worker,
   exportWeights,
   exportGgufCommand,
 ];

@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import * as path from 'node:path';
 
 /** What one statement returned: column names and rows as arrays (bytea as Buffer). */
-export interface PgResult {
+interface PgResult {
   fields: string[];
   rows: unknown[][];
   rowCount: number;

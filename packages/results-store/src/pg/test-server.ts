@@ -24,7 +24,7 @@ function serverBin(name: string): string | null {
 }
 
 /** Whether this machine has a PostgreSQL server to start (initdb and pg_ctl). */
-export function postgresAvailable(): boolean {
+function postgresAvailable(): boolean {
   return serverBin('initdb') !== null && serverBin('pg_ctl') !== null;
 }
 

@@ -1,0 +1,137 @@
+/**
+ * Sweeps over many processes sharing one PostgreSQL store: a sweep command and two `rred worker`
+ * processes that join it share one grid; one worker is SIGKILLed (its process group, as a scheduler or a
+ * terminal does) while it computes a point; the sweep completes, every point has exactly one FINISHED run,
+ * and the rendered tables are byte-identical to the same sweep run by one process on a SQLite store (run
+ * ids, random by design, replaced by their order of appearance). Runs on a throwaway cluster; skipped and
+ * announced without PostgreSQL, unless RRED_REQUIRE_POSTGRES=1 (.ci/run).
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { openStore, openStoreForReading } from '@rred/results-store';
+import { postgresTestsEnabled, startTestPostgres, type TestPostgres } from '@rred/results-store/testing';
+import { renderSweep } from '../experiments/src/sweep/render';
+import { ROOT } from './fixtures/run-script';
+
+const SWEEP = path.join(ROOT, 'test', 'fixtures', 'shared-sweep.ts');
+const RRED = path.join(ROOT, 'packages', 'cli', 'bin', 'rred.js');
+const POINTS = 6;
+const describePg = postgresTestsEnabled('sweeps shared over a PostgreSQL store') ? describe : describe.skip;
+
+interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  /** Resolves at the first `claimed <a> <run>` line: the run id. */
+  claimed: Promise<string>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** A process in a group of its own (it, its sentinel and, for a worker, the sweep it joined). */
+function start(args: string[]): Proc {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  running.add(child);
+  let out = '';
+  let err = '';
+  let onClaim: (id: string) => void = () => undefined;
+  const claimed = new Promise<string>((resolve) => (onClaim = resolve));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    const m = /^claimed \d+ ([0-9a-f]+)$/m.exec(out);
+    if (m) onClaim(m[1]);
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal, err });
+    }),
+  );
+  return { child, out: () => out, claimed, exit };
+}
+
+const sweep = (store: string, ms: number) =>
+  start(['-r', 'tsx/cjs', SWEEP, '--store', store, '--points', String(POINTS), '--ms', String(ms)]);
+const worker = (store: string) => start([RRED, 'worker', '--store', store]);
+
+/** Run ids (12 hex digits) replaced by their order of first appearance: the one thing two runs of a sweep never share. */
+function withRunOrdinals(text: string): string {
+  const seen = new Map<string, string>();
+  return text.replace(/\b[0-9a-f]{12}\b/g, (id) => {
+    if (!seen.has(id)) seen.set(id, `run#${seen.size + 1}`);
+    return seen.get(id)!;
+  });
+}
+
+async function renderOf(store: string, sweepId: string, outDir: string): Promise<Record<string, string>> {
+  const s = openStoreForReading(store);
+  try {
+    const files = await renderSweep(s, sweepId, ['a', 'draw'], outDir, 'tables');
+    return Object.fromEntries(files.map((f) => [path.basename(f), withRunOrdinals(fs.readFileSync(f, 'utf8'))]));
+  } finally {
+    s.close();
+  }
+}
+
+describePg('a sweep shared by workers over PostgreSQL', () => {
+  let pg: TestPostgres;
+  let dir: string;
+  beforeAll(() => {
+    pg = startTestPostgres();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-workers-'));
+  });
+  afterAll(() => {
+    for (const child of running)
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    pg?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('three processes, one SIGKILLed mid-point: every point runs once to completion; tables as from one process on SQLite', async () => {
+    // the reference: one process, a SQLite store
+    const file = path.join(dir, 'one.sqlite');
+    const one = sweep(file, 20);
+    expect((await one.exit).code).toBe(0);
+    const oneParent = JSON.parse(one.out().trim().split('\n').pop()!).parentId as string;
+    const expected = await renderOf(file, oneParent, path.join(dir, 'one'));
+
+    const url = pg.createDatabase('shared_sweep');
+    const origin = sweep(url, 1500);
+    await origin.claimed; // its sweep run is recorded: the workers find it
+    const workers = [worker(url), worker(url)];
+    const victim = await Promise.race(workers.map((w, i) => w.claimed.then((id) => ({ i, id }))));
+    process.kill(-workers[victim.i].child.pid!, 'SIGKILL'); // mid-point: it computes for 1.5 s
+    const killed = await workers[victim.i].exit;
+    expect(killed.signal).toBe('SIGKILL');
+    const survivor = workers[1 - victim.i];
+    for (const p of [origin, survivor]) {
+      const r = await p.exit;
+      if (r.code !== 0) throw new Error(`exited ${r.code}: ${r.err.slice(-2000)}`);
+    }
+    expect(survivor.out()).toMatch(/^worker: joining run [0-9a-f]{12}: node /m);
+
+    const s = openStore(url);
+    try {
+      const runs = s.listRuns({ experiment: 'fake-shared' });
+      const finished = runs.filter((r) => r.status === 'FINISHED');
+      // every point once to completion, whoever computed it
+      expect(finished.map((r) => r.params.a).sort()).toEqual(Array.from({ length: POINTS }, (_, i) => String(i)));
+      expect(s.getRun(victim.id)).toEqual(expect.objectContaining({ status: 'FAILED', failure: expect.stringMatching(/died/) }));
+      expect(runs.length).toBe(POINTS + 1);
+      // each process accounted for the whole grid in its own sweep run
+      const sweeps = s.listRuns({ experiment: 'sweep' });
+      expect(sweeps.filter((r) => r.status === 'FINISHED')).toHaveLength(2);
+    } finally {
+      s.close();
+    }
+    const originParent = JSON.parse(origin.out().trim().split('\n').pop()!).parentId as string;
+    expect(await renderOf(url, originParent, path.join(dir, 'pg'))).toEqual(expected);
+  }, 180000);
+});
