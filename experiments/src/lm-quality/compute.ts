@@ -1,7 +1,7 @@
 import { mean, ProgressBar, type Rng } from '@rred/core';
 import type { TransformerLM } from '@rred/lm';
 import { EVAL_SPLITS, PHRASING_BARS, THINK_CLOSE, phrasingVariety, promptTokens, verify, type TaskRecord } from '@rred/tasks';
-import { exitPointStudy, isEarlyExit } from './exit-points';
+import { exitPointStudy, isEarlyExit, missesLastSubgoal } from './exit-points';
 import type { ComputeContext } from '../common/experiment';
 import { loadModel } from '../common/model';
 import { bedSplit, loadSplit } from '../common/rollouts';
@@ -85,7 +85,9 @@ export async function computeLmQuality({ run, config, rng }: ComputeContext<LmQu
     't1.entropy.resultTokens': roles.result.count,
     't1.entropy.formatTokens': roles.format.count,
     't1.entropyRatio': roles.result.mean / roles.format.mean,
-    't1.earlyExitFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), s.record)).length / sampled.length,
+    't1.stoppedShortFraction': sampled.filter((s) => isEarlyExit(lm.tokenizer.decode(s.tokens), s.record)).length / sampled.length,
+    't1.missedLastSubgoalFraction':
+      sampled.filter((s) => missesLastSubgoal(lm.tokenizer.decode(s.tokens), s.record)).length / sampled.length,
     ...phrasingMetrics(sampled, lm),
   });
   if (config.compositeSplit) {

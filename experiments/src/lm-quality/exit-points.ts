@@ -2,7 +2,15 @@ import { ProgressBar, type Rng } from '@rred/core';
 import { rredcot, truncatedMc } from '@rred/estimators';
 import type { Trace, TransformerLM } from '@rred/lm';
 import { segment, segmentationConfig } from '@rred/segmentation';
-import { THINK_CLOSE, problemFromRecord, recordAlignment, recordReachedSubgoals, referenceTokens, type TaskRecord } from '@rred/tasks';
+import {
+  THINK_CLOSE,
+  problemFromRecord,
+  recordAlignment,
+  recordReachedSubgoals,
+  recordStepLines,
+  referenceTokens,
+  type TaskRecord,
+} from '@rred/tasks';
 import { continuationReward, generateRollouts, specialTokens } from '../common/rollouts';
 import type { LmQualityConfig } from './config';
 
@@ -86,12 +94,21 @@ export async function exitPointStudy(
 }
 
 /**
- * A T = 1 sample exits early when it closes its thinking before the line of the problem's last step
- * (the variable every other one feeds, so the answer needs it). A sample that skips an intermediate
- * line but computes the last one is a wrong solution, not an early exit. Lines are read in the record's
- * rendering (the task's notation, or the free-form bed's prose).
+ * A T = 1 sample exits early when it closes its thinking before the line of the problem's last step (the
+ * variable every other one feeds, so the answer needs it) AND before it has written a step line for every
+ * step: it stopped short. A sample that skips an intermediate line but computes the last one, or writes a
+ * line for every step but misnames, duplicates or garbles one so that the last variable is never named,
+ * is a wrong solution, not an early exit (`missesLastSubgoal` counts those too). Lines are read in the
+ * record's rendering (the task's notation, or the free-form bed's prose).
  */
 export function isEarlyExit(completionText: string, record: TaskRecord): boolean {
+  const close = completionText.indexOf(THINK_CLOSE);
+  if (!missesLastSubgoal(completionText, record)) return false;
+  return recordStepLines(record, completionText.slice(0, close)) < problemFromRecord(record).steps.length;
+}
+
+/** The sample closes its thinking without a line naming the problem's last variable (early exits and wrong last lines alike). */
+export function missesLastSubgoal(completionText: string, record: TaskRecord): boolean {
   const close = completionText.indexOf(THINK_CLOSE);
   const steps = problemFromRecord(record).steps;
   const last = steps[steps.length - 1]?.name;

@@ -39,8 +39,13 @@ interface LmQualityReport {
   t1Accuracy: number;
   problemsPerSplit: number;
   samplesPerProblem: number;
-  /** Absent on runs that did not measure early exits (their renders omit the line). */
+  /**
+   * Early exits proper (exit-points.ts isEarlyExit): closed before a step line for every step and without the
+   * last variable. Absent on runs before it was measured, which have only `missedLastSubgoalFraction`.
+   */
   earlyExitFraction?: number;
+  /** Closed without a line naming the last variable (early exits and misnamed or garbled last lines); stored as `t1.earlyExitFraction` by older runs. Absent on runs that measured neither. */
+  missedLastSubgoalFraction?: number;
   composite?: { split: string; accuracy: number; partAccuracy: number; problems: number };
   calibration?: { traces: number; points: number; meanAbsGap: number; bins: CalibrationBin[] };
   terms?: { correctTraces: number; valueStep1Mean: number; immediateGainMean: number };
@@ -95,7 +100,15 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
     t1Accuracy: metric(m, 't1.accuracy'),
     problemsPerSplit: c.problemsPerSplit,
     samplesPerProblem: c.samplesPerProblem,
-    ...(has('t1.earlyExitFraction') ? { earlyExitFraction: metric(m, 't1.earlyExitFraction') } : {}),
+    ...(has('t1.stoppedShortFraction') ? { earlyExitFraction: metric(m, 't1.stoppedShortFraction') } : {}),
+    ...(has('t1.missedLastSubgoalFraction') || has('t1.earlyExitFraction')
+      ? {
+          missedLastSubgoalFraction: metric(
+            m,
+            has('t1.missedLastSubgoalFraction') ? 't1.missedLastSubgoalFraction' : 't1.earlyExitFraction',
+          ),
+        }
+      : {}),
     ...(split && has(`composite.${split}.accuracy`)
       ? {
           composite: {
@@ -123,6 +136,44 @@ export function lmQualityReport(store: Store, runId: string): LmQualityReport {
         }
       : {}),
   };
+}
+
+/**
+ * The early-exit bar. Runs that measured early exits proper get the bar on them and the looser count (the last
+ * variable never named) beside it; older runs have only the looser count, under its old label and the bar.
+ */
+function earlyExitRows(r: LmQualityReport): string[][] {
+  const bar = `≤ ${QUALITY_BARS.earlyExitFraction}`;
+  const missed = r.missedLastSubgoalFraction;
+  if (r.earlyExitFraction === undefined) {
+    if (missed === undefined) return [];
+    return [
+      [
+        `T = 1 samples that close their thinking before the last line (${r.defaultSplit})`,
+        fmt(missed, 4),
+        bar,
+        check(missed <= QUALITY_BARS.earlyExitFraction),
+      ],
+    ];
+  }
+  return [
+    [
+      `T = 1 samples that close their thinking early: before a step line for every step, the last variable unnamed (${r.defaultSplit})`,
+      fmt(r.earlyExitFraction, 4),
+      bar,
+      check(r.earlyExitFraction <= QUALITY_BARS.earlyExitFraction),
+    ],
+    ...(missed === undefined
+      ? []
+      : [
+          [
+            `T = 1 samples that close their thinking with the last variable unnamed (early exits, misnamed or garbled last lines)`,
+            fmt(missed, 4),
+            '—',
+            '—',
+          ],
+        ]),
+  ];
 }
 
 /** The phrasing metrics of a free-form run (`phrasing.*`), or nothing. */
@@ -197,16 +248,7 @@ export function renderLmQualityTables(store: Store, runId: string, outDir: strin
           r.phrasing ? '— (wording varies by design)' : `≥ ${QUALITY_BARS.entropyRatio}`,
           r.phrasing ? '—' : check(r.entropyRatio >= QUALITY_BARS.entropyRatio),
         ],
-        ...(r.earlyExitFraction === undefined
-          ? []
-          : [
-              [
-                `T = 1 samples that close their thinking before the last line (${r.defaultSplit})`,
-                fmt(r.earlyExitFraction, 4),
-                `≤ ${QUALITY_BARS.earlyExitFraction}`,
-                check(r.earlyExitFraction <= QUALITY_BARS.earlyExitFraction),
-              ],
-            ]),
+        ...earlyExitRows(r),
         ...phrasingRows(r),
       ],
     }),

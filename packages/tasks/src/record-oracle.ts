@@ -2,6 +2,8 @@ import { reachedSubgoals, remainingAlignment } from './alignment';
 import { problemFromRecord } from './build';
 import type { TaskRecord } from './dataset';
 import { proseFirstUncorrectedError, proseRemainingAlignment, proseSubgoal } from './prose/oracle';
+import { parseProseLine } from './prose/parse';
+import { CORRECTION_MARKER, LINE_SEPARATOR } from './solution';
 import { firstUncorrectedError } from './step-oracle';
 
 /**
@@ -24,4 +26,20 @@ export function recordAlignment(
 /** The subgoals (variables) with a complete line in `thinking`, read in the rendering of `record`. */
 export function recordReachedSubgoals(record: TaskRecord, thinking: string): Set<string> {
   return record.meta.format === 'prose' ? reachedSubgoals(thinking, proseSubgoal) : reachedSubgoals(thinking);
+}
+
+/**
+ * The lines of `thinking` that attempt a step, read in the rendering of `record`: every non-empty line but
+ * corrections (`wait …`, `Wait, …`) and the prose bed's restatements. A line in no template counts (a
+ * garbled or misnamed step is still a step written).
+ */
+export function recordStepLines(record: TaskRecord, thinking: string): number {
+  const prose = record.meta.format === 'prose';
+  return thinking.split(LINE_SEPARATOR).filter((raw) => {
+    const line = raw.trim();
+    if (line === '' || line.toLowerCase().startsWith(CORRECTION_MARKER)) return false;
+    if (!prose) return true;
+    const parsed = parseProseLine(line);
+    return !(parsed?.kind === 'restate' || (parsed?.kind === 'step' && parsed.correction !== null));
+  }).length;
 }
