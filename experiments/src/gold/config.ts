@@ -12,7 +12,11 @@ import {
   splitSchema,
 } from '../common/config-schemas';
 
-const BOTH_CHECKPOINTS = [EMBEDDED_CHECKPOINTS.embedded.checkpoint, EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint];
+const ALL_BEDS = [
+  EMBEDDED_CHECKPOINTS.embedded.checkpoint,
+  EMBEDDED_CHECKPOINTS.assumptionsMet.checkpoint,
+  EMBEDDED_CHECKPOINTS.freeForm.checkpoint,
+];
 
 /**
  * The gold-value credit benchmark: per checkpoint, stratified T = 1 rollouts, gold values
@@ -24,7 +28,7 @@ export const goldConfigSchema = z
     checkpoints: z
       .array(checkpointSchema)
       .min(1)
-      .default(BOTH_CHECKPOINTS)
+      .default(ALL_BEDS)
       .refine((c) => new Set(c).size === c.length, { message: 'expected distinct checkpoints' })
       .describe(
         'Checkpoints to benchmark, relative to the repository root, or beds by name (embedded, assumptionsMet, freeForm: its prose split files); each is one panel and one block of results/gold.',
