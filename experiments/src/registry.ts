@@ -13,6 +13,7 @@ import { finetuneExperiment } from './finetune/definition';
 import { goldExperiment } from './gold/definition';
 import { lmQualityExperiment } from './lm-quality/definition';
 import { mcVarianceExperiment } from './mc-variance/definition';
+import { multiAttemptExperiment } from './multi-attempt/definition';
 
 /** In render order (correlation reads mc-variance's traces; the order only matters for log lines). */
 export const EXPERIMENTS: readonly ExperimentDefinition[] = [
@@ -20,6 +21,7 @@ export const EXPERIMENTS: readonly ExperimentDefinition[] = [
   correlationExperiment as unknown as ExperimentDefinition,
   goldExperiment as unknown as ExperimentDefinition,
   finetuneExperiment as unknown as ExperimentDefinition,
+  multiAttemptExperiment as unknown as ExperimentDefinition,
   lmQualityExperiment as unknown as ExperimentDefinition,
   benchExperiment as unknown as ExperimentDefinition,
 ];

@@ -26,7 +26,7 @@ interface ToyOptions {
   seed: number;
 }
 
-export const DEFAULT_TOY: ToyOptions = { attempts: 2, maxAttemptTokens: 3, seed: 5 };
+const DEFAULT_TOY: ToyOptions = { attempts: 2, maxAttemptTokens: 3, seed: 5 };
 const PROMPT = [0, 1, FEEDBACK];
 /** Correct attempts: content [1] or [0, 1], then the end token. */
 const ACCEPTED = ['1', '0,1'];
@@ -38,7 +38,7 @@ interface Step {
   probs: number[];
 }
 
-export interface ToyRollout {
+interface ToyRollout {
   p: number;
   /** Steps of each attempt k ≤ τ (the feedback tokens are not steps: the policy did not draw them). */
   attempts: Step[][];
@@ -199,7 +199,7 @@ export class AttemptToy {
 }
 
 /** Baselines of an arm in the exact check: its population values, a critic's V_k(h_{k−1}), or none. */
-export type ToyBaseline = 'population' | 'critic' | 'none';
+type ToyBaseline = 'population' | 'critic' | 'none';
 
 /** Adds w · ∇ log π(a_k | h_{k−1}) = w Σ_t (e_{a_t} − π(· | c_t)) into g. */
 function addScore(g: Float64Array, steps: readonly Step[], w: number): void {
@@ -243,7 +243,7 @@ function rolloutEstimate(arm: MultiAttemptArm, r: ToyRollout, baseline: ToyBasel
   return g;
 }
 
-export interface ArmMoments {
+interface ArmMoments {
   /** E[ĝ] over rollouts. */
   mean: Float64Array;
   /** Total variance of one rollout's estimate: E‖ĝ‖² − ‖E ĝ‖². */

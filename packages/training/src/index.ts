@@ -18,3 +18,6 @@ export { runGrpo } from './grpo-loop';
 export type { MetricSink } from './grpo-loop';
 export { MULTI_ATTEMPT_ARMS, attemptReturns, attemptWeights, baselinePool, successByK } from './multi-attempt/attempt-weights';
 export type { MultiAttemptArm } from './multi-attempt/attempt-weights';
+export { multiAttemptConfigSchema, parseMultiAttemptConfig } from './multi-attempt/config';
+export { MultiAttemptTrainer, sampleRollouts } from './multi-attempt/trainer';
+export type { MultiAttemptPrompt, MultiAttemptSetup } from './multi-attempt/trainer';

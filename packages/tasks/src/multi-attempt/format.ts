@@ -17,13 +17,13 @@ export function feedbackTokens(tokenizer: Pick<SequenceTokenizer, 'encode' | 'th
 }
 
 /** Token span [start, end) of a completion. */
-export interface Span {
+interface Span {
   start: number;
   end: number;
 }
 
 /** Where the attempts and the verifier's feedback sit in a multi-attempt completion (everything after the prompt). */
-export interface AttemptLayout {
+interface AttemptLayout {
   attempts: Span[];
   feedback: Span[];
 }

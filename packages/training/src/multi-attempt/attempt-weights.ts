@@ -9,7 +9,7 @@ export const MULTI_ATTEMPT_ARMS = ['grpo', 'naive-attempt', 'cal', 'cal-rredcot'
 export type MultiAttemptArm = (typeof MULTI_ATTEMPT_ARMS)[number];
 
 /** Per-attempt rewards r_1..r_τ of one rollout (each 0 or 1; only the last may be 1). */
-export type AttemptRewards = readonly number[];
+type AttemptRewards = readonly number[];
 
 /** S = 1 − Π_{k ≤ τ}(1 − r_k) (Eq. M1): success by K, the Verification@K reward of one rollout. */
 export function successByK(rewards: AttemptRewards): number {
@@ -41,7 +41,7 @@ export function baselinePool(arm: MultiAttemptArm): 'all' | 'reached' {
  * attempt return over the other rollouts that reached attempt k; when none did, b_{i,k−1}. Length τ_i.
  * Never reads rollout i itself, so Eq. M7 stays unbiased for any group size ≥ 2.
  */
-export function leaveOneOutBaselines(arm: MultiAttemptArm, group: readonly AttemptRewards[], i: number): number[] {
+function leaveOneOutBaselines(arm: MultiAttemptArm, group: readonly AttemptRewards[], i: number): number[] {
   const returns = group.map((r) => attemptReturns(arm, r));
   const out: number[] = [];
   for (let k = 0; k < group[i].length; k++) {

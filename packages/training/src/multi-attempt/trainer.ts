@@ -45,7 +45,7 @@ export interface MultiAttemptSetup {
 }
 
 /** One sampled rollout: its attempts, their rewards, and the layout of the whole completion. */
-export interface MultiAttemptRollout {
+interface MultiAttemptRollout {
   prompt: MultiAttemptPrompt;
   attempts: SampleResult[];
   /** r_1..r_τ. */
@@ -59,7 +59,7 @@ export interface MultiAttemptRollout {
   feedbackPositions: number[];
 }
 
-export interface MultiAttemptStepMetrics {
+interface MultiAttemptStepMetrics {
   step: number;
   /** Mean S over the step's rollouts (Verification@K on the training prompts). */
   verificationAtK: number;

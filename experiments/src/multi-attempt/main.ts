@@ -1,0 +1,4 @@
+import { experimentMain } from '../common/run-command';
+import { multiAttemptExperiment } from './definition';
+
+experimentMain(multiAttemptExperiment);
