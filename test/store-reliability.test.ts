@@ -1,15 +1,17 @@
 /**
  * The results store under process death and concurrency: writers in child processes are SIGKILLed at
  * seeded random moments; the store must stay consistent (every stored trace complete), the run must be
- * marked FAILED by the next opener, and a resume must complete it without duplicate rows.
+ * marked FAILED by the next opener, and a resume must complete it without duplicate rows. Every test runs
+ * on both back ends: a SQLite file, and a database on a throwaway PostgreSQL cluster (skipped and announced
+ * without a PostgreSQL server, unless RRED_REQUIRE_POSTGRES=1).
  */
-import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Rng } from '@rred/core';
 import { openStore, type Store } from '@rred/results-store';
+import { postgresTestsEnabled, queryStore, startTestPostgres, type TestPostgres } from '@rred/results-store/testing';
 import { makeBundle, METHODS, segmentCount } from './fixtures/store-bundles';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -64,19 +66,14 @@ function startWriter(
   return { child, runId, exit };
 }
 
-/** The run's row as another process sees it now (a read-only connection; no reaping). */
+/** The run's row as another process sees it now (a connection of the test's own; no reaping). */
 function readRun(file: string, runId: string): { status: string; failure: string | null; endTime: number | null } {
-  const db = new Database(file, { readonly: true });
-  try {
-    const r = db.prepare('SELECT status, failure, end_time FROM runs WHERE id = ?').get(runId) as {
-      status: string;
-      failure: string | null;
-      end_time: number | null;
-    };
-    return { status: r.status, failure: r.failure, endTime: r.end_time };
-  } finally {
-    db.close();
-  }
+  const [r] = queryStore(file, 'SELECT status, failure, end_time FROM runs WHERE id = ?', runId) as {
+    status: string;
+    failure: string | null;
+    end_time: number | null;
+  }[];
+  return { status: r.status, failure: r.failure, endTime: r.end_time };
 }
 
 function sleep(ms: number): Promise<void> {
@@ -98,21 +95,16 @@ function expectCompleteTraces(store: Store, runId: string): number {
 }
 
 function rowCounts(store: Store, runId: string): { traces: number; segments: number; estimates: number; costs: number; metrics: number } {
-  // raw row counts, through a read-only connection of the test's own (the store keeps its connection private)
-  const db = new Database(store.file, { readonly: true });
-  const one = (sql: string) => db.prepare(sql).pluck().get(runId) as number;
+  // raw row counts, through a connection of the test's own (the store keeps its connection private)
+  const one = (sql: string) => Number(Object.values(queryStore(store.file, sql, runId)[0])[0]);
   const ofRun = 'trace_id IN (SELECT id FROM traces WHERE run_id = ?)';
-  try {
-    return {
-      traces: one('SELECT COUNT(*) FROM traces WHERE run_id = ?'),
-      segments: one(`SELECT COUNT(*) FROM segments WHERE ${ofRun}`),
-      estimates: one(`SELECT COUNT(*) FROM estimates WHERE ${ofRun}`),
-      costs: one(`SELECT COUNT(*) FROM estimator_costs WHERE ${ofRun}`),
-      metrics: one('SELECT COUNT(*) FROM metrics WHERE run_id = ?'),
-    };
-  } finally {
-    db.close();
-  }
+  return {
+    traces: one('SELECT COUNT(*) FROM traces WHERE run_id = ?'),
+    segments: one(`SELECT COUNT(*) FROM segments WHERE ${ofRun}`),
+    estimates: one(`SELECT COUNT(*) FROM estimates WHERE ${ofRun}`),
+    costs: one(`SELECT COUNT(*) FROM estimator_costs WHERE ${ofRun}`),
+    metrics: one('SELECT COUNT(*) FROM metrics WHERE run_id = ?'),
+  };
 }
 
 function expectedCounts(n: number): { traces: number; segments: number; estimates: number; costs: number; metrics: number } {
@@ -121,12 +113,25 @@ function expectedCounts(n: number): { traces: number; segments: number; estimate
   return { traces: n, segments, estimates: METHODS.length * segments, costs: METHODS.length * n, metrics: n };
 }
 
-describe('results store reliability', () => {
+const BACKENDS = ['sqlite', ...(postgresTestsEnabled('results store reliability on PostgreSQL') ? ['postgresql'] : [])];
+
+describe.each(BACKENDS)('results store reliability (%s)', (backend) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rred-store-reliability-'));
+  let pg: TestPostgres | null = null;
+  let databases = 0;
+  beforeAll(() => {
+    if (backend === 'postgresql') pg = startTestPostgres();
+  });
+  afterAll(() => {
+    pg?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   afterEach(killRunning);
+  /** A new store of this back end: a file in the test's directory, or a new database on the test server. */
+  const storeAt = (name: string) => (pg ? pg.createDatabase(`r${++databases}`) : path.join(dir, name));
 
   it('survives SIGKILL at 24 seeded random points: consistent, marked FAILED, resumable without duplicates', async () => {
-    const file = path.join(dir, 'killed.sqlite');
+    const file = storeAt('killed.sqlite');
     const rng = new Rng(20240607);
     // 8 rounds of 3 concurrent writers, each killed at its own random moment: 24 kill points for the
     // price of 8 process start-ups, and the kills land while other processes are mid-write.
@@ -173,11 +178,11 @@ describe('results store reliability', () => {
     // The kill points really were spread out: some early, some after many traces.
     expect(new Set(written).size).toBeGreaterThan(written.length / 2);
     expect(Math.max(...written)).toBeGreaterThan(Math.min(...written));
-  }, 120000);
+  }, 240000);
 
   it('lets two processes write to one store at once; both finish and every row is there', async () => {
-    const file = path.join(dir, 'concurrent.sqlite');
-    const n = 1000; // ~1 s of writing each, so the two writers overlap
+    const file = storeAt('concurrent.sqlite');
+    const n = pg ? 200 : 1000; // ~1 s (SQLite) / ~2 s (PostgreSQL: a round trip per statement) of writing each, so the two writers overlap
     const a = startWriter(file, 'concurrent', n);
     const b = startWriter(file, 'concurrent', n);
     const [idA, idB] = await Promise.all([a.runId, b.runId]);
@@ -196,7 +201,7 @@ describe('results store reliability', () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
     'marks the run KILLED within 1 s of a %s to the process group while the process never yields',
     async (signal) => {
-      const file = path.join(dir, `busy-${signal}.sqlite`);
+      const file = storeAt(`busy-${signal}.sqlite`);
       const writer = startWriter(file, 'busy', 1_000_000, 'busy');
       const runId = await writer.runId;
       await sleep(300);
@@ -221,7 +226,7 @@ describe('results store reliability', () => {
   );
 
   it('marks the run FAILED within 1 s of a SIGKILL of its process, before anyone opens the store', async () => {
-    const file = path.join(dir, 'sigkill-sentinel.sqlite');
+    const file = storeAt('sigkill-sentinel.sqlite');
     const writer = startWriter(file, 'sigkill', 1_000_000);
     const runId = await writer.runId;
     await sleep(200);
@@ -238,7 +243,7 @@ describe('results store reliability', () => {
   }, 30000);
 
   it('marks a run KILLED when its process receives SIGTERM inside withRun', async () => {
-    const file = path.join(dir, 'sigterm.sqlite');
+    const file = storeAt('sigterm.sqlite');
     const writer = startWriter(file, 'sigterm', 1_000_000, 'with-run');
     const runId = await writer.runId;
     await sleep(100);

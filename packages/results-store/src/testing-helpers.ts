@@ -3,6 +3,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { UserError } from '@rred/core';
+import { PgDatabase } from './pg/pg-database';
+import type { SqlDb } from './sql-db';
+import { isPostgresUrl } from './store-url';
 import type { RunContext } from './context';
 import type { TraceBundle } from './types';
 
@@ -16,6 +19,21 @@ export function rawSql(file: string, sql: string, ...args: unknown[]): void {
   const db = new Database(file);
   try {
     db.prepare(sql).run(...args);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * One query on a store, a file (read-only) or a `postgresql://` URL, through a connection of the test's own
+ * (the store keeps its connection private): rows as objects. For tests that look at rows behind the store's back.
+ */
+export function queryStore(location: string, sql: string, ...args: unknown[]): Record<string, unknown>[] {
+  const db: SqlDb = isPostgresUrl(location)
+    ? new PgDatabase(location, { lockTimeoutMs: 10000, connectTimeoutMs: 10000 })
+    : new Database(location, { readonly: true });
+  try {
+    return db.prepare(sql).all(...args) as Record<string, unknown>[];
   } finally {
     db.close();
   }

@@ -102,7 +102,11 @@ export class PgDatabase implements SqlDb {
     }
     const name = source.trim();
     if (name === 'user_version') {
-      const exists = this.conn.query(`SELECT to_regclass('${VERSION_TABLE}') IS NOT NULL`).rows[0][0];
+      // pg_tables, read under this statement's snapshot; to_regclass would answer from a cache that can still
+      // say 'no such table' after another session created it and this one took the write lock
+      const exists = this.conn.query(
+        `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = '${VERSION_TABLE}')`,
+      ).rows[0][0];
       const v = exists ? (this.conn.query(`SELECT version FROM ${VERSION_TABLE}`).rows[0]?.[0] ?? 0) : 0;
       return options.simple ? v : [{ user_version: v }];
     }
