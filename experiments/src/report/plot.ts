@@ -1,9 +1,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import * as vega from 'vega';
-import * as vl from 'vega-lite';
-import { Resvg } from '@resvg/resvg-js';
+import type * as Vega from 'vega';
+import type * as VegaLite from 'vega-lite';
+import type * as ResvgJs from '@resvg/resvg-js';
 import { writeOutputFile } from '@rred/core';
+
+/**
+ * vega, vega-lite and resvg, loaded at the first plot: every experiment imports this module, and loading
+ * them cost each command's start (also --help and every one-line error) ~0.3 s of CPU.
+ */
+function renderers(): { vega: typeof Vega; vl: typeof VegaLite; Resvg: typeof ResvgJs.Resvg } {
+  return { vega: require('vega'), vl: require('vega-lite'), Resvg: require('@resvg/resvg-js').Resvg };
+}
 
 /** A vega-lite spec; typed loosely because specs are data written by each experiment. */
 type VegaLiteSpec = Record<string, unknown>;
@@ -18,7 +26,8 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 export async function writePlot(dir: string, name: string, spec: VegaLiteSpec): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true });
   const full = { $schema: SCHEMA, background: 'white', ...spec };
-  const compiled = vl.compile(full as unknown as vl.TopLevelSpec).spec;
+  const { vega, vl, Resvg } = renderers();
+  const compiled = vl.compile(full as unknown as VegaLite.TopLevelSpec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   const svg = stableIds(await view.toSVG());
   view.finalize();
