@@ -12,7 +12,7 @@ import { KEYS } from '../experiments/src/finetune/keys';
 import type { ChildTrainer } from '../experiments/src/finetune/children';
 import { runExperiment } from '../experiments/src/common/run-command';
 import { finetuneExperimentWith, type FinetuneDeps } from '../experiments/src/finetune/definition';
-import type { ChildConfig } from '../experiments/src/finetune/plan';
+import type { ChildConfig } from '../experiments/src/finetune/child-config';
 import { renderExperiment } from '../experiments/src/render/registry';
 
 /** The finetune command with a fake trainer / backend / checkpoint hash. */

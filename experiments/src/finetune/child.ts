@@ -20,11 +20,12 @@ import {
 } from '@rred/recipes';
 import { returnEquivalent } from '@rred/estimators';
 import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { sigmaShuffleRedistribution, signedPositionRedistribution } from './control-hooks';
 import { continuationReward, specialTokens } from '../common/rollouts';
 import { KEYS } from './keys';
 import { evaluateRecords, evaluateSplits, type EvalSettings, type SplitResults } from './evaluate';
 import { firstErrorToken } from './oracle-errors';
-import { trainerConfig, type ChildConfig } from './plan';
+import { trainerConfig, type ChildConfig } from './child-config';
 
 /** What a child needs besides its config: the model (fresh from the checkpoint) and the problems. */
 export interface ChildData {
@@ -73,8 +74,14 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
   const sigma = config.sigma ?? undefined;
   switch (config.method) {
     case 'grpo':
+    case 'grpo-ref-sft':
       return {};
+    case 'sigma-shuffle':
+      return { redistribute: sigmaShuffleRedistribution({ ...rredcotOptions(), sigma }) };
+    case 'signed-position':
+      return { redistribute: signedPositionRedistribution({ segmentation: config.segmentation, tokenText: common.tokenText, sigma }) };
     case 'rredcot':
+    case 'rredcot-oracle-aligned':
     case 'rredcot-literal':
     case 'rredcot-l1':
     case 'rredcot-both':
@@ -104,6 +111,19 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
   }
 }
 
+/**
+ * grpo-ref-sft's SFT targets: a prompt's first dataset reference as a completion, u* `</think>` y* `<eos>`
+ * (the value term's suffix of Eq. 9 from s_0), or null when the record has none.
+ */
+function referenceCompletions(model: TransformerLM, train: readonly TaskRecord[]): (prompt: { id: string }) => number[] | null {
+  const refs = referencesById(train, model.tokenizer, 1);
+  const { endThink, eos } = specialTokens(model.tokenizer);
+  return (prompt) => {
+    const [first] = refs(prompt.id);
+    return first ? [...first.solution, endThink, ...first.answer, eos] : null;
+  };
+}
+
 export async function trainChild(run: ChildSink, config: ChildConfig, data: ChildData, label: string): Promise<void> {
   if (config.sigma && !returnEquivalent(config.sigma))
     process.stderr.write(
@@ -111,7 +131,11 @@ export async function trainChild(run: ChildSink, config: ChildConfig, data: Chil
     );
   const model = data.loadModel();
   const hooks = methodHooks(config, model, data.train);
-  const setup = { ...taskGrpoSetup({ model, records: data.train, redistribute: hooks.redistribute }), stepScores: hooks.stepScores };
+  const setup = {
+    ...taskGrpoSetup({ model, records: data.train, redistribute: hooks.redistribute }),
+    stepScores: hooks.stepScores,
+    ...(config.referenceSft > 0 ? { referenceCompletion: referenceCompletions(model, data.train) } : {}),
+  };
   const trainer = new GrpoTrainer(setup, trainerConfig(config));
   try {
     // evaluation draws depend on the seed only, not the method: methods are compared on paired samples

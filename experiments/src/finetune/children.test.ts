@@ -7,7 +7,8 @@ import * as path from 'path';
 import { configHash, openStore, type Run, type Store } from '@rred/results-store';
 import { FIXED_CONTEXT, tempDir } from '@rred/results-store/testing';
 import { CHILD_CLAIM_TAG, FINETUNE_EXPERIMENT, runChildren, type ChildTrainer } from './children';
-import type { ChildConfig, ChildPlan } from './plan';
+import type { ChildConfig } from './child-config';
+import type { ChildPlan } from './plan';
 
 const backend = { backend: 'cpu', openblasThreads: null };
 

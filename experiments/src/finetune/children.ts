@@ -12,7 +12,8 @@
  */
 import { formatSeconds, yieldToEventLoop } from '@rred/core';
 import type { BackendInfo, Run, RunContext, Store } from '@rred/results-store';
-import type { ChildConfig, ChildPlan } from './plan';
+import type { ChildConfig } from './child-config';
+import type { ChildPlan } from './plan';
 
 export const FINETUNE_EXPERIMENT = 'finetune';
 

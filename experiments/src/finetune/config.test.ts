@@ -1,8 +1,8 @@
 import * as path from 'path';
 import { parseConfig, readJsonFile, repoRoot } from '@rred/core';
 import { termsLabel } from '@rred/estimators';
-import { finetuneConfigIssues, finetuneConfigSchema, METHODS } from './config';
-import { planChildren } from './plan';
+import { finetuneConfigIssues, finetuneConfigSchema } from './config';
+import { planChildren, planSearch } from './plan';
 
 describe('finetune config', () => {
   it("runs the trainer's GRPO cross-field checks inside its grpo field", () => {
@@ -31,7 +31,7 @@ describe('the method comparison config (experiments/configs/finetune/comparison.
     expect(finetuneConfigIssues(config)).toEqual([]);
     const plans = planChildren(config, 'ckpt', 'code');
     const count = (bed: string, method: string) => plans.filter((p) => p.config.testBed === bed && p.config.method === method).length;
-    for (const m of METHODS)
+    for (const m of config.methods)
       expect(count('assumptionsMet', m)).toBeGreaterThanOrEqual(['grpo', 'rredcot', 'rredcot-literal'].includes(m) ? 5 : 3);
     expect(['grpo', 'rredcot', 'rredcot-literal'].map((m) => count('embedded', m))).toEqual([5, 5, 5]);
     expect(plans).toHaveLength(57);
@@ -69,5 +69,72 @@ describe('finetune config written with the old estimator option names', () => {
     } finally {
       write.mockRestore();
     }
+  });
+});
+
+describe('the credit-controls config (experiments/configs/finetune/credit-controls.json)', () => {
+  const file = path.join(repoRoot(), 'experiments', 'configs', 'finetune', 'credit-controls.json');
+  const config = parseConfig(finetuneConfigSchema, readJsonFile(file, 'config file'), file);
+  it('searches lr ∈ {3e-5, 1e-4, 3e-4} for grpo, rredcot and the oracle-aligned arm on both beds, 3 seeds each, and λ of grpo-ref-sft', () => {
+    expect(finetuneConfigIssues(config)).toEqual([]);
+    const search = planSearch(config, 'ckpt', 'code');
+    const lrs = (bed: string, m: string) => search.filter((c) => c.testBed === bed && c.method === m).map((c) => c.setting.lr);
+    for (const bed of ['assumptionsMet', 'embedded'])
+      for (const m of ['grpo', 'rredcot', 'rredcot-oracle-aligned']) expect(lrs(bed, m)).toEqual([3e-5, 1e-4, 3e-4]);
+    expect(search.every((c) => c.plans.map((p) => p.config.seed).join() === '1,2,3')).toBe(true);
+    // grpo-ref-sft's λ candidates wait for grpo's lr; then they run at it
+    expect(search.some((c) => c.method === 'grpo-ref-sft')).toBe(false);
+    const withGrpo = planSearch(config, 'ckpt', 'code', { embedded: { grpo: { lr: 3e-4, referenceSft: 0 } } });
+    const sft = withGrpo.filter((c) => c.method === 'grpo-ref-sft');
+    expect(sft.map((c) => [c.testBed, c.setting.lr, c.setting.referenceSft])).toEqual([
+      ['embedded', 3e-4, 0.03],
+      ['embedded', 3e-4, 0.1],
+      ['embedded', 3e-4, 0.3],
+    ]);
+    expect(() => planChildren(config, 'ckpt', 'code')).toThrow(/needs a search choice/);
+  });
+  it('then trains 8 seeds of grpo and rredcot and 5 of each control at the chosen settings, reusing the search children', () => {
+    const chosen = {
+      grpo: { lr: 3e-4, referenceSft: 0 },
+      rredcot: { lr: 1e-4, referenceSft: 0 },
+      'rredcot-oracle-aligned': { lr: 3e-5, referenceSft: 0 },
+    };
+    const choices = {
+      assumptionsMet: { ...chosen, 'grpo-ref-sft': { lr: 3e-4, referenceSft: 0.1 } },
+      embedded: { ...chosen, 'grpo-ref-sft': { lr: 3e-4, referenceSft: 0.3 } },
+    };
+    const plans = planChildren(config, 'ckpt', 'code', choices);
+    const arm = (bed: string, m: string) => plans.filter((p) => p.config.testBed === bed && p.config.method === m);
+    for (const bed of ['assumptionsMet', 'embedded']) {
+      expect(arm(bed, 'grpo')).toHaveLength(8);
+      expect(arm(bed, 'rredcot')).toHaveLength(8);
+      for (const m of ['rredcot-oracle-aligned', 'sigma-shuffle', 'signed-position', 'grpo-ref-sft']) expect(arm(bed, m)).toHaveLength(5);
+      // the controls run at the lr of the arm they control
+      expect(arm(bed, 'sigma-shuffle')[0].config.lr).toBe(1e-4);
+      expect(arm(bed, 'signed-position')[0].config.lr).toBe(1e-4);
+      expect(arm(bed, 'grpo-ref-sft')[0].config.lr).toBe(3e-4);
+    }
+    expect(arm('embedded', 'grpo-ref-sft')[0].config.referenceSft).toBe(0.3);
+    const rredcot = arm('embedded', 'rredcot')[0].config;
+    expect(rredcot.estimator).toMatchObject({ terms: 'value', valueSuffix: 'softStart', space: 'prob' });
+    expect(rredcot.estimator?.alignment ?? 'none').toBe('none');
+    expect(arm('embedded', 'sigma-shuffle')[0].config.estimator).toEqual(rredcot.estimator);
+    expect(arm('embedded', 'sigma-shuffle')[0].config.sigma).toEqual(rredcot.sigma);
+    expect(arm('embedded', 'rredcot-oracle-aligned')[0].config.estimator).toMatchObject({ valueSuffix: 'remaining' });
+    expect(arm('embedded', 'signed-position')[0].config.estimator).toBeNull();
+    // the comparison's child at the chosen lr is the search's child of that seed (same config hash)
+    const search = planSearch(config, 'ckpt', 'code', choices).flatMap((c) => c.plans);
+    const byHash = new Set(search.map((p) => p.configHash));
+    expect(
+      arm('embedded', 'grpo')
+        .filter((p) => byHash.has(p.configHash))
+        .map((p) => p.config.seed),
+    ).toEqual([1, 2, 3]);
+    expect(
+      arm('assumptionsMet', 'grpo-ref-sft')
+        .filter((p) => byHash.has(p.configHash))
+        .map((p) => p.config.seed),
+    ).toEqual([1, 2, 3]);
+    expect(arm('embedded', 'sigma-shuffle').filter((p) => byHash.has(p.configHash))).toEqual([]);
   });
 });

@@ -5,17 +5,28 @@ import { grpoConfigFields, optimizerConfigSchema, refineGrpoConfig } from '@rred
 import { seedSchema } from '@rred/core';
 import { z } from 'zod';
 import { EMBEDDED_CHECKPOINT, EMBEDDED_CHECKPOINTS } from '@rred/lm';
+import { checkpointSchema } from '../common/config-schemas';
 
 /**
  * The compared fine-tuning methods (arms): paper Sec. 4 (Tab. 1 and Tab. 2) and neighbouring credit
  * assignment methods (GRAIL, VeriGate, oracle and MC credit). What each one does is in the `methods` description below and in experiments/src/README.md.
  */
-/** The RREDCoT arms: σ from the estimator's segment credits (configs `rredcot`, `rredcotBoth`, `rredcotOwn`). */
-const RREDCOT_ARMS = ['rredcot', 'rredcot-literal', 'rredcot-l1', 'rredcot-both', 'rredcot-both-l1', 'rredcot-own'] as const;
-export const METHODS = ['grpo', ...RREDCOT_ARMS, 'grail', 'verigate', 'verigate-oracle', 'oracle', 'mc'] as const;
+/** The RREDCoT arms: σ from the estimator's segment credits (configs `rredcot`, `rredcotOracle`, `rredcotBoth`, `rredcotOwn`). */
+const RREDCOT_ARMS = [
+  'rredcot',
+  'rredcot-oracle-aligned',
+  'rredcot-literal',
+  'rredcot-l1',
+  'rredcot-both',
+  'rredcot-both-l1',
+  'rredcot-own',
+] as const;
+/** The controls: what of RREDCoT's gain the credit's content, its concentration, and the reference access each carry. */
+const CONTROL_ARMS = ['sigma-shuffle', 'signed-position', 'grpo-ref-sft'] as const;
+export const METHODS = ['grpo', ...RREDCOT_ARMS, ...CONTROL_ARMS, 'grail', 'verigate', 'verigate-oracle', 'oracle', 'mc'] as const;
 export type Method = (typeof METHODS)[number];
 /** Methods whose σ comes from segment credits through a `sigma` config (`segmentSigma`, estimators/src/sigma.ts). */
-export const CREDIT_METHODS = [...RREDCOT_ARMS, 'oracle', 'mc'] as const;
+export const CREDIT_METHODS = [...RREDCOT_ARMS, 'sigma-shuffle', 'signed-position', 'oracle', 'mc'] as const;
 export type CreditMethod = (typeof CREDIT_METHODS)[number];
 
 const lr = (dflt: number, what: string) =>
@@ -35,7 +46,9 @@ const sigmaOf = (what: string, signHandling: 'aligned' | 'literal', normalizatio
 /** Further starting checkpoints, each with the methods that run on it. */
 const testBedSchema = z
   .object({
-    checkpoint: z.string().min(1).describe('Starting checkpoint, relative to the repository root.'),
+    checkpoint: checkpointSchema.describe(
+      'Starting checkpoint, relative to the repository root, or a bed by name (embedded, assumptionsMet, freeForm).',
+    ),
     methods: z.array(z.enum(METHODS)).min(1).describe('Methods trained from it (a subset of the arms; same seeds and settings).'),
   })
   .strict();
@@ -49,24 +62,88 @@ export function checkpointName(checkpoint: string): string {
   return known ? known[0] : (checkpoint.split('/').pop() ?? checkpoint).replace(/\.ckpt$/, '');
 }
 
+/** Methods whose lr the search tunes by default, and the methods that take another's chosen lr. */
+const SEARCHED: Method[] = ['grpo', 'rredcot', 'rredcot-oracle-aligned'];
+const FOLLOWERS: Partial<Record<Method, Method>> = {
+  'sigma-shuffle': 'rredcot',
+  'signed-position': 'rredcot',
+  'grpo-ref-sft': 'grpo',
+  verigate: 'grpo',
+  'verigate-oracle': 'grpo',
+};
+
+/**
+ * The learning-rate search (and grpo-ref-sft's λ), per test bed: every candidate × the first `seeds` seeds,
+ * chosen by validation avg@k; the comparison then trains every method at its chosen value (children at
+ * the chosen value are the search's own, reused).
+ */
+const searchSchema = z
+  .object({
+    methods: z
+      .array(z.enum(METHODS))
+      .default([])
+      .describe(
+        'Methods whose lr is tuned over `learningRates` on every test bed that runs them (empty: no search; every lr from `learningRates`).',
+      ),
+    learningRates: z
+      .array(z.number().positive().max(1))
+      .min(1)
+      .default([3e-5, 1e-4, 3e-4])
+      .describe('Candidate peak learning rates. Range (0, 1].'),
+    follow: z
+      .record(z.enum(METHODS), z.enum(METHODS))
+      .default(FOLLOWERS)
+      .describe(
+        "Methods that take another method's chosen lr on the same bed (a control runs at the lr of the arm it controls), when that one is searched.",
+      ),
+    referenceSft: z
+      .array(z.number().positive())
+      .default([])
+      .describe("Candidate λ of 'grpo-ref-sft', at its followed (grpo's) chosen lr (empty: λ = `referenceSft`)."),
+    seeds: z.number().int().min(1).default(3).describe('Seeds per candidate: the first n of `seeds`.'),
+    lastPoints: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('Score of a candidate: its validation avg@k averaged over the last n validation points of each run, then over seeds.'),
+  })
+  .strict()
+  .default({})
+  .describe(
+    `Learning-rate search (${SEARCHED.join(', ')} in the committed config) and λ search of grpo-ref-sft, both chosen on validation.`,
+  );
+
 /** GRPO hyperparameters shared by every method: the trainer's schema (and its cross-field checks) minus what the experiment sets per child. */
 const sharedGrpoSchema = grpoConfigFields
-  .omit({ seed: true, steps: true, redistribution: true, processAdvantage: true, optimizer: true, checkpointEvery: true })
+  .omit({
+    seed: true,
+    steps: true,
+    redistribution: true,
+    processAdvantage: true,
+    optimizer: true,
+    checkpointEvery: true,
+    referenceSft: true,
+  })
   .superRefine(refineGrpoConfig);
 
 export const finetuneConfigSchema = z
   .object({
-    checkpoint: z
-      .string()
-      .min(1)
+    checkpoint: checkpointSchema
       .default(EMBEDDED_CHECKPOINT)
-      .describe(`Starting checkpoint of every run, relative to the repository root.`),
+      .describe(
+        `Starting checkpoint of every run, relative to the repository root, or a bed by name (embedded, assumptionsMet, freeForm).`,
+      ),
     methods: z
       .array(z.enum(METHODS))
       .min(1)
       .default(['grpo', 'rredcot', 'rredcot-own'])
       .describe(
-        "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, σ by `sigma.rredcot`, aligned); " +
+        "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, alignment-free by default, σ by `sigma.rredcot`, aligned); " +
+          "'rredcot-oracle-aligned' (estimator `rredcotOracle`: the value suffix 'remaining' reads the task's alignment, an upper bound); " +
+          "'sigma-shuffle' (rredcot's σ_k permuted across the thinking segments of each trace by a seeded RNG: the same concentration, no credit content); " +
+          "'signed-position' (σ from the outcome-signed position credit (2ζ − 1)·k through `sigma.signed-position`: no model, no references); " +
+          "'grpo-ref-sft' (GRPO plus λ · NLL of the step's prompts' dataset references, λ `referenceSft` or chosen by `search.referenceSft`: reference access without credit); " +
           "'rredcot-literal' (the same estimator, σ by `sigma.rredcot-literal`: the paper's formula as written); the terms × normalization 2×2 with dataset " +
           "references: 'rredcot' (v̂ = V, softmax), 'rredcot-l1' (v̂ = V, signed L1), 'rredcot-both' (estimator `rredcotBoth`, v̂ = I + V, softmax), " +
           "'rredcot-both-l1' (v̂ = I + V, signed L1), each σ by `sigma.<method>`, aligned; 'rredcot-own' (estimator `rredcotOwn`); " +
@@ -112,9 +189,15 @@ export const finetuneConfigSchema = z
       .strict()
       .default({})
       .describe(
-        'Per-method peak lr; equal for every method (not tuned), so the comparison is lr-matched. The paper (App. 10.3) gives RREDCoT half ' +
-          "GRPO's lr (5e-7 vs 1e-6); the experiments README says why this comparison does not.",
+        'Per-method peak lr of the methods the search neither tunes nor lets follow another (`search`). The paper (App. 10.3) gives RREDCoT half ' +
+          "GRPO's lr (5e-7 vs 1e-6).",
       ),
+    referenceSft: z
+      .number()
+      .min(0)
+      .default(0.1)
+      .describe("λ of 'grpo-ref-sft' (GRPO loss + λ · reference NLL) when `search.referenceSft` is empty. ≥ 0."),
+    search: searchSchema,
     grpo: sharedGrpoSchema
       .default({ promptsPerStep: 8, groupSize: 4, maxNewTokens: 120, importanceSampling: 'sequenceToken' })
       .describe(
@@ -139,11 +222,17 @@ export const finetuneConfigSchema = z
       'Exit points of each rollout for RREDCoT (Sec. 3.1): hybrid keyword-entropy, K ≤ 8 (rollouts have ~5–8 lines).',
     ),
     rredcot: rredcotConfigSchema
+      .default({ ...rredcotPresets.dataset, terms: 'value', exit: 'forced', valueSuffix: 'softStart', space: 'prob', maxReferences: 4 })
+      .describe(
+        "Estimator of methods 'rredcot', 'sigma-shuffle', 'rredcot-literal', 'rredcot-l1' and of VeriGate's step scores: dataset references, v̂ = V (Eq. 9; exit unused), " +
+          "value suffix 'softStart' (no alignment: the gold benchmark's best alignment-free variant, docs/method.md), prob space, at most 4 of the up to 9 listed " +
+          'solution orders (N of Eq. 9). Its `normalization` is not used for training (σ comes from `sigma`).',
+      ),
+    rredcotOracle: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'value', exit: 'forced', valueSuffix: 'remaining', space: 'prob', maxReferences: 4 })
       .describe(
-        "Estimator of methods 'rredcot', 'rredcot-literal' and of VeriGate's step scores: dataset references, v̂ = V (Eq. 9; exit unused), " +
-          "value suffix 'remaining' (reads the task's alignment: an oracle bound, docs/method.md), prob space, at most 4 of the up to 9 listed " +
-          'solution orders (N of Eq. 9); the gold-value benchmark picked it (README). Its `normalization` is not used for training (σ comes from `sigma`).',
+        "Estimator of method 'rredcot-oracle-aligned': `rredcot` with value suffix 'remaining', which reads the task's alignment (an upper " +
+          'bound no real chain of thought allows; the committed comparison f12bee993e08 trained this as `rredcot`).',
       ),
     rredcotBoth: rredcotConfigSchema
       .default({
@@ -168,6 +257,9 @@ export const finetuneConfigSchema = z
     sigma: z
       .object({
         rredcot: sigmaOf('rredcot', 'aligned'),
+        'rredcot-oracle-aligned': sigmaOf('rredcot-oracle-aligned', 'aligned'),
+        'sigma-shuffle': sigmaOf('sigma-shuffle (before the permutation)', 'aligned'),
+        'signed-position': sigmaOf('signed-position', 'aligned'),
         'rredcot-literal': sigmaOf('rredcot-literal', 'literal'),
         'rredcot-l1': sigmaOf('rredcot-l1', 'aligned', 'L1'),
         'rredcot-both': sigmaOf('rredcot-both', 'aligned'),
@@ -231,6 +323,20 @@ export function finetuneConfigIssues(c: FinetuneConfig): string[] {
   c.moreTestBeds.forEach((b, i) => {
     if (new Set(b.methods).size !== b.methods.length) issues.push(`moreTestBeds[${i}].methods: ${JSON.stringify(b.methods)} has repeats`);
   });
+  const run = new Set([...c.methods, ...c.moreTestBeds.flatMap((b) => b.methods)]);
+  const absent = c.search.methods.filter((m) => !run.has(m));
+  if (absent.length) issues.push(`search.methods: ${JSON.stringify(absent)} run on no test bed (methods, moreTestBeds[].methods)`);
+  if (c.search.methods.includes('grpo-ref-sft'))
+    issues.push("search.methods: 'grpo-ref-sft' takes its lr from the method it follows; its λ is searched by search.referenceSft");
+  if (c.search.referenceSft.length > 0 && !run.has('grpo-ref-sft'))
+    issues.push(`search.referenceSft: ${JSON.stringify(c.search.referenceSft)} but no test bed runs 'grpo-ref-sft'`);
+  if ((c.search.methods.length > 0 || c.search.referenceSft.length > 0) && c.search.seeds > c.seeds.length)
+    issues.push(`search.seeds: ${c.search.seeds} is more than the ${c.seeds.length} seeds`);
+  for (const [key, values] of [
+    ['search.learningRates', c.search.learningRates],
+    ['search.referenceSft', c.search.referenceSft],
+  ] as const)
+    if (new Set(values).size !== values.length) issues.push(`${key}: ${JSON.stringify(values)} has repeats`);
   if (new Set(c.evaluation.splits).size !== c.evaluation.splits.length)
     issues.push(`evaluation.splits: ${JSON.stringify(c.evaluation.splits)} has repeats`);
   return issues;

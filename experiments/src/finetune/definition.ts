@@ -9,13 +9,13 @@ import type { BackendInfo } from '@rred/results-store';
 import type { ExperimentDefinition } from '../common/experiment';
 import { datasetInputs } from '../common/identity';
 import { CHECKPOINT_HASH_COVERS, checkpointHashOf, engineBackend } from '../common/model';
-import { loadSplit } from '../common/rollouts';
+import { bedSplit, loadSplit } from '../common/rollouts';
 import type { ChildData } from './child';
 import { FINETUNE_EXPERIMENT, type ChildTrainer } from './children';
 import { computeFinetune } from './compute';
 import { FINETUNE_ALIASES, finetuneConfigIssues, finetuneConfigSchema, METHODS, type FinetuneConfig } from './config';
 import { summaryKey } from './keys';
-import { planChildren, testBeds } from './plan';
+import { childSizes, planChildren, planSearch, testBeds } from './plan';
 import { renderFinetunePlots, renderFinetuneTables } from './render';
 
 /** What tests replace: the trainer or the data (a tiny model), the backend, the checkpoint hash (no file read). */
@@ -30,9 +30,13 @@ export interface FinetuneDeps {
 function precheckFinetune(config: FinetuneConfig, checkpointHash: (checkpoint: string) => string): void {
   const issues = finetuneConfigIssues(config);
   if (issues.length) throw new UserError(`invalid finetune config: ${issues.join('; ')}`);
-  const sizes = planChildren(config, checkpointHash)[0].config;
-  loadSplit('validation', sizes.validation.problems);
-  for (const split of sizes.evaluation.splits) loadSplit(split, sizes.evaluation.problems);
+  const sizes = childSizes(config);
+  for (const bed of testBeds(config)) {
+    loadSplit(bedSplit('validation', bed.checkpoint), sizes.validation.problems);
+    for (const split of sizes.evaluation.splits) loadSplit(bedSplit(split, bed.checkpoint), sizes.evaluation.problems);
+  }
+  planSearch(config, checkpointHash); // every search child's trainer config passes its checks
+  if (config.search.methods.length === 0 && config.search.referenceSft.length === 0) planChildren(config, checkpointHash);
 }
 
 export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefinition<typeof finetuneConfigSchema> {
@@ -56,7 +60,7 @@ export function finetuneExperimentWith(deps: FinetuneDeps = {}): ExperimentDefin
           .filter((b) => !b.primary)
           .map((b) => [`checkpointHash.${b.name}`, hashOf(b.checkpoint)]),
       ),
-      ...datasetInputs(['validation', ...config.evaluation.splits]),
+      ...datasetInputs(testBeds(config).flatMap((b) => ['validation', ...config.evaluation.splits].map((s) => bedSplit(s, b.checkpoint)))),
     }),
     tags: (config) => ({ checkpointHash: hashOf(config.checkpoint), checkpointHashCovers: CHECKPOINT_HASH_COVERS }),
     render: { tables: renderFinetuneTables, plots: renderFinetunePlots },

@@ -6,7 +6,8 @@ import { CHILD_TAG_PREFIX } from './children';
 import { finetuneConfigSchema, type FinetuneConfig } from './config';
 import type { CurvePoint } from './curves';
 import { baseKey, KEYS } from './keys';
-import { childKey, seedsOf, testBeds, type ChildConfig } from './plan';
+import type { ChildConfig } from './child-config';
+import { childKey, seedsOf, testBeds } from './plan';
 
 export interface ChildResult {
   key: string;
@@ -119,7 +120,7 @@ function lastMetric(run: RunDetail, key: string): number {
 }
 
 /** Validation avg@k by step, left-joined with the training seconds logged at that step (NaN where none was). */
-function validationCurve(store: Store, runId: string): CurvePoint[] {
+export function validationCurve(store: Store, runId: string): CurvePoint[] {
   const avg = [...history(store, runId, KEYS.validationAvg)].map(([step, value]) => ({ step, avg: value }));
   const seconds = [...history(store, runId, KEYS.validationSeconds)].map(([step, value]) => ({ step, trainSeconds: value }));
   if (avg.length === 0) return [];

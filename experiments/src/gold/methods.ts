@@ -10,7 +10,7 @@
  * With one reference per problem `referencePooling` does not matter: 'literal' divides V by N = 1 and 'sum'
  * keeps the one suffix, so both give the same V; the variants use 'sum'.
  */
-import type { RredcotConfigInput } from '@rred/estimators';
+import { signedPositionCredits, type RredcotConfigInput } from '@rred/estimators';
 import type { ReferenceRewrite } from '@rred/tasks';
 
 type ReferenceSource = 'dataset' | 'own' | 'both';
@@ -119,7 +119,7 @@ export const BASELINES = {
   length: (lengths: readonly number[]): number[] => lengths.slice(),
   position: (lengths: readonly number[]): number[] => lengths.map((_, i) => i + 1),
   signedLength: (lengths: readonly number[], reward: number): number[] => lengths.map((l) => (2 * reward - 1) * l),
-  signedPosition: (lengths: readonly number[], reward: number): number[] => lengths.map((_, i) => (2 * reward - 1) * (i + 1)),
+  signedPosition: (lengths: readonly number[], reward: number): number[] => signedPositionCredits(lengths.length, reward),
 } as const;
 export type BaselineName = keyof typeof BASELINES;
 

@@ -12,7 +12,16 @@ export { truncatedMc, mcConfigSchema, type McConfig, type McExtra, type Continua
 export { truncationLoss } from './truncation';
 export { leaveOneOut, looConfigSchema } from './loo';
 export { gradientAttribution, gradientConfigSchema } from './gradient';
-export { sigmaConfigSchema, returnEquivalent, tokenWeights, traceSigma, type SigmaConfig, type SigmaConfigInput } from './sigma';
+export {
+  sigmaConfigSchema,
+  returnEquivalent,
+  segmentSigma,
+  tokenWeights,
+  traceSigma,
+  type SigmaConfig,
+  type SigmaConfigInput,
+} from './sigma';
+export { signedPositionCredits } from './position-credit';
 export { buildReferenceSet, ownReferences, referencesFit } from './references';
 export { toStoreRows } from './store-rows';
 export { estimatorEntry, estimatorMethods, getEstimator, type EstimatorMethod } from './registry';

@@ -1,5 +1,5 @@
-export { estimatorRedistribution } from './estimator-hook';
-export type { EstimatorHook } from './estimator-hook';
+export { estimateCredits, estimatorRedistribution, tracesWithSignal } from './estimator-hook';
+export type { EstimatorHook, EstimatorHookOptions, RedistributionCallStats } from './estimator-hook';
 export { taskGrpoSetup } from './task-grpo';
 export { oracleRedistribution } from './oracle-hook';
 export { grailRedistribution } from './grail-hook';

@@ -74,6 +74,59 @@ describe('GrpoTrainer', () => {
     });
   }
 
+  it("referenceSft adds λ · NLL of the step prompts' references: it lowers their NLL when every group is degenerate, and λ = 0 reads nothing", async () => {
+    // reward 0 for everything: every group is degenerate (A = 0), so only the SFT term moves the weights
+    const zero: GrpoSetup['reward'] = () => ({ reward: 0, answer: null });
+    const reference = [6, 7, 4, 5, 2]; // b c </think> a <eos>
+    const nllOf = (policy: BigramPolicy) =>
+      tf.tidy(() => {
+        const rows = prompts.map((p) => [...p.tokens, ...reference]);
+        const inputs = tf.tensor2d(
+          rows.map((r) => r.slice(0, -1)),
+          [rows.length, rows[0].length - 1],
+          'int32',
+        );
+        const targets = tf.tensor2d(
+          rows.map((r) => r.slice(1)),
+          [rows.length, rows[0].length - 1],
+          'int32',
+        );
+        const lp = policy.tokenLogprobs(inputs, targets).arraySync() as number[][];
+        return -mean(lp.flatMap((r) => r.slice(2))); // the completion's targets (after <bos> x <think>)
+      });
+    const policy = new BigramPolicy(V, 4, new Rng(7));
+    const asked: string[] = [];
+    const referenceCompletion = (p: GrpoPrompt) => (asked.push(p.id), reference);
+    const before = nllOf(policy);
+    const trainer = new GrpoTrainer(
+      setup(policy, { reward: zero, referenceCompletion }),
+      config({ referenceSft: 1, optimizer: { lr: 0.05, warmupSteps: 0, weightDecay: 0 } }),
+    );
+    let last = NaN;
+    for (let i = 0; i < 10; i++) {
+      const m = await trainer.trainStep();
+      expect(m.zeroStdGroups).toBe(1);
+      last = m.referenceNll!;
+    }
+    expect(asked).toHaveLength(30); // 3 prompts per step, 10 steps
+    expect(nllOf(policy)).toBeLessThan(before - 0.5);
+    expect(last).toBeLessThan(before);
+    // λ = 0: the hook is never asked and no referenceNll is reported; the weights do not move (A = 0 everywhere)
+    const still = new BigramPolicy(V, 4, new Rng(7));
+    asked.length = 0;
+    const plain = new GrpoTrainer(
+      setup(still, { reward: zero, referenceCompletion }),
+      config({ referenceSft: 0, optimizer: { lr: 0.05, warmupSteps: 0, weightDecay: 0 } }),
+    );
+    const m = await plain.trainStep();
+    expect(asked).toHaveLength(0);
+    expect(m.referenceNll).toBeUndefined();
+    expect(nllOf(still)).toBeCloseTo(before, 6);
+    expect(() => new GrpoTrainer(setup(still, { reward: zero }), config({ referenceSft: 0.1 }))).toThrow(/referenceCompletion/);
+    policy.dispose();
+    still.dispose();
+  });
+
   it('a non-uniform σ changes the gradient', async () => {
     const policy = new BigramPolicy(V, 4, new Rng(5));
     const cfg = config({ promptsPerStep: 2 });
@@ -176,7 +229,7 @@ describe('GrpoTrainer', () => {
       seenRewards.length = 0;
       const trainer = new GrpoTrainer(
         setup(policy, { stepScores }),
-        config({ promptsPerStep: 3, groupSize: 2, processAdvantage: 'verigate', seed }),
+        config({ promptsPerStep: 3, groupSize: 2, processAdvantage: 'verigate', verigateScale: 'none', seed }),
       );
       const b = await trainer.generate();
       if (new Set(degenerateGroups(b).map((x) => x.degenerate)).size === 2) batch = b;
@@ -213,6 +266,7 @@ describe('GrpoTrainer', () => {
     const gatedRows = groups.filter((x) => x.degenerate).flatMap(({ g }) => [batch.coefficients[g], batch.coefficients[g + 1]]);
     expect(gatedRows.flat().some((c) => Math.abs(c) > 0.1)).toBe(true); // the process advantages are not trivially 0
     expect(() => new GrpoTrainer(setup(policy), config({ processAdvantage: 'verigate' }))).toThrow(/step-score hook/);
+    expect(config({ processAdvantage: 'verigate' }).verigateScale).toBe('unit'); // the trainer's default scales gated groups (verigate.test.ts)
     policy.dispose();
   });
 

@@ -5,7 +5,8 @@ import type { TrainablePolicy } from './policy';
 import type { GrpoConfig } from './configs/grpo';
 import { AdamW, clipAndApply } from './optimizer';
 import { learningRateAt } from './schedule';
-import { buildBatch, disposeBatch, type TokenBatch } from './batching';
+import { buildBatch, disposeBatch, type SftExample, type TokenBatch } from './batching';
+import { sftLoss } from './sft';
 import { DataOrder, type DataPosition } from './data-order';
 import { groupAdvantages, sampleStd, zeroStdGroupFraction } from './advantages';
 import { policyLoss, stopGradient } from './grpo-loss';
@@ -81,6 +82,11 @@ export interface GrpoSetup {
   redistribute?: RedistributionHook;
   /** Needed when config.processAdvantage is 'verigate'. */
   stepScores?: StepScoreHook;
+  /**
+   * Needed when config.referenceSft > 0: the dataset reference completion of a prompt (solution `</think>`
+   * answer `<eos>` as token ids), or null when it has none (that prompt then adds no SFT term).
+   */
+  referenceCompletion?: (prompt: GrpoPrompt) => number[] | null;
 }
 
 /** One generated batch: G completions per prompt, rewards, advantages and token coefficients. */
@@ -96,6 +102,8 @@ export interface RolloutBatch {
    */
   coefficients: number[][];
   truncated: boolean[];
+  /** With config.referenceSft > 0: the reference completions of the step's prompts, one per prompt that has one. */
+  references?: SftExample[];
 }
 
 export interface GrpoStepMetrics {
@@ -120,6 +128,8 @@ export interface GrpoStepMetrics {
   loss: number;
   gradNorm: number;
   lr: number;
+  /** With config.referenceSft > 0: mean NLL (nats per token) of the step's reference completions before the last update. */
+  referenceNll?: number;
   stepMs: number;
   sampleMs: number;
   redistributionMs: number;
@@ -148,6 +158,10 @@ export class GrpoTrainer {
       throw new UserError(`GRPO: redistribution '${config.redistribution}' needs a redistribution hook`);
     if (config.processAdvantage === 'verigate' && !setup.stepScores)
       throw new UserError("GRPO: processAdvantage 'verigate' needs a step-score hook (setup.stepScores)");
+    if (config.referenceSft > 0 && !setup.referenceCompletion)
+      throw new UserError(
+        `GRPO: referenceSft = ${config.referenceSft} needs the prompts' reference completions (setup.referenceCompletion)`,
+      );
     const o = config.optimizer;
     this.optimizer = new AdamW({ beta1: o.beta1, beta2: o.beta2, epsilon: o.epsilon, weightDecay: o.weightDecay });
     this.rng = new Rng(config.seed);
@@ -213,7 +227,24 @@ export class GrpoTrainer {
     );
     if (config.processAdvantage === 'verigate') await this.verigate(traces, rewards, coefficients);
     const redistributionMs = Date.now() - t1;
-    return { traces, rewards, advantages, sigma, coefficients, truncated: results.map((r) => r.truncated), sampleMs, redistributionMs };
+    const references =
+      config.referenceSft > 0
+        ? picks.flatMap((p) => {
+            const completion = setup.referenceCompletion!(p);
+            return completion && completion.length > 0 ? [{ prompt: p.tokens, completion }] : [];
+          })
+        : undefined;
+    return {
+      traces,
+      rewards,
+      advantages,
+      sigma,
+      coefficients,
+      truncated: results.map((r) => r.truncated),
+      sampleMs,
+      redistributionMs,
+      ...(references ? { references } : {}),
+    };
   }
 
   /** VeriGate: replaces the coefficients of every degenerate group (all rewards equal) by its process advantages. */
@@ -235,6 +266,7 @@ export class GrpoTrainer {
         idx.map((i) => scores[i]),
         idx.map((i) => traces[i].completion.length),
         this.config.verigateOrder,
+        this.config.verigateScale,
       );
       idx.forEach((i, j) => (coefficients[i] = rows[j]));
     }
@@ -251,6 +283,10 @@ export class GrpoTrainer {
   update(batch: RolloutBatch): Omit<GrpoStepMetrics, 'stepMs' | 'sampleMs' | 'redistributionMs'> {
     const { config } = this;
     const micro = this.microBatches(batch);
+    const sft =
+      batch.references && batch.references.length > 0
+        ? buildBatch(batch.references, this.setup.contextLength, this.setup.tokenizer.pad)
+        : null;
     try {
       // π_old: with μ = 1 the current policy is π_old (stop-gradient inside the loss, no extra
       // forward); with μ > 1 it is frozen now, before the first update.
@@ -262,6 +298,7 @@ export class GrpoTrainer {
       let loss = 0;
       let gradNorm = 0;
       let lr = 0;
+      let referenceNll = NaN;
       for (let iter = 0; iter < config.numIterations; iter++) {
         lr = learningRateAt(this.updates, {
           peak: config.optimizer.lr,
@@ -270,6 +307,10 @@ export class GrpoTrainer {
           minLrRatio: config.optimizer.minLrRatio,
         });
         const result = this.lossAndGradients(micro, old, ref);
+        if (sft) {
+          referenceNll = this.addReferenceSft(result, sft);
+          result.loss += config.referenceSft * referenceNll;
+        }
         const norm = clipAndApply(
           this.optimizer,
           this.setup.policy.variables,
@@ -303,10 +344,38 @@ export class GrpoTrainer {
         loss,
         gradNorm,
         lr,
+        ...(config.referenceSft > 0 ? { referenceNll } : {}),
       };
     } finally {
       micro.forEach((mb) => disposeRolloutTensors(mb));
+      if (sft) disposeBatch(sft);
     }
+  }
+
+  /**
+   * The reference SFT term: adds the gradients of λ · NLL(references) (λ = config.referenceSft; NLL the
+   * masked mean over the reference completion tokens, as SftTrainer's loss) to `result.grads`; returns the NLL.
+   */
+  private addReferenceSft(result: { grads: Record<string, tf.Tensor> }, batch: TokenBatch): number {
+    const lambda = this.config.referenceSft;
+    let nll = NaN;
+    const { value, grads } = tf.variableGrads(() => {
+      const l = sftLoss(this.setup.policy, batch.inputs, batch.targets, batch.mask);
+      nll = l.dataSync()[0];
+      return tf.mul(l, lambda) as tf.Scalar;
+    }, this.setup.policy.variables);
+    value.dispose();
+    for (const [name, g] of Object.entries(grads)) {
+      const prev = result.grads[name];
+      if (!prev) {
+        result.grads[name] = g;
+        continue;
+      }
+      result.grads[name] = tf.add(prev, g);
+      prev.dispose();
+      g.dispose();
+    }
+    return nll;
   }
 
   /**

@@ -132,8 +132,8 @@ export class SftTrainer {
   }
 }
 
-/** Masked mean NLL: −Σ mask·logp / max(1, Σ mask). All [B, T]. */
-function sftLoss(policy: TrainablePolicy, inputs: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D): tf.Scalar {
+/** Masked mean NLL: −Σ mask·logp / max(1, Σ mask). All [B, T]. Also GRPO's reference SFT term (`referenceSft`). */
+export function sftLoss(policy: TrainablePolicy, inputs: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D): tf.Scalar {
   const logprobs = policy.tokenLogprobs(inputs, targets); // [B, T]
   const count = tf.maximum(tf.sum(mask), 1);
   return tf.neg(tf.div(tf.sum(tf.mul(logprobs, mask)), count)) as tf.Scalar;

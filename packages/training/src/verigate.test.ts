@@ -46,6 +46,27 @@ describe('verigateGroupAdvantages', () => {
     expect(literal[0][1]).toBeCloseTo(-0.5 / (Math.sqrt(1 / 3) + 1e-4), 12);
     expect(literal[1][0]).toBeCloseTo(0.5 / (Math.sqrt(1 / 3) + 1e-4), 12);
   });
+  it("under 'unit' scale, divides the group's token advantages by their sample SD over the scored tokens, keeping signs and order", () => {
+    const steps = [{ ends: [1, 3], scores: [0.5, -1] }, { ends: [2], scores: [2] }, null];
+    const raw = verigateGroupAdvantages(steps, [3, 2, 4], 'normalize-then-cumulate', 'none');
+    const unit = verigateGroupAdvantages(steps, [3, 2, 4], 'normalize-then-cumulate', 'unit');
+    const tokens = [...raw[0], ...raw[1]]; // trace 2 is unscored: its zeros are not among the group's tokens
+    const m = tokens.reduce((a, b) => a + b, 0) / tokens.length;
+    const sd = Math.sqrt(tokens.reduce((a, x) => a + (x - m) ** 2, 0) / (tokens.length - 1));
+    unit.slice(0, 2).forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(raw[i][t] / (sd + 1e-4), 12)));
+    expect(unit[2]).toEqual([0, 0, 0, 0]);
+    // a long trace of many positive normalized steps no longer sums to a large advantage
+    const long = [
+      { ends: [1, 2, 3, 4, 5, 6], scores: [1, 1, 1, 1, 1, 1] },
+      { ends: [1, 2, 3, 4, 5, 6], scores: [0, 0, 0, 0, 0, 0] },
+    ];
+    const big = verigateGroupAdvantages(long, [6, 6], 'normalize-then-cumulate', 'none');
+    const scaled = verigateGroupAdvantages(long, [6, 6], 'normalize-then-cumulate', 'unit');
+    expect(Math.max(...big[0])).toBeGreaterThan(2.5);
+    expect(Math.max(...scaled[0].map(Math.abs), ...scaled[1].map(Math.abs))).toBeLessThan(2);
+    expect(scaled[0][0]).toBeGreaterThan(scaled[0][5]); // the order of the cumulated sums is kept
+    expect(Math.sign(scaled[1][0])).toBe(-1);
+  });
   it('gives 0 without spread and rejects malformed steps', () => {
     expect(verigateGroupAdvantages([{ ends: [2], scores: [1] }], [2])).toEqual([[0, 0]]);
     expect(() => verigateGroupAdvantages([{ ends: [1], scores: [1] }], [2])).toThrow(/end at 1, its length is 2/);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { parseConfig, seedSchema } from '@rred/core';
 import { optimizerConfigSchema } from './optimizer';
-import { VERIGATE_ORDERS } from '../verigate';
+import { VERIGATE_ORDERS, VERIGATE_SCALES } from '../verigate';
 
-const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient', 'grail', 'oracle'] as const;
+const REDISTRIBUTIONS = ['none', 'rredcot', 'mc', 'loo', 'gradient', 'grail', 'oracle', 'position'] as const;
 
 /**
  * GRPO with optional token-level reward redistribution (token weights σ from a hook). Field names follow TRL's
@@ -68,7 +68,7 @@ export const grpoConfigFields = z
       .default('none')
       .describe(
         "Token weights σ: 'none' = uniform 1/|o| (Eq. 12, plain GRPO), or from a hook (setup.redistribute) of credits 'rredcot' | 'mc' | " +
-          "'loo' | 'gradient' | 'oracle' (the task's step oracle), or 'grail' (gradient saliency, grail.ts).",
+          "'loo' | 'gradient' | 'oracle' (the task's step oracle) | 'position' (the outcome-signed position (2ζ − 1)·k), or 'grail' (gradient saliency, grail.ts).",
       ),
     processAdvantage: z
       .enum(['none', 'verigate'])
@@ -86,6 +86,22 @@ export const grpoConfigFields = z
           "Â_{i,t} = Σ_{j ≥ k(t)} (p_{i,j} − mean p)/(sd p + 1e-4) over the group's step scores p; " +
           "'cumulate-then-normalize' Â_{i,t} = (F_{i,k(t)} − mean F)/(sd F + 1e-4) with F_{i,k} = Σ_{j ≥ k} p_{i,j}, which favours " +
           "early tokens and long traces whenever scores are positive (the committed fine-tuning comparison's setting).",
+      ),
+    verigateScale: z
+      .enum(VERIGATE_SCALES)
+      .default('unit')
+      .describe(
+        "With processAdvantage 'verigate', the scale of a gated group's token advantages (verigate.ts): 'unit' divides them by their " +
+          "sample SD over the group's scored tokens (+ 1e-4), Â ← Â/(sd Â + 1e-4), not re-centered: group-normalized token-level advantages " +
+          "with a verifier group's spread; 'none' keeps the future-cumulated sums (up to K normalized scores each).",
+      ),
+    referenceSft: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "λ ≥ 0 of an SFT term on the dataset references of each step's prompts (setup.referenceCompletion): loss = GRPO loss + λ · mean " +
+          'NLL over the reference completion tokens. 0: plain GRPO (the references are not read).',
       ),
     checkpointEvery: z.number().int().min(0).default(20).describe('Trainer state every N steps (0 = end only).'),
     optimizer: optimizerConfigSchema
