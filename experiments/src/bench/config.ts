@@ -10,9 +10,10 @@ import { EstimatorsBenchConfigSchema } from './estimators-bench';
 import { LlamaBenchConfigSchema } from './llama-bench';
 import { LmBenchConfigSchema } from './lm-bench';
 import { RemoteBenchConfigSchema } from './remote-bench';
+import { StoreBenchConfigSchema } from './store-bench';
 import { TrainingBenchConfigSchema } from './training-bench';
 
-export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training', 'remote', 'llama', 'scaling'] as const;
+export const BENCH_SECTIONS = ['engine', 'lm', 'estimators', 'training', 'remote', 'llama', 'scaling', 'store'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 
 const sectionList = z.preprocess(
@@ -54,6 +55,9 @@ export const benchConfigSchema = z
     scaling: ScalingBenchConfigSchema.default({}).describe(
       'Scaling section: RREDCoT scoring, MC at its best and a training step vs T and K on a tiny random model (scaling-bench.ts).',
     ),
+    store: StoreBenchConfigSchema.default({}).describe(
+      'Store section: time to claim and record a sweep point on a SQLite file and on PostgreSQL (store-bench.ts).',
+    ),
   })
   .strict();
 
@@ -82,4 +86,5 @@ export const QUICK_OVERRIDES: Record<string, unknown> = {
   'scaling.fixedT': 128,
   'scaling.reps': 1,
   'scaling.innerCalls': 1,
+  'store.points': 20,
 };

@@ -19,6 +19,7 @@ import { runLlamaBench } from './llama-bench';
 import { runLmBench } from './lm-bench';
 import { runRemoteBench } from './remote-bench';
 import { runScalingBench } from './scaling-bench';
+import { runStoreBench } from './store-bench';
 import { runTrainingBench } from './training-bench';
 
 /** Each section measures and returns its document (the run facts `config` and `measuredAt` are added when rendering). */
@@ -30,6 +31,7 @@ const SECTIONS: Record<BenchSection, (config: BenchConfig) => Promise<Record<str
   remote: (c) => runRemoteBench(c.remote),
   llama: (c) => runLlamaBench(c.llama),
   scaling: (c) => runScalingBench(c.scaling),
+  store: (c) => runStoreBench(c.store),
 };
 
 /** Fields of a section document that the store run holds itself: the section config and the time. */
@@ -78,10 +80,10 @@ export function benchRunsToRender(store: Store): string[] {
   return runs.map((r) => r.summary.id).filter((id) => [...newest.values()].includes(id));
 }
 
-/** Identity (weights + config + tokenizer) of the checkpoint the chosen sections load (per section if they differ; the engine and scaling sections build random models). */
+/** Identity (weights + config + tokenizer) of the checkpoint the chosen sections load (per section if they differ; the engine and scaling sections build random models, the store section loads none). */
 function checkpointTags(config: BenchConfig): Record<string, string> {
   const bySection = config.sections
-    .filter((s) => s !== 'engine' && s !== 'scaling')
+    .filter((s) => s !== 'engine' && s !== 'scaling' && s !== 'store')
     .map((s) => [s, checkpointHashOf((config[s] as { checkpoint: string }).checkpoint)] as const);
   const distinct = [...new Set(bySection.map(([, h]) => h))];
   if (distinct.length <= 1) return distinct.length ? { checkpointHash: distinct[0] } : {};
