@@ -2,7 +2,16 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { checkOutputDir, flattenConfig, parseConfig, repoRoot, Rng, runMain, UserError } from '@rred/core';
 import { verifyCheckpoint } from '@rred/lm';
-import { openStore, openStoreForReading, resolveStorePath, withRun, type BackendInfo, type Run, type Store } from '@rred/results-store';
+import {
+  isPostgresUrl,
+  openStore,
+  openStoreForReading,
+  resolveStorePath,
+  withRun,
+  type BackendInfo,
+  type Run,
+  type Store,
+} from '@rred/results-store';
 import type { ServedModelRef } from './cli-args';
 import { codeStateTags } from './code-state';
 import type { DatasetRef } from './dataset';
@@ -53,7 +62,7 @@ function precheck(
   const storeFile = resolveStorePath(args.store);
   // An existing store is opened as the command would open it a moment later (a store this process may
   // not write, read-only); a missing one is not created here.
-  const existing = fs.existsSync(storeFile) ? openStoreForReading(storeFile) : null;
+  const existing = isPostgresUrl(storeFile) || fs.existsSync(storeFile) ? openStoreForReading(storeFile) : null;
   try {
     const config = args.resume ? resumedConfig(def, resolved, existing, storeFile) : resolved.config;
     def.precheck?.(config);

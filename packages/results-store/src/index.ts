@@ -1,5 +1,6 @@
 /**
- * @rred/results-store: where every run, metric, trace and estimate is recorded (SQLite, WAL mode).
+ * @rred/results-store: where every run, metric, trace and estimate is recorded (a SQLite file in WAL mode, or a
+ * PostgreSQL database given as a postgresql:// URL: the same schema and statements).
  *
  * Usage from an experiment:
  *   const config = parseConfig(schema, raw, 'configs/x.json'); // 1. validate: bad config → nothing written
@@ -19,6 +20,7 @@ export { inspectStoreFile } from './inspect';
 export { captureRunContext } from './context';
 export type { BackendInfo, RunContext } from './context';
 export { resolveStorePath } from './paths';
+export { isPostgresUrl } from './store-url';
 export { checkOutputFile } from './output-guard';
 export { parseFilter, evaluateFilter } from './filter';
 export { compareRuns } from './compare';
