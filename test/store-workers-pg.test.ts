@@ -6,12 +6,12 @@
  * ids, random by design, replaced by their order of appearance). Runs on a throwaway cluster; skipped and
  * announced without PostgreSQL, unless RRED_REQUIRE_POSTGRES=1 (.ci/run).
  */
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { openStore, openStoreForReading } from '@rred/results-store';
-import { postgresTestsEnabled, startTestPostgres, type TestPostgres } from '@rred/results-store/testing';
+import { FIXED_CONTEXT, postgresTestsEnabled, sampleBundle, startTestPostgres, type TestPostgres } from '@rred/results-store/testing';
 import { renderSweep } from '../experiments/src/sweep/render';
 import { ROOT } from './fixtures/run-script';
 
@@ -76,6 +76,12 @@ async function renderOf(store: string, sweepId: string, outDir: string): Promise
   }
 }
 
+/** `rred ...` as a user runs it: exit code, stdout, stderr. */
+function rred(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [RRED, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
 describePg('a sweep shared by workers over PostgreSQL', () => {
   let pg: TestPostgres;
   let dir: string;
@@ -93,6 +99,43 @@ describePg('a sweep shared by workers over PostgreSQL', () => {
     pg?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('rred db copy / db check / runs list / worker on a postgresql:// store; bad input is one line, the password hidden', () => {
+    const file = path.join(dir, 'copy.sqlite');
+    const s = openStore(file);
+    const run = s.startRun({
+      experiment: 'e',
+      config: { seed: 1 },
+      backend: { backend: 'cpu', openblasThreads: null },
+      context: FIXED_CONTEXT,
+    });
+    run.writeTraceBundle(sampleBundle('k', 3));
+    run.finish();
+    s.close();
+    const url = pg.createDatabase('cli_copy');
+    const to = rred('db', 'copy', '--from', file, '--to', url);
+    expect(to.stdout).toMatch(
+      /^copied 1 run\(s\) from .* to postgresql:.*; all 1 run\(s\) of the source verified row for row in the target$/m,
+    );
+    expect(to.code).toBe(0);
+    const back = rred('db', 'copy', '--from', url, '--to', path.join(dir, 'back.sqlite'));
+    expect(back.code).toBe(0);
+    expect(rred('runs', 'list', '--store', url).stdout).toContain(run.id);
+    const check = rred('db', 'check', '--store', url);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/schema +version 3/);
+    expect(check.stdout).toMatch(/traces +1/);
+    expect(rred('worker', '--store', url).stdout).toMatch(/nothing left to join/);
+
+    const finished = rred('worker', '--store', url, '--sweep', run.id);
+    expect([finished.code, finished.stderr.trim()]).toEqual([2, expect.stringMatching(/^[^\n]*is FINISHED; nothing to join$/)]);
+    const dead = rred('runs', 'list', '--store', url.replace('rred@', 'rred:hunter2@').replace(/:\d+\//, ':1/'));
+    expect(dead.code).toBe(2);
+    expect(dead.stderr.trim()).toMatch(/^[^\n]*rred:\*\*\*@127\.0\.0\.1:1\/cli_copy: cannot reach the PostgreSQL server[^\n]*$/);
+    expect(dead.stderr).not.toContain('hunter2');
+    const same = rred('db', 'copy', '--from', url, '--to', url);
+    expect([same.code, same.stderr.trim()]).toEqual([2, expect.stringMatching(/^[^\n]*--from and --to are the same store/)]);
+  }, 120000);
 
   it('three processes, one SIGKILLed mid-point: every point runs once to completion; tables as from one process on SQLite', async () => {
     // the reference: one process, a SQLite store
