@@ -37,7 +37,7 @@ function startWriter(
   experiment: string,
   n: number,
   mode = '',
-): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null> } {
+): { child: ChildProcess; runId: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', WRITER, file, experiment, String(n), mode], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,7 +63,7 @@ function startWriter(
       resolve(code);
     }),
   );
-  return { child, runId, exit };
+  return { child, runId, exit, stderr: () => err };
 }
 
 /** The run's row as another process sees it now (a connection of the test's own; no reaping). */
@@ -241,6 +241,30 @@ describe.each(BACKENDS)('results store reliability (%s)', (backend) => {
     expect(run.failure).toMatch(/died without ending the run \(seen at once by its sentinel\)/);
     expect(run.endTime! - sentAt).toBeLessThan(1000);
   }, 30000);
+
+  (backend === 'postgresql' ? it : it.skip)(
+    'a connection dropped mid-run: the writer stops with one line, nothing half-written, the run ends FAILED',
+    async () => {
+      const url = storeAt('dropped');
+      const writer = startWriter(url, 'dropped', 1_000_000, 'with-run');
+      const runId = await writer.runId;
+      await sleep(300);
+      // the server ends every session of the writer (as a restart or a network cut would)
+      queryStore(
+        url,
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      expect(await writer.exit).toBe(2);
+      expect(writer.stderr().trim()).toMatch(/^[^\n]*the connection to the server was lost[^\n]*$/);
+      const store = openStore(url);
+      expect(store.getRun(runId)).toEqual(
+        expect.objectContaining({ status: 'FAILED', failure: expect.stringMatching(/connection to the server was lost/) }),
+      );
+      expect(expectCompleteTraces(store, runId)).toBeGreaterThan(0);
+      store.close();
+    },
+    30000,
+  );
 
   it('marks a run KILLED when its process receives SIGTERM inside withRun', async () => {
     const file = storeAt('sigterm.sqlite');

@@ -162,20 +162,32 @@ describePg('results store on PostgreSQL', () => {
     expectUserError(() => openStore(newer), /schema version 99 is newer than this code/);
   });
 
-  it('a connection dropped mid-write is a one-line error; the write is not half-kept and the next open marks the run', () => {
+  it('a connection dropped mid-write is a one-line error, the write is not half-kept, and the run is then marked FAILED', () => {
     const url = pg.createDatabase('dropped');
     const store = openStore(url);
     const run = store.startRun({ experiment: 'e', config: {}, backend, context: FIXED_CONTEXT });
     run.writeTraceBundle(sampleBundle('kept'));
     pgSql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'dropped' AND pid <> pg_backend_pid()");
-    expectUserError(() => run.writeTraceBundle(sampleBundle('lost')), /connection to the server was lost/);
+    let err: unknown;
+    try {
+      run.writeTraceBundle(sampleBundle('lost'));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as Error).message).toMatch(
+      /^results store postgresql:\/\/[^\n]*: the connection to the server was lost \([^\n]*\); nothing of the interrupted write was kept$/,
+    );
+    // as withRun does with an error: the run is ended FAILED with its message, over a new session
+    run.fail(err);
     store.close();
     const again = openStore(url);
     try {
       expect(again.traces(run.id).map((t) => t.key)).toEqual(['kept']);
       expect(again.tableCounts().segments).toBe(3);
-      // its process (this one) is alive, so the run stays RUNNING until its heartbeat goes stale or it is resumed
-      expect(again.getRun(run.id).status).toBe('RUNNING');
+      expect(again.getRun(run.id)).toEqual(
+        expect.objectContaining({ status: 'FAILED', failure: expect.stringMatching(/connection to the server was lost/) }),
+      );
     } finally {
       again.close();
     }

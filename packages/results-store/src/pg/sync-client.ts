@@ -8,6 +8,16 @@ interface PgResult {
   rowCount: number;
 }
 
+/** Whether an error means the session is gone (as opposed to a statement the server refused). */
+function isLostSession(err: PgError): boolean {
+  return (
+    err.code.startsWith('08') ||
+    err.code.startsWith('57P') ||
+    ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'TIMEOUT'].includes(err.code) ||
+    /Connection terminated|not queryable|ECONNRESET|EPIPE/i.test(err.message)
+  );
+}
+
 /** An error the server or the driver reported, with its SQLSTATE / errno code ('' when none). */
 export class PgError extends Error {
   constructor(
@@ -32,25 +42,31 @@ interface SyncClientOptions {
  * process alive, and the server ends the session (rolling back an open transaction) when the process dies.
  */
 export class SyncPgClient {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
+  private worker!: Worker;
+  private port!: MessagePort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
+  /** The session died (server restart, terminated backend, network): the next statement opens a new one. */
+  private lost = false;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly opts: SyncClientOptions,
   ) {
+    this.connect();
+  }
+
+  private connect(): void {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.worker = new Worker(path.join(__dirname, 'pg-thread.cjs'), {
       workerData: {
         pgPath: require.resolve('pg'),
-        url,
+        url: this.url,
         port: port2,
         flag: this.flag.buffer,
-        lockTimeoutMs: opts.lockTimeoutMs,
-        connectTimeoutMs: opts.connectTimeoutMs,
+        lockTimeoutMs: this.opts.lockTimeoutMs,
+        connectTimeoutMs: this.opts.connectTimeoutMs,
       },
       transferList: [port2],
     });
@@ -58,9 +74,28 @@ export class SyncPgClient {
     this.port.unref();
   }
 
-  /** Runs one statement (several, without values: the answer is the last one's). */
+  /**
+   * Runs one statement (several, without values: the answer is the last one's). After a lost session the
+   * statement runs on a new one: what the lost session had not committed is gone with it (the server rolled
+   * it back), so a write that failed there is reported, and the next one (a run marked FAILED) goes through.
+   */
   query(text: string, values: unknown[] = []): PgResult {
     if (this.closed) throw new PgError('the connection is closed', 'CLOSED');
+    if (this.lost) {
+      this.lost = false;
+      this.port.close();
+      void this.worker.terminate();
+      this.connect();
+    }
+    try {
+      return this.ask(text, values);
+    } catch (err) {
+      if (err instanceof PgError && isLostSession(err)) this.lost = true;
+      throw err;
+    }
+  }
+
+  private ask(text: string, values: unknown[]): PgResult {
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ text, values });
     // The server answers or the driver gives up within lock_timeout / connect timeout; the margin covers a slow query.
