@@ -33,5 +33,9 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 120000,
+  // jest's default, one worker fewer than the cores, is a single worker on 2 cores, and the second core idles
+  // whenever the test in it is single-threaded or waits on its child processes or servers. Two workers there;
+  // more cores keep the default.
+  maxWorkers: Math.max(2, (os.availableParallelism?.() ?? os.cpus().length) - 1),
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.js'],
 };
