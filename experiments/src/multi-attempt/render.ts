@@ -5,7 +5,7 @@
  * the family, each interval at its Holm step's level.
  */
 import * as path from 'path';
-import { holm, meanCi, pairedBootstrapDifference, percentileInterval, Rng, toCsv, toMarkdown, type Table } from '@rred/core';
+import { holm, mean, meanCi, pairedBootstrapDifference, percentileInterval, Rng, toCsv, toMarkdown, type Table } from '@rred/core';
 import type { Store } from '@rred/results-store';
 import { markdownTitle, withProvenance, csvHeader } from '../common/provenance';
 import { writeText } from '../report/write-text';
@@ -84,7 +84,7 @@ export function summarize(store: Store, runId: string): MultiAttemptSummary {
       p: diffs[i].p,
       adjustedP: steps[i].adjustedP,
       rejected: steps[i].rejected,
-      passAt1Difference: p1.reduce((s, x) => s + x, 0) / p1.length,
+      passAt1Difference: mean(p1),
     };
   });
   const start = Object.fromEntries(METRICS.map((m) => [m, value('start', m)]));
