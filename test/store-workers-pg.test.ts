@@ -12,10 +12,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { openStore, openStoreForReading } from '@rred/results-store';
 import { FIXED_CONTEXT, postgresTestsEnabled, sampleBundle, startTestPostgres, type TestPostgres } from '@rred/results-store/testing';
+import { renderExperiment } from '../experiments/src/render/registry';
 import { renderSweep } from '../experiments/src/sweep/render';
 import { ROOT } from './fixtures/run-script';
 
 const SWEEP = path.join(ROOT, 'test', 'fixtures', 'shared-sweep.ts');
+const FINETUNE = path.join(ROOT, 'test', 'fixtures', 'shared-finetune.ts');
 const RRED = path.join(ROOT, 'packages', 'cli', 'bin', 'rred.js');
 const POINTS = 6;
 const describePg = postgresTestsEnabled('sweeps shared over a PostgreSQL store') ? describe : describe.skip;
@@ -31,8 +33,9 @@ interface Proc {
 const running = new Set<ChildProcess>();
 
 /** A process in a group of its own (it, its sentinel and, for a worker, the sweep it joined). */
-function start(args: string[]): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+function start(args: string[], msPerChild = 3000): Proc {
+  const env = { ...process.env, RRED_TEST_MS_PER_CHILD: String(msPerChild) }; // the fine-tuning fixture's child time
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   running.add(child);
   let out = '';
   let err = '';
@@ -40,7 +43,7 @@ function start(args: string[]): Proc {
   const claimed = new Promise<string>((resolve) => (onClaim = resolve));
   child.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
-    const m = /^claimed \d+ ([0-9a-f]+)$/m.exec(out);
+    const m = /^claimed \S+ ([0-9a-f]+)$/m.exec(out);
     if (m) onClaim(m[1]);
   });
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -55,6 +58,20 @@ function start(args: string[]): Proc {
 
 const sweep = (store: string, ms: number) =>
   start(['-r', 'tsx/cjs', SWEEP, '--store', store, '--points', String(POINTS), '--ms', String(ms)]);
+const finetune = (store: string, config: string, ms = 3000) => start(['-r', 'tsx/cjs', FINETUNE, '--config', config, '--store', store], ms);
+
+/**
+ * The worker that first starts computing something (the one to kill), or an error when the origin ends first
+ * (the workers came too late to get any work: a machine much slower than the point times allow for).
+ */
+function firstClaim(origin: Proc, workers: Proc[]): Promise<{ i: number; id: string }> {
+  return Promise.race([
+    ...workers.map((w, i) => w.claimed.then((id) => ({ i, id }))),
+    origin.exit.then(() => {
+      throw new Error('the origin finished before any worker claimed work; the workers got nothing to do');
+    }),
+  ]);
+}
 const worker = (store: string) => start([RRED, 'worker', '--store', store]);
 
 /** Run ids (12 hex digits) replaced by their order of first appearance: the one thing two runs of a sweep never share. */
@@ -66,10 +83,13 @@ function withRunOrdinals(text: string): string {
   });
 }
 
-async function renderOf(store: string, sweepId: string, outDir: string): Promise<Record<string, string>> {
+async function renderOf(store: string, runId: string, outDir: string): Promise<Record<string, string>> {
   const s = openStoreForReading(store);
   try {
-    const files = await renderSweep(s, sweepId, ['a', 'draw'], outDir, 'tables');
+    const files =
+      s.getRun(runId).experiment === 'finetune'
+        ? await renderExperiment('finetune', s, runId, outDir, 'tables')
+        : await renderSweep(s, runId, ['a', 'draw'], outDir, 'tables');
     return Object.fromEntries(files.map((f) => [path.basename(f), withRunOrdinals(fs.readFileSync(f, 'utf8'))]));
   } finally {
     s.close();
@@ -146,11 +166,11 @@ describePg('a sweep shared by workers over PostgreSQL', () => {
     const expected = await renderOf(file, oneParent, path.join(dir, 'one'));
 
     const url = pg.createDatabase('shared_sweep');
-    const origin = sweep(url, 1500);
+    const origin = sweep(url, 3000);
     await origin.claimed; // its sweep run is recorded: the workers find it
     const workers = [worker(url), worker(url)];
-    const victim = await Promise.race(workers.map((w, i) => w.claimed.then((id) => ({ i, id }))));
-    process.kill(-workers[victim.i].child.pid!, 'SIGKILL'); // mid-point: it computes for 1.5 s
+    const victim = await firstClaim(origin, workers);
+    process.kill(-workers[victim.i].child.pid!, 'SIGKILL'); // mid-point: it computes for 3 s
     const killed = await workers[victim.i].exit;
     expect(killed.signal).toBe('SIGKILL');
     const survivor = workers[1 - victim.i];
@@ -177,4 +197,48 @@ describePg('a sweep shared by workers over PostgreSQL', () => {
     const originParent = JSON.parse(origin.out().trim().split('\n').pop()!).parentId as string;
     expect(await renderOf(url, originParent, path.join(dir, 'pg'))).toEqual(expected);
   }, 180000);
+  it('a fine-tuning comparison shared by three processes, one SIGKILLed mid-child: every child trained once; tables as from one process on SQLite', async () => {
+    const config = path.join(dir, 'finetune.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        methods: ['grpo', 'rredcot'],
+        steps: 2,
+        seeds: [1, 2, 3],
+        validation: { every: 1, problems: 2 },
+        evaluation: { problems: 2 },
+      }),
+    );
+    const file = path.join(dir, 'finetune.sqlite');
+    const one = finetune(file, config, 20);
+    const oneExit = await one.exit;
+    if (oneExit.code !== 0) throw new Error(`exited ${oneExit.code}: ${oneExit.err.slice(-2000)}`);
+    const oneParent = JSON.parse(one.out().trim().split('\n').pop()!).parentId as string;
+    const expected = await renderOf(file, oneParent, path.join(dir, 'ft-one'));
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+
+    const url = pg.createDatabase('shared_finetune');
+    const origin = finetune(url, config);
+    await origin.claimed;
+    const workers = [worker(url), worker(url)];
+    const victim = await firstClaim(origin, workers);
+    process.kill(-workers[victim.i].child.pid!, 'SIGKILL'); // mid-child: it trains for 3 s
+    expect((await workers[victim.i].exit).signal).toBe('SIGKILL');
+    for (const p of [origin, workers[1 - victim.i]]) {
+      const r = await p.exit;
+      if (r.code !== 0) throw new Error(`exited ${r.code}: ${r.err.slice(-2000)}`);
+    }
+    const s = openStore(url);
+    try {
+      const children = s.listRuns({ experiment: 'finetune' }).filter((r) => r.parentRunId !== null);
+      const finished = children.filter((r) => r.status === 'FINISHED').map((r) => r.tags.childKey);
+      expect(finished.sort()).toEqual(['grpo.seed1', 'grpo.seed2', 'grpo.seed3', 'rredcot.seed1', 'rredcot.seed2', 'rredcot.seed3']);
+      expect(s.getRun(victim.id)).toEqual(expect.objectContaining({ status: 'FAILED', failure: expect.stringMatching(/died/) }));
+      expect(children).toHaveLength(7);
+    } finally {
+      s.close();
+    }
+    const originParent = JSON.parse(origin.out().trim().split('\n').pop()!).parentId as string;
+    expect(await renderOf(url, originParent, path.join(dir, 'ft-pg'))).toEqual(expected);
+  }, 240000);
 });
