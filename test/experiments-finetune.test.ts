@@ -116,10 +116,16 @@ describe('experiments:finetune with a fake trainer', () => {
       `| grpo | 1e-4 | final | 0.240 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} | 0.260 ± ${half.toFixed(3)} | 0.250 ± ${half.toFixed(3)} |`,
     );
     expect(md).toContain(`| rredcot | 1e-4 | best (mean step 2.0) | 0.290 ± ${half.toFixed(3)} |`);
-    // GRPO's seed-mean curve ends at 0.12 + 0.2 = 0.32 (first reached at step 4, 4 s); rredcot's is 0.37 at step 2 (3 s)
-    expect(md).toContain('| grpo | 0.120 | 0.320 | 0.320 | 0.320 | 4 | 1.00 | 4.0 | 1.00 | 1.00 | 4.0 | — |');
-    expect(md).toContain('| rredcot | 0.120 | 0.620 | 0.620 | 0.320 | 2 | 2.00 | 3.0 | 1.33 | 1.50 | 6.0 | 0.250 |');
-    expect(md).toContain('| rredcot-own | 0.120 | 0.220 | 0.220 | 0.320 | not reached | — | — | — | 2.00 | 8.0 | 0.250 |');
+    // GRPO's seed-mean curve: 0.12, 0.22, 0.32 at steps 0, 2, 4: target = midpoint of start and best = 0.22, first reached at
+    // step 2 (2 s); a resample of seed 1 alone is 0.21 at step 2, so the interval reaches step 4. rredcot: 0.37 at step 2 (3 s)
+    // in every resample. rredcot-own ends at exactly 0.22 (step 4, 8 s); resamples of its lower seeds never get there.
+    expect(md).toContain('| grpo | 0.120 | 0.320 | 0.320 | 0.220 | 2 | [2, 4] | 1.00 | 2.0 | [2.0, 4.0] | 1.00 | 1.00 | 4.0 | — |');
+    expect(md).toContain('| rredcot | 0.120 | 0.620 | 0.620 | 0.220 | 2 | [2, 2] | 1.00 | 3.0 | [3.0, 3.0] | 0.67 | 1.50 | 6.0 | 0.250 |');
+    expect(md).toContain(
+      '| rredcot-own | 0.120 | 0.220 | 0.220 | 0.220 | 4 | [4, not reached] | 0.50 | 8.0 | [8.0, not reached] | 0.25 | 2.00 | 8.0 | 0.250 |',
+    );
+    // the supplementary table keeps GRPO's best point as the target (0.32, step 4), without intervals
+    expect(md).toContain('| grpo | 0.120 | 0.320 | 0.320 | 0.320 | 4 | — | 1.00 | 4.0 | — | 1.00 | 1.00 | 4.0 | — |');
     const csv = fs
       .readFileSync(path.join(out, 'curves.csv'), 'utf8')
       .split('\n')
@@ -147,10 +153,24 @@ describe('experiments:finetune with a fake trainer', () => {
     expect(arms.rredcot.diffVsGrpo.value).toBeCloseTo(0.1, 12);
     expect(arms.rredcot.diffVsGrpo.hi - arms.rredcot.diffVsGrpo.lo).toBeCloseTo(0, 12);
     expect(arms['rredcot-own'].diffVsGrpo.value).toBeCloseTo(0.2, 12);
-    expect([arms.grpo.stepsToGrpoFinal, arms.rredcot.stepsToGrpoFinal, arms['rredcot-own'].stepsToGrpoFinal]).toEqual([4, 2, null]);
+    expect([arms.grpo.stepsToMidpoint, arms.rredcot.stepsToMidpoint, arms['rredcot-own'].stepsToMidpoint]).toEqual([
+      { value: 2, lo: 2, hi: 4 },
+      { value: 2, lo: 2, hi: 2 },
+      { value: 4, lo: 4, hi: null },
+    ]);
+    expect(arms.rredcot.lr).toBe(1e-4);
+    // the comparisons, Holm over the two: no spread, so p = 0 and both are decided
+    expect(summary.comparisons.map((c: { a: string; b: string; supported: boolean }) => [c.a, c.b, c.supported])).toEqual([
+      ['rredcot', 'grpo', true],
+      ['rredcot-own', 'grpo', true],
+    ]);
     expect([arms.grpo.secondsPerStep, arms.rredcot.secondsPerStep, arms['rredcot-own'].secondsPerStep]).toEqual([1, 1.5, 2]);
     expect([arms.grpo.sigmaFallbackShare, arms.rredcot.sigmaFallbackShare]).toEqual([null, 0.25]);
-    expect(md).toContain('| embedded | rredcot | 1, 2, 3 | 0.100 | [0.100, 0.100] |');
+    expect(md).toContain(
+      '| embedded | rredcot − grpo | 1, 2, 3 | 0.100 | 0.0000 | 0.9750 | [0.100, 0.100] | 0.0000 | a better (supported) |',
+    );
+    // the per-seed table: rredcot-own seed 2's eval mean 0.21 + 0.2 + 0.04, best 0.05 lower; its curve ends at 0.12 + 0.1
+    expect(md).toContain('| embedded | rredcot-own | 2 | 1e-4 | — | 0.450 | 0.400 | 2 | 0.220 | 0.220 |');
 
     // tables/plots re-render from the store alone: same bytes
     const again = path.join(dir, 'again');
@@ -229,7 +249,7 @@ describe('experiments:finetune with a fake trainer', () => {
     const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
     expect(md).toContain('— test bed embedded');
     expect(md).toContain('| embedded:rredcot | 1e-4 | final |');
-    expect(md).toContain('| assumptionsMet | grail | 1, 2 |');
+    expect(md).toContain('| assumptionsMet | grail − grpo | 1, 2 |');
     const store = openStore(storeFile);
     try {
       const tags = Object.keys(store.getRun(runId).tags).filter((k) => k.startsWith('child.'));
@@ -238,6 +258,44 @@ describe('experiments:finetune with a fake trainer', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('searches the lr on validation, then trains the comparison at the chosen lr, reusing the search children of those seeds', async () => {
+    const calls: string[] = [];
+    const base = fakeTrainer([]);
+    // the fake's validation curve rises 0.05 higher at lr 3e-4 for grpo only; rredcot's candidates tie (the first, 1e-4, wins)
+    const train: ChildTrainer = async (run, c, label) => {
+      calls.push(`${c.method}@${c.lr}.seed${c.seed}`);
+      await base(run, c, label);
+      if (c.method === 'grpo' && c.lr === 3e-4) run.logMetrics({ [KEYS.validationAvg]: 0.9 }, c.steps);
+    };
+    const out = path.join(dir, 'search');
+    const extra = [
+      '--methods',
+      '["grpo","rredcot"]',
+      '--search',
+      '{"methods":["grpo","rredcot"],"learningRates":[1e-4,3e-4],"seeds":2,"lastPoints":2}',
+    ];
+    await runFinetuneCommand(argv(out, extra), deps(train));
+    expect(calls).toEqual([
+      'grpo@0.0001.seed1',
+      'grpo@0.0001.seed2',
+      'grpo@0.0003.seed1',
+      'grpo@0.0003.seed2',
+      'rredcot@0.0001.seed1',
+      'rredcot@0.0001.seed2',
+      'rredcot@0.0003.seed1',
+      'rredcot@0.0003.seed2',
+      'grpo@0.0003.seed3', // the comparison: only the seed the search did not run
+      'rredcot@0.0001.seed3',
+    ]);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    expect([summary.checkpoints.embedded.arms.grpo.lr, summary.checkpoints.embedded.arms.rredcot.lr]).toEqual([3e-4, 1e-4]);
+    const md = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
+    expect(md).toContain('## Search (learning rate per arm');
+    expect(md).toMatch(/\| embedded \| grpo \| lr \| 3e-4 \| [0-9., ]+ \| [0-9.]+ \| ✓ \|/);
+    expect(md).toMatch(/\| embedded \| rredcot \| lr \| 1e-4 \| [0-9., ]+ \| [0-9.]+ \| ✓ \|/);
+    expect(md).toContain('| grpo | 3e-4 | final |');
   });
 
   it('a bad config is a UserError naming the field, and nothing is written', async () => {

@@ -18,7 +18,9 @@ function bed(testBed: string, methods: string[]): FinetuneSummary {
     evalRows: [],
     curves: methods.map((m, i) => curve(m, i)),
     efficiency: [],
+    efficiencyCi: {},
     efficiencyAtMax: [],
+    perSeed: [],
     cost: [],
     paired: [],
   };

@@ -1,4 +1,5 @@
-import { firstReach, meanCurve, sampleEfficiency, type CurvePoint } from './curves';
+import { Rng } from '@rred/core';
+import { firstReach, meanCurve, reachInterval, sampleEfficiency, type CurvePoint } from './curves';
 
 const curve = (pairs: [number, number, number][]): CurvePoint[] => pairs.map(([step, avg, trainSeconds]) => ({ step, avg, trainSeconds }));
 
@@ -105,5 +106,32 @@ describe('finetune learning curves', () => {
     expect(rows[1].stepRatio).toBeCloseTo(2, 12);
     expect(rows[1].timeRatio).toBeCloseTo(2.5, 12);
     expect(sampleEfficiency({ grpo, own }, 'grpo', 'final')[1].stepRatio).toBeNull();
+  });
+});
+
+describe('reachInterval', () => {
+  it('bootstraps the step and seconds at which the seed-mean curve first reaches a target; +∞ when resamples never do', () => {
+    const seeds = [
+      curve([
+        [0, 0.1, 0],
+        [10, 0.3, 10],
+        [20, 0.5, 20],
+      ]),
+      curve([
+        [0, 0.1, 0],
+        [10, 0.5, 12],
+        [20, 0.6, 24],
+      ]),
+    ];
+    // resamples: {a, a} reaches 0.4 at 20, {b, b} and {a, b} at 10
+    const r = reachInterval(seeds, 0.4, new Rng(3), 0.95, 400);
+    expect(r.steps).toEqual([10, 20]);
+    expect(r.seconds[0]).toBeCloseTo(11, 12); // {a, b}: mean seconds (10 + 12) / 2
+    expect(r.unreached).toBe(0);
+    // a target only one seed reaches: the {a, a} resamples (about a quarter) never get there
+    const far = reachInterval(seeds, 0.58, new Rng(3), 0.95, 400);
+    expect(far.unreached).toBeGreaterThan(0.15);
+    expect(far.steps[1]).toBe(Infinity);
+    expect(reachInterval([], 0.4, new Rng(3), 0.95, 10).steps).toEqual([NaN, NaN]);
   });
 });

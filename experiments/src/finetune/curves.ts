@@ -1,5 +1,5 @@
 /** Learning-curve math on stored validation points: seed means, and when a curve first reaches a target. */
-import { mean } from '@rred/core';
+import { clusterBootstrap, mean, type Rng } from '@rred/core';
 import { groupRows } from '../common/frame';
 
 export interface CurvePoint {
@@ -31,7 +31,7 @@ export function firstReach(curve: readonly CurvePoint[], target: number): CurveP
 
 export interface EfficiencyRow {
   method: string;
-  /** GRPO's final validation avg@k (mean over its seeds). */
+  /** The target validation avg@k on GRPO's seed-mean curve (its final point, best point, or the midpoint between its start and best). */
   target: number;
   /** Step at which the method's seed-mean curve first reaches the target (null: never within the run). */
   steps: number | null;
@@ -45,17 +45,22 @@ export interface EfficiencyRow {
  * Sample efficiency against GRPO (paper Sec. 4, Tab. 1 "efficiency"): the target is the final point of
  * GRPO's seed-mean validation curve; each method's steps (and training seconds) to first reach it on its
  * own seed-mean curve, and GRPO's over the method's. `targetOf: 'max'` uses the best point of GRPO's curve
- * instead (still defined when GRPO ends below its start). A curve at step 0 is the untrained model, so a
- * target at or below it is reached at step 0 by every method and the ratio is undefined (null).
+ * instead (still defined when GRPO ends below its start); 'midpoint' the midpoint between GRPO's start (its
+ * first point) and its best point, which lies above the start whenever GRPO improved at all, so every
+ * method that learns reaches it after step 0. A curve at step 0 is the untrained model, so a target at or
+ * below it is reached at step 0 by every method and the ratio is undefined (null).
  */
 export function sampleEfficiency(
   meanCurves: Record<string, readonly CurvePoint[]>,
   baseline = 'grpo',
-  targetOf: 'final' | 'max' = 'final',
+  targetOf: 'final' | 'max' | 'midpoint' = 'final',
 ): EfficiencyRow[] {
   const base = meanCurves[baseline];
   if (!base || base.length === 0) return [];
-  const target = targetOf === 'final' ? base.reduce((a, b) => (b.step > a.step ? b : a)).avg : Math.max(...base.map((p) => p.avg));
+  const best = Math.max(...base.map((p) => p.avg));
+  const first = base.reduce((a, b) => (b.step < a.step ? b : a)).avg;
+  const target =
+    targetOf === 'final' ? base.reduce((a, b) => (b.step > a.step ? b : a)).avg : targetOf === 'max' ? best : (first + best) / 2;
   const baseHit = firstReach(base, target);
   return Object.entries(meanCurves).map(([method, curve]) => {
     const hit = firstReach(curve, target);
@@ -69,4 +74,52 @@ export function sampleEfficiency(
       timeRatio: ratio(baseHit?.trainSeconds, hit?.trainSeconds),
     };
   });
+}
+
+/** Percentile interval of a statistic that may be +∞ ("never reached"): order statistics, no interpolation. */
+function orderInterval(values: readonly number[], level: number): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))];
+  return [at((1 - level) / 2), at((1 + level) / 2)];
+}
+
+/** Bootstrap intervals of the steps and training seconds at which a seed-mean curve first reaches a target. */
+export interface ReachInterval {
+  /** [lo, hi]; hi = +∞ when more than (1 − level)/2 of the resamples never reach the target. */
+  steps: [number, number];
+  seconds: [number, number];
+  /** Share of resamples whose mean curve never reaches the target. */
+  unreached: number;
+}
+
+/**
+ * Resamples a method's seeds with replacement (`resamples` times, one `rng.next()` per draw), takes the
+ * mean curve of each resample and the first point at or above `target`: percentile intervals (order
+ * statistics) of its step and training seconds, +∞ for a resample that never gets there.
+ */
+export function reachInterval(
+  seedCurves: readonly (readonly CurvePoint[])[],
+  target: number,
+  rng: Rng,
+  level: number,
+  resamples = 2000,
+): ReachInterval {
+  const hits = clusterBootstrap(
+    seedCurves.map((c) => [c]),
+    resamples,
+    rng,
+    (sample) => firstReach(meanCurve(sample), target),
+  );
+  if (hits.length === 0) return { steps: [NaN, NaN], seconds: [NaN, NaN], unreached: NaN };
+  return {
+    steps: orderInterval(
+      hits.map((h) => h?.step ?? Infinity),
+      level,
+    ),
+    seconds: orderInterval(
+      hits.map((h) => h?.trainSeconds ?? Infinity),
+      level,
+    ),
+    unreached: hits.filter((h) => h === null).length / hits.length,
+  };
 }

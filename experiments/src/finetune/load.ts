@@ -1,13 +1,14 @@
 /** A finetune parent run and its children, read from the store alone (no model). */
 import * as aq from 'arquero';
 import type { RunDetail, Store } from '@rred/results-store';
-import { mean, sum, UserError } from '@rred/core';
+import { canonicalJson, mean, sum, UserError } from '@rred/core';
 import { CHILD_TAG_PREFIX } from './children';
 import { finetuneConfigSchema, type FinetuneConfig } from './config';
 import type { CurvePoint } from './curves';
 import { baseKey, KEYS } from './keys';
 import type { ChildConfig } from './child-config';
-import { childKey, seedsOf, testBeds } from './plan';
+import { childKey, planSearch, seedsOf, testBeds, type Choices } from './plan';
+import { chooseSettings, type ScoredCandidate } from './search';
 
 export interface ChildResult {
   key: string;
@@ -86,6 +87,26 @@ export interface FinetuneRunData {
   config: FinetuneConfig;
   children: ChildResult[];
   beds: TestBedData[];
+  /** The search's candidates with their validation scores and the choice (empty without a search). */
+  search: ScoredCandidate[];
+  choices: Choices;
+}
+
+/**
+ * The search as it ran: the same planning and choice as the compute (search.ts), on the validation
+ * curves of the children the parent recorded.
+ */
+function loadSearch(store: Store, parent: RunDetail, config: FinetuneConfig): { search: ScoredCandidate[]; choices: Choices } {
+  const curveOf = (key: string) => {
+    const id = parent.tags[`${CHILD_TAG_PREFIX}${key}`];
+    return id && store.getRun(id).status === 'FINISHED' ? validationCurve(store, id) : null;
+  };
+  let choices: Choices = {};
+  for (;;) {
+    const { choices: next, scored } = chooseSettings(planSearch(config, '', '', choices), curveOf, config.search.lastPoints);
+    if (canonicalJson(next) === canonicalJson(choices)) return { search: scored, choices };
+    choices = next;
+  }
 }
 
 /**
@@ -154,7 +175,7 @@ export function loadFinetuneRun(store: Store, parentId: string): FinetuneRunData
       }
     }
   }
-  return { parent, config, children, beds };
+  return { parent, config, children, beds, ...loadSearch(store, parent, config) };
 }
 
 function loadChild(store: Store, parent: RunDetail, testBed: string, key: string, method: string, seed: number): ChildResult {

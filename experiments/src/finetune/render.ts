@@ -8,7 +8,8 @@ import { writePlot } from '../report/plot';
 import { writeText } from '../report/write-text';
 import { CREDIT_METHODS, type CreditMethod, type Method } from './config';
 import { loadFinetuneRun, type Diagnostics, type FinetuneRunData } from './load';
-import { summarize, type FinetuneSummary } from './summary';
+import { compareAll, summarize, type FinetuneSummary } from './summary';
+import type { Comparison } from './comparisons';
 import { summaryJson } from './summary-json';
 import { curveSpec } from './curve-spec';
 
@@ -57,23 +58,104 @@ function evalCsv(summaries: readonly FinetuneSummary[]): Table {
   };
 }
 
-/** Paired differences of every method against GRPO, test bed by test bed. */
-function pairedTable(summaries: readonly FinetuneSummary[]): Table {
+/** Every comparison of the table with its Holm-corrected interval (comparisons.ts). */
+function comparisonsTable(comparisons: readonly Comparison[]): Table {
   return {
-    columns: ['test bed', 'method', 'seeds', 'Δ mean over splits vs GRPO (final)', '95 % CI'],
+    columns: [
+      'test bed',
+      'a − b',
+      'seeds',
+      'Δ final avg (mean over splits)',
+      'p (paired t)',
+      'Holm level',
+      'Holm-corrected CI',
+      'Holm p',
+      'verdict',
+    ],
+    rows: comparisons.map((c) => [
+      c.testBed,
+      `${c.a} − ${c.b}`,
+      c.seeds.join(', '),
+      fmt(c.diff),
+      fmt(c.p, 4),
+      fmt(c.level, 4),
+      Number.isNaN(c.lo) ? '—' : `[${fmt(c.lo)}, ${fmt(c.hi)}]`,
+      fmt(c.adjustedP, 4),
+      Number.isNaN(c.lo)
+        ? 'undecided (< 2 seeds)'
+        : c.supported
+          ? c.diff > 0
+            ? 'a better (supported)'
+            : 'b better (supported)'
+          : 'not decided',
+    ]),
+  };
+}
+
+/** The search: every candidate, its per-seed validation scores, their mean, and the choice. */
+function searchTable(data: FinetuneRunData): Table {
+  const k = data.config.validation.samplesPerProblem;
+  return {
+    columns: [
+      'test bed',
+      'method',
+      'varies',
+      'value',
+      `score per seed (val. avg@${k}, last ${data.config.search.lastPoints} points)`,
+      'mean',
+      'chosen',
+    ],
+    rows: data.search.map((s) => [
+      s.candidate.testBed,
+      s.candidate.method,
+      s.candidate.varies === 'lr' ? 'lr' : 'λ (reference SFT)',
+      s.candidate.varies === 'lr' ? s.candidate.setting.lr.toExponential(0) : String(s.candidate.setting.referenceSft),
+      s.perSeed.map((x) => fmt(x)).join(', '),
+      fmt(s.score),
+      s.chosen ? '✓' : '',
+    ]),
+  };
+}
+
+/** Final and best-validation avg@k per arm and seed (mean over the eval splits). */
+function perSeedTable(summaries: readonly FinetuneSummary[]): Table {
+  return {
+    columns: [
+      'test bed',
+      'method',
+      'seed',
+      'lr',
+      'λ',
+      'final avg (mean over splits)',
+      'best-val. avg',
+      'best step',
+      'val. final',
+      'val. best',
+    ],
     rows: summaries.flatMap((s) =>
-      s.paired.map((p) => [
+      s.perSeed.map((r) => [
         s.testBed,
-        p.method,
-        p.seeds.join(', '),
-        fmt(p.diff.mean),
-        Number.isNaN(p.diff.lo) ? '—' : `[${fmt(p.diff.lo)}, ${fmt(p.diff.hi)}]`,
+        r.method,
+        String(r.seed),
+        r.lr.toExponential(0),
+        r.referenceSft ? String(r.referenceSft) : '—',
+        fmt(r.final),
+        fmt(r.best),
+        String(r.bestStep),
+        fmt(r.validationFinal),
+        fmt(r.validationBest),
       ]),
     ),
   };
 }
 
-function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency'], target: string): Table {
+function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency'], target: string, level: number, withCi: boolean): Table {
+  const interval = ([lo, hi]: [number, number], digits: number) =>
+    Number.isNaN(lo)
+      ? '—'
+      : !Number.isFinite(lo)
+        ? 'not reached'
+        : `[${fmt(lo, digits)}, ${Number.isFinite(hi) ? fmt(hi, digits) : 'not reached'}]`;
   return {
     columns: [
       'method',
@@ -82,8 +164,10 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
       'val. max',
       `target (GRPO ${target})`,
       'steps to reach',
+      `[${Math.round(level * 100)} % CI over seeds]`,
       'GRPO steps / steps',
       'train s to reach',
+      `[${Math.round(level * 100)} % CI]`,
       'GRPO s / s',
       's per step',
       'train s total',
@@ -99,8 +183,10 @@ function efficiencyTable(s: FinetuneSummary, rows: FinetuneSummary['efficiency']
         fmt(Math.max(...curve.map((p) => p.avg))),
         fmt(e.target),
         e.steps === null ? 'not reached' : String(e.steps),
+        withCi && s.efficiencyCi[e.method] ? interval(s.efficiencyCi[e.method].steps, 0) : '—',
         nullable(e.stepRatio, 2),
         nullable(e.seconds, 1),
+        withCi && s.efficiencyCi[e.method] ? interval(s.efficiencyCi[e.method].seconds, 1) : '—',
         nullable(e.timeRatio, 2),
         fmt(c.stepSeconds, 2),
         fmt(c.trainSeconds, 1),
@@ -250,6 +336,12 @@ function settingDetails(data: FinetuneRunData): string {
 
 /** "same lr for every method" or "only the lr differs between methods" (the paper's setting). */
 function lrText(c: FinetuneRunData['config']): string {
+  if (c.search.methods.length > 0)
+    return `learning rates chosen per test bed by validation among ${c.search.learningRates.map((x) => x.toExponential(0)).join(', ')} for ${c.search.methods.join(', ')} (the others follow: ${Object.entries(
+      c.search.follow,
+    )
+      .map(([m, f]) => `${m} → ${f}`)
+      .join(', ')}; search table below)`;
   const lrs = c.methods.map((m) => c.learningRates[m]);
   return lrs.every((x) => x === lrs[0])
     ? `every method uses the same lr (${lrs[0].toExponential(0)})`
@@ -264,7 +356,7 @@ const RATIO_TEXT: Record<string, string> = {
 };
 
 /** The eval and sample-efficiency sections of one test bed. */
-function bedSections(s: FinetuneSummary, k: number, kv: number, heading: string): string[] {
+function bedSections(s: FinetuneSummary, k: number, kv: number, heading: string, level: number): string[] {
   return [
     `## avg@${k} on held-out splits (mean ± half-width over seeds)${heading}`,
     '',
@@ -273,19 +365,20 @@ function bedSections(s: FinetuneSummary, k: number, kv: number, heading: string)
     toMarkdown(evalTable(s, k)),
     `## Sample efficiency against GRPO (validation avg@${kv}, seed-mean curves)${heading}`,
     '',
-    `Target: GRPO's final seed-mean validation avg@${kv}. "GRPO steps / steps" > 1 means the method reached it in fewer steps; ` +
+    `Target: the midpoint between GRPO's start and its best seed-mean validation avg@${kv} (defined whenever GRPO improves at all). Intervals: ` +
+      `seeds resampled with replacement (2,000 resamples), the resample's mean curve's first point at the target; "not reached" when over ` +
+      `${fmt(((1 - level) / 2) * 100, 1)} % of resamples never get there. "GRPO steps / steps" > 1 means the method reached it in fewer steps; ` +
       '"train s" counts sampling, redistribution and updates (validation excluded). σ fallback share: traces with A ≠ 0 that ' +
-      'RREDCoT could not score (a reference suffix did not fit the context after their thinking, or no reference) and so kept uniform σ (Eq. 12). When GRPO ends at or below its ' +
-      'start, the target is met at step 0 and the ratios are undefined (—).',
+      'RREDCoT could not score (a reference suffix did not fit the context after their thinking, or no reference) and so kept uniform σ (Eq. 12).',
     '',
     s.efficiency.length
-      ? toMarkdown(efficiencyTable(s, s.efficiency, 'final'))
+      ? toMarkdown(efficiencyTable(s, s.efficiency, 'midpoint of start and best', level, true))
       : 'GRPO is not among the methods: no sample-efficiency ratio.\n',
     ...(s.efficiencyAtMax.length
       ? [
           `Supplementary, target = the best point of GRPO's seed-mean curve (defined even when GRPO ends below its start):`,
           '',
-          toMarkdown(efficiencyTable(s, s.efficiencyAtMax, 'max')),
+          toMarkdown(efficiencyTable(s, s.efficiencyAtMax, 'max', level, false)),
         ]
       : []),
   ];
@@ -298,19 +391,35 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
   const kv = data.config.validation.samplesPerProblem;
   const ids = runIds(data);
   const multi = summaries.length > 1;
+  const comparisons = compareAll(data);
   const md = [
     markdownTitle('GRPO vs RREDCoT-GRPO fine-tuning (paper Sec. 4, Tab. 1, Tab. 2, App. 10.3)'),
     setting(data),
     '',
     settingDetails(data),
     '',
-    ...summaries.flatMap((s) => bedSections(s, k, kv, multi ? ` — test bed ${s.testBed}` : '')),
-    `## Paired differences against GRPO (final checkpoint, mean over splits)`,
+    ...(data.search.length
+      ? [
+          '## Search (learning rate per arm, λ of grpo-ref-sft), chosen on validation',
+          '',
+          `Each candidate ran the first ${data.config.search.seeds} seeds; its score is the validation avg@${kv} averaged over the last ` +
+            `${data.config.search.lastPoints} validation points of each run, then over seeds; the best wins (ties: the first listed). The comparison's ` +
+            'children at the chosen value are these same runs (reused by config hash).',
+          '',
+          toMarkdown(searchTable(data)),
+        ]
+      : []),
+    ...summaries.flatMap((s) => bedSections(s, k, kv, multi ? ` — test bed ${s.testBed}` : '', data.config.confidence)),
+    `## Comparisons (final checkpoint, mean over splits), Holm over the whole table`,
     '',
-    "Per seed, the method's mean over splits minus GRPO's with the same seed (same evaluation draws), then mean and " +
-      `${Math.round(data.config.confidence * 100)} % Student-t interval over the seeds both ran. Also in summary.json.`,
+    'Per seed, a − b with the same seed (same evaluation draws), over the seeds both ran; paired Student-t p; Holm step-down over every ' +
+      `comparison below (m = ${comparisons.length}, α = ${fmt(1 - data.config.confidence, 2)}): the comparison at Holm rank i gets the t interval at ` +
+      'level 1 − α/(m − i + 1). "supported" only where Holm rejects (that interval excludes 0 and every smaller p was rejected). Also in summary.json.',
     '',
-    summaries.some((s) => s.paired.length) ? toMarkdown(pairedTable(summaries)) : 'GRPO is not among the methods: no paired difference.\n',
+    comparisons.length ? toMarkdown(comparisonsTable(comparisons)) : 'No pair of compared arms ran.\n',
+    '## Per seed (final and best-validation avg@k, mean over splits)',
+    '',
+    toMarkdown(perSeedTable(summaries)),
     '## Training diagnostics (per-step trainer metrics, mean over steps, then over seeds)',
     '',
     "Σσ_t: the sum of a completion's token weights over the completions with A ≠ 0 (1 under return equivalence, Sec. 3.3; steps where " +
@@ -326,20 +435,25 @@ export function renderFinetuneTables(store: Store, runId: string, outDir: string
   writeText(files[0], withProvenance(md, store, ids, COMMAND));
   writeText(files[1], csvHeader(store, ids) + toCsv(evalCsv(summaries)));
   writeText(files[2], csvHeader(store, ids) + toCsv(curvesCsv(summaries)));
-  writeText(files[3], `${JSON.stringify(summaryJson(data, summaries), null, 2)}\n`);
+  writeText(files[3], `${JSON.stringify(summaryJson(data, summaries, comparisons), null, 2)}\n`);
   return files;
 }
 
-/** Paired differences against GRPO with their intervals, one row per method, one colour per test bed. */
-function pairedSpec(summaries: readonly FinetuneSummary[], subtitle: string, level: number) {
-  const values = summaries.flatMap((s) =>
-    s.paired.map((p) => ({ bed: s.testBed, method: p.method, diff: p.diff.mean, lo: p.diff.lo, hi: p.diff.hi, seeds: p.seeds.length })),
-  );
-  const y = { field: 'method', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.method))] };
+/** Every comparison with its Holm-corrected interval, one row per pair, one colour per test bed. */
+function pairedSpec(comparisons: readonly Comparison[], subtitle: string) {
+  const values = comparisons.map((c) => ({
+    bed: c.testBed,
+    pair: `${c.a} − ${c.b}`,
+    diff: c.diff,
+    lo: c.lo,
+    hi: c.hi,
+    seeds: c.seeds.length,
+  }));
+  const y = { field: 'pair', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.pair))] };
   const color = { field: 'bed', type: 'nominal', title: 'test bed' };
   const yOffset = { field: 'bed', type: 'nominal' };
   return {
-    title: { text: 'Final avg@k minus GRPO, paired by seed (mean over splits)', subtitle },
+    title: { text: 'Final avg@k, a − b paired by seed (mean over splits)', subtitle },
     width: 420,
     height: { step: 14 },
     data: { values },
@@ -351,7 +465,7 @@ function pairedSpec(summaries: readonly FinetuneSummary[], subtitle: string, lev
           y,
           yOffset,
           color,
-          x: { field: 'lo', type: 'quantitative', title: `Δ vs GRPO, ${Math.round(level * 100)} % t interval over seeds` },
+          x: { field: 'lo', type: 'quantitative', title: 'a − b, Holm-corrected t interval over seeds (whole table)' },
           x2: { field: 'hi' },
         },
       },
@@ -363,6 +477,7 @@ function pairedSpec(summaries: readonly FinetuneSummary[], subtitle: string, lev
 export async function renderFinetunePlots(store: Store, runId: string, outDir: string): Promise<string[]> {
   const data = loadFinetuneRun(store, runId);
   const s = summarize(data);
+  const comparisons = compareAll(data);
   const kv = data.config.validation.samplesPerProblem;
   const subtitle = `run ${runId}: ${data.config.methods.length} methods × ${data.config.seeds.length} seeds`;
   return [
@@ -371,7 +486,7 @@ export async function renderFinetunePlots(store: Store, runId: string, outDir: s
       'curves_by_step',
       curveSpec(s, 'step', 'Validation accuracy vs GRPO step', 'optimizer step', kv, subtitle),
     )),
-    ...(s.some((x) => x.paired.length) ? await writePlot(outDir, 'paired_vs_grpo', pairedSpec(s, subtitle, data.config.confidence)) : []),
+    ...(comparisons.length ? await writePlot(outDir, 'paired_vs_grpo', pairedSpec(comparisons, subtitle)) : []),
     ...(await writePlot(
       outDir,
       'curves_by_time',

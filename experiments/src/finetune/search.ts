@@ -15,7 +15,7 @@ export function runScore(curve: readonly CurvePoint[], lastPoints: number): numb
   return sorted.length === 0 ? NaN : mean(sorted.slice(-lastPoints).map((p) => p.avg));
 }
 
-interface ScoredCandidate {
+export interface ScoredCandidate {
   candidate: SearchCandidate;
   /** runScore per seed, in the candidate's seed order (NaN where a child has not finished). */
   perSeed: number[];

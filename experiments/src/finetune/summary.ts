@@ -1,7 +1,8 @@
 /** The numbers the finetune tables show, computed from the loaded runs (pure; tested on synthetic data). */
-import { meanCurve, sampleEfficiency, type CurvePoint, type EfficiencyRow } from './curves';
+import { meanCurve, reachInterval, sampleEfficiency, type CurvePoint, type EfficiencyRow, type ReachInterval } from './curves';
 import type { FinetuneRunData, TestBedData } from './load';
-import { mean, meanCi, type MeanCi } from '@rred/core';
+import { mean, meanCi, Rng, type MeanCi } from '@rred/core';
+import { compareArms, type Comparison } from './comparisons';
 
 export interface EvalRow {
   method: string;
@@ -35,18 +36,52 @@ export interface FinetuneSummary {
   splits: string[];
   evalRows: EvalRow[];
   curves: MethodCurve[];
+  /** Target: the midpoint between GRPO's start and its best seed-mean validation point. */
   efficiency: EfficiencyRow[];
+  /** Bootstrap intervals over seeds of each method's steps and seconds to the midpoint target. */
+  efficiencyCi: Record<string, ReachInterval>;
   /** The same against GRPO's best (max) seed-mean validation point. */
   efficiencyAtMax: EfficiencyRow[];
+  /** One row per (method, seed): final and best-validation avg@k (mean over splits) and the validation curve's summary. */
+  perSeed: PerSeedRow[];
   /** Per method: mean s/step, mean fallback fraction, mean training seconds. */
   cost: { method: string; stepSeconds: number; trainSeconds: number; fallbackFraction: number }[];
   /** Every method but grpo against grpo (empty without grpo). */
   paired: PairedDiff[];
 }
 
+export interface PerSeedRow {
+  method: string;
+  seed: number;
+  lr: number;
+  referenceSft: number;
+  /** avg@k on the eval splits, mean over splits, at the final and at the best-validation checkpoint. */
+  final: number;
+  best: number;
+  bestStep: number;
+  /** Validation avg@k at the last step and its maximum over the curve. */
+  validationFinal: number;
+  validationBest: number;
+}
+
 /** One summary per test bed, in config order. */
 export function summarize(data: FinetuneRunData): FinetuneSummary[] {
   return data.beds.map((bed) => summarizeBed(data, bed));
+}
+
+/** Every comparison of the table (comparisons.ts), one Holm family over all beds: final avg@k, mean over splits, paired by seed. */
+export function compareAll(data: FinetuneRunData): Comparison[] {
+  const splits = data.config.evaluation.splits;
+  const of = (bed: string, method: string) => data.children.filter((c) => c.testBed === bed && c.method === method);
+  return compareArms(
+    data.beds.map((b) => ({ name: b.name, methods: b.methods })),
+    (bed, method) => of(bed, method).map((c) => c.seed),
+    (bed, method, seed) => {
+      const c = of(bed, method).find((x) => x.seed === seed);
+      return c ? finalMean(c, splits) : undefined;
+    },
+    data.config.confidence,
+  );
 }
 
 /** Mean over splits of a child's final avg@k (the per-seed value of the "mean over splits" column). */
@@ -78,7 +113,8 @@ function summarizeBed(data: FinetuneRunData, bed: TestBedData): FinetuneSummary 
   const cost: FinetuneSummary['cost'] = [];
   for (const method of bed.methods) {
     const runs = data.children.filter((c) => c.testBed === bed.name && c.method === method);
-    const lr = config.learningRates[method as keyof typeof config.learningRates];
+    // the lr the children ran (chosen by the search, or configured)
+    const lr = runs[0]?.config.lr ?? config.learningRates[method as keyof typeof config.learningRates];
     evalRows.push({ method, checkpoint: 'final', lr, cells: cellsOf(runs.map((r) => r.final)), meanBestStep: null });
     evalRows.push({
       method,
@@ -101,8 +137,27 @@ function summarizeBed(data: FinetuneRunData, bed: TestBedData): FinetuneSummary 
   }
   const means = Object.fromEntries(curves.map((c) => [c.method, c.mean]));
   const hasGrpo = bed.methods.includes('grpo');
-  const efficiency = hasGrpo ? sampleEfficiency(means, 'grpo', 'final') : [];
+  const efficiency = hasGrpo ? sampleEfficiency(means, 'grpo', 'midpoint') : [];
   const efficiencyAtMax = hasGrpo ? sampleEfficiency(means, 'grpo', 'max') : [];
+  const efficiencyCi: Record<string, ReachInterval> = {};
+  const rng = new Rng(config.seeds[0]).fork(`efficiency-${bed.name}`);
+  for (const e of efficiency) {
+    const curvesOf = curves.find((c) => c.method === e.method)!.seeds.map((x) => x.curve);
+    efficiencyCi[e.method] = reachInterval(curvesOf, e.target, rng.fork(e.method), level);
+  }
+  const perSeed: PerSeedRow[] = data.children
+    .filter((c) => c.testBed === bed.name)
+    .map((c) => ({
+      method: c.method,
+      seed: c.seed,
+      lr: c.config.lr,
+      referenceSft: c.config.referenceSft ?? 0,
+      final: finalMean(c, splits),
+      best: mean(splits.map((x) => c.best[x])),
+      bestStep: c.bestStep,
+      validationFinal: c.curve.length ? c.curve[c.curve.length - 1].avg : NaN,
+      validationBest: c.curve.length ? Math.max(...c.curve.map((p) => p.avg)) : NaN,
+    }));
   const paired: PairedDiff[] = [];
   if (hasGrpo) {
     const ofBed = data.children.filter((c) => c.testBed === bed.name);
@@ -119,5 +174,17 @@ function summarizeBed(data: FinetuneRunData, bed: TestBedData): FinetuneSummary 
       });
     }
   }
-  return { testBed: bed.name, primary: bed.primary, splits, evalRows, curves, efficiency, efficiencyAtMax, cost, paired };
+  return {
+    testBed: bed.name,
+    primary: bed.primary,
+    splits,
+    evalRows,
+    curves,
+    efficiency,
+    efficiencyCi,
+    efficiencyAtMax,
+    perSeed,
+    cost,
+    paired,
+  };
 }
