@@ -62,7 +62,7 @@ export const multiAttemptExperimentSchema = z
     rredcot: rredcotConfigSchema
       .default({ ...rredcotPresets.dataset, terms: 'value', exit: 'forced', valueSuffix: 'softStart', space: 'prob', maxReferences: 4 })
       .describe(
-        "RREDCoT inside each attempt ('cal-rredcot'): the finetune experiment's default estimator (dataset references, v̂ = V, softStart).",
+        "RREDCoT inside each attempt ('cal-rredcot'): the finetune experiment's `rredcot` estimator (dataset references, v̂ = V, softStart).",
       ),
     analysis: z
       .object({
