@@ -164,7 +164,10 @@ async function chainUnguarded(ref: Reference, label: string, interrupts: readonl
     attempts = expectedAttempt;
     let signalled = false;
     if (!finalAttempt) {
-      await sleep(rng.int(0, ref.runningMs));
+      // a moment within what is left of the run: a resumed attempt skips the traces already stored, and a moment
+      // past its end would be a miss (a whole launch that interrupts nothing)
+      const left = 1 - rowCounts(file, runId).traces / ref.rows.traces;
+      await sleep(rng.int(0, Math.round(ref.runningMs * Math.max(left, 0.25))));
       const interrupt = interrupts[landed];
       const before = runOf(file, runId)!;
       if (before.status === 'RUNNING') {
