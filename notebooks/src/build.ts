@@ -47,7 +47,7 @@ runMain(async () => {
   try {
     const started = Date.now();
     const stores = [
-      ...(store ? [{ store, label: path.relative(root, storeFile).startsWith('..') ? storeFile : path.relative(root, storeFile) }] : []),
+      ...(store ? [{ store, label: path.relative(root, store.file).startsWith('..') ? store.file : path.relative(root, store.file) }] : []),
       ...(committed ? [{ store: committed.store, label: `the committed runs (${path.relative(root, results) || '.'}/runs/)` }] : []),
     ];
     const s = await buildSite({ stores, resultsDir: results, outDir: out, repoRoot: root });
