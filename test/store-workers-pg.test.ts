@@ -12,7 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { openStore, openStoreForReading } from '@rred/results-store';
 import { FIXED_CONTEXT, postgresTestsEnabled, sampleBundle, startTestPostgres, type TestPostgres } from '@rred/results-store/testing';
-import { renderExperiment } from '../experiments/src/render/registry';
+import { renderExperiment, runToRender } from '../experiments/src/render/registry';
 import { renderSweep } from '../experiments/src/sweep/render';
 import { ROOT } from './fixtures/run-script';
 
@@ -155,6 +155,26 @@ describePg('a sweep shared by workers over PostgreSQL', () => {
     expect(dead.stderr).not.toContain('hunter2');
     const same = rred('db', 'copy', '--from', url, '--to', url);
     expect([same.code, same.stderr.trim()]).toEqual([2, expect.stringMatching(/^[^\n]*--from and --to are the same store/)]);
+  }, 120000);
+
+  it('experiments render the committed mc-variance run from a PostgreSQL store byte for byte as from SQLite', async () => {
+    const url = pg.createDatabase('committed_runs');
+    const file = path.join(dir, 'committed.sqlite');
+    for (const store of [url, file]) expect(rred('runs', 'import', '--store', store, 'results/runs/mc-variance.json').code).toBe(0);
+    const rendered = async (location: string, out: string) => {
+      const s = openStoreForReading(location);
+      try {
+        const id = runToRender(s, 'mc-variance');
+        expect(id).not.toBeNull();
+        const files = await renderExperiment('mc-variance', s, id!, path.join(dir, out), 'tables');
+        return Object.fromEntries(files.map((f) => [path.basename(f), fs.readFileSync(f, 'utf8')]));
+      } finally {
+        s.close();
+      }
+    };
+    const fromFile = await rendered(file, 'mc-sqlite');
+    expect(Object.keys(fromFile).length).toBeGreaterThan(0);
+    expect(await rendered(url, 'mc-pg')).toEqual(fromFile);
   }, 120000);
 
   it('three processes, one SIGKILLed mid-point: every point runs once to completion; tables as from one process on SQLite', async () => {
