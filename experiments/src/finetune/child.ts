@@ -19,7 +19,7 @@ import {
   type StepScoreSource,
 } from '@rred/recipes';
 import { returnEquivalent } from '@rred/estimators';
-import { referencesById, remainingAlignment, type TaskRecord } from '@rred/tasks';
+import { recordAlignment, referencesById, type TaskRecord } from '@rred/tasks';
 import { sigmaShuffleRedistribution, signedPositionRedistribution } from './control-hooks';
 import { continuationReward, specialTokens } from '../common/rollouts';
 import { KEYS } from './keys';
@@ -69,7 +69,8 @@ function methodHooks(config: ChildConfig, model: TransformerLM, train: readonly 
     method: 'rredcot' as const,
     estimatorConfig: config.estimator,
     datasetReferences: referencesById(train, tokenizer),
-    alignment: remainingAlignment(tokenizer),
+    // the oracle alignment in the bed's rendering (the task's notation, or the free-form bed's prose); read only with alignment 'task'
+    alignment: train.length > 0 ? recordAlignment(train[0], tokenizer) : undefined,
   });
   const sigma = config.sigma ?? undefined;
   switch (config.method) {

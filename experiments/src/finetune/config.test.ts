@@ -75,12 +75,14 @@ describe('finetune config written with the old estimator option names', () => {
 describe('the credit-controls config (experiments/configs/finetune/credit-controls.json)', () => {
   const file = path.join(repoRoot(), 'experiments', 'configs', 'finetune', 'credit-controls.json');
   const config = parseConfig(finetuneConfigSchema, readJsonFile(file, 'config file'), file);
-  it('searches lr ∈ {3e-5, 1e-4, 3e-4} for grpo, rredcot and the oracle-aligned arm on both beds, 3 seeds each, and λ of grpo-ref-sft', () => {
+  it('searches lr ∈ {3e-5, 1e-4, 3e-4} for grpo, rredcot and the oracle-aligned arm on every bed, 3 seeds each, and λ of grpo-ref-sft', () => {
     expect(finetuneConfigIssues(config)).toEqual([]);
     const search = planSearch(config, 'ckpt', 'code');
     const lrs = (bed: string, m: string) => search.filter((c) => c.testBed === bed && c.method === m).map((c) => c.setting.lr);
-    for (const bed of ['assumptionsMet', 'embedded'])
+    for (const bed of ['assumptionsMet', 'embedded', 'freeForm'])
       for (const m of ['grpo', 'rredcot', 'rredcot-oracle-aligned']) expect(lrs(bed, m)).toEqual([3e-5, 1e-4, 3e-4]);
+    // the free-form bed is named through the checkpoint registry
+    expect(search.find((c) => c.testBed === 'freeForm')!.plans[0].config.checkpoint).toBe('packages/lm/checkpoints/free-form.ckpt');
     expect(search.every((c) => c.plans.map((p) => p.config.seed).join() === '1,2,3')).toBe(true);
     // grpo-ref-sft's λ candidates wait for grpo's lr; then they run at it
     expect(search.some((c) => c.method === 'grpo-ref-sft')).toBe(false);
@@ -102,10 +104,11 @@ describe('the credit-controls config (experiments/configs/finetune/credit-contro
     const choices = {
       assumptionsMet: { ...chosen, 'grpo-ref-sft': { lr: 3e-4, referenceSft: 0.1 } },
       embedded: { ...chosen, 'grpo-ref-sft': { lr: 3e-4, referenceSft: 0.3 } },
+      freeForm: { ...chosen, 'grpo-ref-sft': { lr: 3e-4, referenceSft: 0.03 } },
     };
     const plans = planChildren(config, 'ckpt', 'code', choices);
     const arm = (bed: string, m: string) => plans.filter((p) => p.config.testBed === bed && p.config.method === m);
-    for (const bed of ['assumptionsMet', 'embedded']) {
+    for (const bed of ['assumptionsMet', 'embedded', 'freeForm']) {
       expect(arm(bed, 'grpo')).toHaveLength(8);
       expect(arm(bed, 'rredcot')).toHaveLength(8);
       for (const m of ['rredcot-oracle-aligned', 'sigma-shuffle', 'signed-position', 'grpo-ref-sft']) expect(arm(bed, m)).toHaveLength(5);
