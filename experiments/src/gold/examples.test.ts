@@ -20,6 +20,8 @@ describe('bestAlignmentFree', () => {
       'rredcot.forced.any.immediate.log': Number.NaN,
     });
     expect(bestAlignmentFree(a, 'bed')).toBe('rredcot.any.bestStart.value.prob');
+    // on any reference source the own/both variants compete; the oracle and the stress arm still do not
+    expect(bestAlignmentFree(a, 'bed', true)).toBe('rredcot.any.softStart.value.prob@both');
   });
 
   it('breaks ties by name and gives null when the bed has no such variant', () => {

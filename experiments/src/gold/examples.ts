@@ -18,12 +18,15 @@ import { SIGNED_POSITION } from './verdict';
 /** Traces shown per bed: the first correct, the first wrong one with an error in its thinking, the second correct. */
 const SHOWN = 3;
 
-/** The bed's alignment-free RREDCoT variant on canonical dataset references with the highest within-trace ρ over all traces. */
-export function bestAlignmentFree(a: GoldAnalysis, bed: string): string | null {
+/**
+ * The bed's alignment-free RREDCoT variant on canonical references with the highest within-trace ρ over all
+ * traces: on the dataset's references only, or (`anySource`) on any reference source (dataset, own, both).
+ */
+export function bestAlignmentFree(a: GoldAnalysis, bed: string, anySource = false): string | null {
   const methods = a.checkpoints[bed]?.methods ?? {};
   const candidates = Object.keys(methods).filter((m) => {
     const p = parseMethodName(m);
-    return p.family === 'rredcot' && !p.oracle && p.refs === 'dataset' && p.rewrite === 'canonical';
+    return p.family === 'rredcot' && !p.oracle && (anySource || p.refs === 'dataset') && p.rewrite === 'canonical';
   });
   const rho = (m: string) => {
     const v = methods[m].subsets.all.within.all.value;
@@ -42,11 +45,20 @@ function pick(traces: readonly GoldTrace[]): GoldTrace[] {
 /** A segment's text on one table line: newlines shown as ⏎, pipes escaped. */
 const cellText = (s: string) => s.replace(/\n/g, ' ⏎ ').replace(/\|/g, '\\|').trim();
 
-function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, variant: string | null): Table {
+/** A credit: 3 decimals, or 2 significant digits below 0.001 (prob-space credits can be that small, and their sign matters). */
+const creditText = (x: number) => (x !== 0 && Math.abs(x) < 0.001 ? x.toExponential(1) : fmt(x, 3));
+
+/** Column title of a variant's credit: which references it read. */
+const creditColumn = (variant: string) => {
+  const refs = parseMethodName(variant).refs;
+  return `RREDCoT credit (${refs === 'dataset' ? 'dataset reference' : refs === 'own' ? 'own samples' : 'dataset + own'})`;
+};
+
+function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, variants: readonly string[]): Table {
   const completion = stored.trace.completion;
-  const credit = variant ? t.credits[variant] : undefined;
+  const shown = variants.filter((m) => t.credits[m]);
   return {
-    columns: ['k', 'segment k (the model)', 'V_gold(s_k)', 'ΔV_gold', 'oracle', ...(variant ? ['RREDCoT credit'] : []), 'signed position'],
+    columns: ['k', 'segment k (the model)', 'V_gold(s_k)', 'ΔV_gold', 'oracle', ...shown.map(creditColumn), 'signed position'],
     rows: t.gold.map((v, k) => {
       const seg = k === 0 ? null : stored.segments[k - 1];
       return [
@@ -55,7 +67,7 @@ function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, var
         fmt(v, 3),
         k === 0 ? '' : fmt(v - t.gold[k - 1], 3),
         k !== 0 && k === t.firstError ? 'first error' : '',
-        ...(credit ? [k === 0 ? '' : fmt(credit[k - 1], 3)] : []),
+        ...shown.map((m) => (k === 0 ? '' : creditText(t.credits[m][k - 1]))),
         k === 0 ? '' : fmt(t.credits[SIGNED_POSITION][k - 1], 0),
       ];
     }),
@@ -65,13 +77,20 @@ function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, var
 function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnalysis, stored: Map<string, StoredTrace>): string[] {
   const tokenizer = Tokenizer.fromJSON(readCheckpointHeader(path.resolve(repoRoot(), checkpoint)).tokenizer, checkpoint);
   const records = new Map(loadSplit(bedSplit(data.config.split, checkpoint), data.config.problems).map((r) => [r.id, r]));
-  const variant = bestAlignmentFree(a, bed);
+  const onDataset = bestAlignmentFree(a, bed);
+  const overall = bestAlignmentFree(a, bed, true);
+  const variants = [...new Set([onDataset, overall].filter((m): m is string => m !== null))];
+  const rho = (m: string) => fmt(a.checkpoints[bed].methods[m].subsets.all.within.all.value, 3);
   const out = [
     `## ${bed}`,
     '',
-    variant
-      ? `RREDCoT credit: \`${variant}\`, the bed's alignment-free variant with the highest ρ (dataset references, canonical).`
-      : 'No alignment-free RREDCoT variant in this run.',
+    variants.length === 0
+      ? 'No alignment-free RREDCoT variant in this run.'
+      : `RREDCoT credit: the bed's alignment-free variant with the highest ρ on the dataset's references (\`${onDataset}\`, ρ ${rho(onDataset!)})` +
+        (overall !== onDataset
+          ? ` and on any reference source (\`${overall}\`, ρ ${rho(overall!)})`
+          : ', also the best on any reference source') +
+        '.',
     '',
   ];
   for (const t of pick(data.traces.filter((x) => x.checkpoint === bed))) {
@@ -88,7 +107,7 @@ function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnal
       record?.solution ?? '(not in the split file)',
       '```',
       '',
-      toMarkdown(traceTable(t, s, tokenizer, variant)),
+      toMarkdown(traceTable(t, s, tokenizer, variants)),
       '',
     );
   }
