@@ -8,19 +8,19 @@
  */
 import * as path from 'path';
 import { canonicalJson, repoRoot } from '@rred/core';
-import { captureRunContext, type BackendInfo, type Run, type Store } from '@rred/results-store';
+import { captureRunContext, configHash, type BackendInfo, type Run, type Store } from '@rred/results-store';
 import { codeStateTags } from '../common/code-state';
 import { CHECKPOINT_HASH_COVERS } from '../common/model';
 import { budgetLines, budgetRows } from './budget';
 import { evalSettings, trainChild, type ChildData } from './child';
 import { loadChildData } from './child-data';
 import { evaluateSplits, type SplitResults } from './evaluate';
-import { CHILD_TAG_PREFIX, runChildren, type ChildrenOutcome, type ChildTrainer } from './children';
+import { CHILD_TAG_PREFIX, FINETUNE_EXPERIMENT, runChildren, type ChildrenOutcome, type ChildTrainer } from './children';
 import { finetuneCodeHash } from './code-identity';
 import type { FinetuneConfig, Method } from './config';
-import { baseKey, summaryKey } from './keys';
+import { baseKey, KEYS, summaryKey } from './keys';
 import { loadFinetuneRun, validationCurve } from './load';
-import { childSizes, planChildren, planSearch, testBeds, type ChildPlan, type Choices } from './plan';
+import { childSizes, dataHashOf, planChildren, planSearch, testBeds, type ChildPlan, type Choices } from './plan';
 import { chooseSettings } from './search';
 import { summarize } from './summary';
 
@@ -28,20 +28,89 @@ import { summarize } from './summary';
 const sharedEvalSettings = (config: FinetuneConfig) =>
   evalSettings({ ...childSizes(config), grpo: config.grpo } as Parameters<typeof evalSettings>[0]);
 
-/** avg@k of the starting model of a test bed on each eval split, by seed, with the same draws a child's eval uses for that seed. */
-async function evaluateBase(run: Run, config: FinetuneConfig, data: ChildData, testBed: string | null): Promise<Map<number, SplitResults>> {
-  const settings = sharedEvalSettings(config);
-  const model = data.loadModel();
+/** What a start evaluation reads: one per (bed, seed); a FINISHED one with the same hash is reused (tag `startConfigHash`). */
+interface StartConfig {
+  kind: 'start';
+  testBed: string;
+  checkpointHash: string;
+  dataHash: string;
+  /** The child code's hash: the evaluation (evaluate.ts) and the model code are among what a child imports. */
+  codeHash: string;
+  evaluation: ReturnType<typeof sharedEvalSettings>;
+  seed: number;
+}
+
+const START_CLAIM_TAG = 'startConfigHash';
+const startKeys = (split: string) => ({ avg: KEYS.evalAvg('final', split), pass: KEYS.evalPass('final', split) });
+
+/**
+ * avg@k of the starting model of a test bed on each eval split, by seed, with the same draws a child's eval uses
+ * for that seed; logged on the parent as `base.*`. Each (bed, seed) is a run of its own (`finetune-start-<bed>.seed<k>`,
+ * a child of the parent), reused by a later invocation while its config hash (checkpoint, split files, evaluation
+ * settings, the child code's hash, seed) is unchanged, so a resumed plan does not evaluate the start models again.
+ */
+async function evaluateBase(
+  o: FinetuneComputeOptions,
+  data: ChildData,
+  bed: { name: string; checkpoint: string; primary: boolean },
+  codeHash: string,
+): Promise<Map<number, SplitResults>> {
+  const settings = sharedEvalSettings(o.config);
+  const testBed = bed.primary ? null : bed.name;
   const out = new Map<number, SplitResults>();
+  let model: ReturnType<ChildData['loadModel']> | null = null;
   try {
-    for (const [i, seed] of config.seeds.entries()) {
-      const results = await evaluateSplits(model, data.evalSplits, settings, seed);
-      for (const [split, r] of Object.entries(results)) run.logMetrics({ [baseKey(split, testBed)]: r.avg }, i);
+    for (const [i, seed] of o.config.seeds.entries()) {
+      const startConfig: StartConfig = {
+        kind: 'start',
+        testBed: bed.name,
+        checkpointHash: o.checkpointHash(bed.checkpoint),
+        dataHash: dataHashOf(bed.checkpoint, o.config.evaluation.splits),
+        codeHash,
+        evaluation: settings,
+        seed,
+      };
+      const claim = o.store.claimRun(
+        {
+          experiment: FINETUNE_EXPERIMENT,
+          name: `finetune-start-${bed.name}.seed${seed}`,
+          config: startConfig as unknown as Record<string, unknown>,
+          seed,
+          backend: o.backend,
+          parentRunId: o.run.id,
+          context: captureRunContext({ backend: o.backend, argv: process.argv }),
+          tags: { ...codeStateTags(), kind: 'start' },
+        },
+        { key: START_CLAIM_TAG, value: configHash(startConfig) },
+      );
+      let results: SplitResults;
+      if ('finished' in claim) {
+        const metrics = o.store.getRun(claim.finished.id).metrics;
+        results = Object.fromEntries(
+          settings.splits.map((split) => [
+            split,
+            { avg: metrics[startKeys(split).avg] ?? NaN, pass: metrics[startKeys(split).pass] ?? NaN },
+          ]),
+        );
+        process.stderr.write(`finetune: base model of ${bed.name}, seed ${seed}: reused run ${claim.finished.id}\n`);
+      } else {
+        model ??= data.loadModel();
+        results = await evaluateSplits(model, data.evalSplits, settings, seed);
+        if ('run' in claim) {
+          for (const [split, r] of Object.entries(results))
+            claim.run.logMetrics({ [startKeys(split).avg]: r.avg, [startKeys(split).pass]: r.pass }, 0);
+          claim.run.finish();
+        }
+        process.stderr.write(`finetune: base model of ${bed.name} evaluated for seed ${seed}\n`);
+      }
+      o.run.setTags({
+        [`start.${bed.name}.seed${seed}`]: 'run' in claim ? claim.run.id : 'finished' in claim ? claim.finished.id : claim.running.id,
+      });
+      for (const [split, r] of Object.entries(results)) o.run.logMetrics({ [baseKey(split, testBed)]: r.avg }, i);
       out.set(seed, results);
-      process.stderr.write(`finetune: base model${testBed === null ? '' : ` of ${testBed}`} evaluated for seed ${seed}\n`);
     }
   } finally {
-    model.dispose();
+    model?.dispose();
   }
   return out;
 }
@@ -110,7 +179,7 @@ export async function computeFinetune(o: FinetuneComputeOptions): Promise<Childr
           validationProblems: sizes.validation.problems,
           evaluation: sizes.evaluation,
         });
-      const start = await evaluateBase(o.run, o.config, data, bed.primary ? null : bed.name);
+      const start = await evaluateBase(o, data, bed, codeHash);
       byCheckpoint.set(bed.checkpoint, { ...data, start });
     }
     train = (run, config, label) => trainChild(run, config, byCheckpoint.get(config.checkpoint)!, label);

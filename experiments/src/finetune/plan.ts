@@ -38,7 +38,7 @@ export function childSizes(config: FinetuneConfig): Pick<ChildConfig, 'steps' | 
 const dataHashes = new Map<string, string>();
 
 /** sha256 over the sha256 of each split file a bed's children read (validation and the eval splits, bedSplit names), in order. */
-function dataHashOf(checkpoint: string, splits: readonly string[]): string {
+export function dataHashOf(checkpoint: string, splits: readonly string[]): string {
   const files = ['validation', ...splits].map((s) => bedSplit(s, checkpoint));
   const key = files.join('\0');
   let out = dataHashes.get(key);
