@@ -139,7 +139,7 @@ export const finetuneConfigSchema = z
       .min(1)
       .default(['grpo', 'rredcot', 'rredcot-own'])
       .describe(
-        "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, alignment-free by default, σ by `sigma.rredcot`, aligned); " +
+        "Methods trained from `checkpoint`: 'grpo' (uniform σ, Eq. 12); 'rredcot' (estimator `rredcot`, the alignment-free value term, σ by `sigma.rredcot`, aligned); " +
           "'rredcot-oracle-aligned' (estimator `rredcotOracle`: the value suffix 'remaining' reads the task's alignment, an upper bound); " +
           "'sigma-shuffle' (rredcot's σ_k permuted across the thinking segments of each trace by a seeded RNG: the same concentration, no credit content); " +
           "'signed-position' (σ from the outcome-signed position credit (2ζ − 1)·k through `sigma.signed-position`: no model, no references); " +
