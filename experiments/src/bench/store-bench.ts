@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseConfig, ProgressBar } from '@rred/core';
+import { mean, median, parseConfig, ProgressBar } from '@rred/core';
 import { captureRunContext, openStore, type RunContext } from '@rred/results-store';
 import { sampleBundle, startTestPostgres } from '@rred/results-store/testing';
 import { z } from 'zod';
@@ -34,11 +34,6 @@ interface Timing {
   totalMsMedian: number;
   totalMsMean: number;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /**
  * What a sweep pays per point for coordination on one store: `claimRun` (one transaction: look for a holder
@@ -81,7 +76,7 @@ function measure(location: string, config: z.infer<typeof StoreBenchConfigSchema
     claimMsMedian: median(claim),
     recordMsMedian: median(record),
     totalMsMedian: median(total),
-    totalMsMean: total.reduce((a, b) => a + b, 0) / total.length,
+    totalMsMean: mean(total),
   };
 }
 

@@ -135,17 +135,41 @@ function summarizeBed(data: FinetuneRunData, bed: TestBedData): FinetuneSummary 
       fallbackFraction: method === 'grpo' ? NaN : mean(runs.map((r) => r.fallbackFraction)),
     });
   }
+  return {
+    testBed: bed.name,
+    primary: bed.primary,
+    splits,
+    evalRows,
+    curves,
+    ...efficiencyOf(curves, bed, config.seeds[0], level),
+    perSeed: perSeedRows(data, bed, splits),
+    cost,
+    paired: bed.methods.includes('grpo') ? pairedVsGrpo(data, bed, splits, level) : [],
+  };
+}
+
+/** Steps to GRPO's midpoint and maximum per method (from the seed-mean curves), with bootstrap intervals over seeds for the midpoint. */
+function efficiencyOf(
+  curves: readonly MethodCurve[],
+  bed: TestBedData,
+  seed: number,
+  level: number,
+): Pick<FinetuneSummary, 'efficiency' | 'efficiencyCi' | 'efficiencyAtMax'> {
+  if (!bed.methods.includes('grpo')) return { efficiency: [], efficiencyCi: {}, efficiencyAtMax: [] };
   const means = Object.fromEntries(curves.map((c) => [c.method, c.mean]));
-  const hasGrpo = bed.methods.includes('grpo');
-  const efficiency = hasGrpo ? sampleEfficiency(means, 'grpo', 'midpoint') : [];
-  const efficiencyAtMax = hasGrpo ? sampleEfficiency(means, 'grpo', 'max') : [];
+  const efficiency = sampleEfficiency(means, 'grpo', 'midpoint');
   const efficiencyCi: Record<string, ReachInterval> = {};
-  const rng = new Rng(config.seeds[0]).fork(`efficiency-${bed.name}`);
+  const rng = new Rng(seed).fork(`efficiency-${bed.name}`);
   for (const e of efficiency) {
     const curvesOf = curves.find((c) => c.method === e.method)!.seeds.map((x) => x.curve);
     efficiencyCi[e.method] = reachInterval(curvesOf, e.target, rng.fork(e.method), level);
   }
-  const perSeed: PerSeedRow[] = data.children
+  return { efficiency, efficiencyCi, efficiencyAtMax: sampleEfficiency(means, 'grpo', 'max') };
+}
+
+/** Final and best-validation avg@k of every child of the bed. */
+function perSeedRows(data: FinetuneRunData, bed: TestBedData, splits: readonly string[]): PerSeedRow[] {
+  return data.children
     .filter((c) => c.testBed === bed.name)
     .map((c) => ({
       method: c.method,
@@ -158,33 +182,23 @@ function summarizeBed(data: FinetuneRunData, bed: TestBedData): FinetuneSummary 
       validationFinal: c.curve.length ? c.curve[c.curve.length - 1].avg : NaN,
       validationBest: c.curve.length ? Math.max(...c.curve.map((p) => p.avg)) : NaN,
     }));
-  const paired: PairedDiff[] = [];
-  if (hasGrpo) {
-    const ofBed = data.children.filter((c) => c.testBed === bed.name);
-    const grpo = new Map(ofBed.filter((c) => c.method === 'grpo').map((c) => [c.seed, finalMean(c, splits)]));
-    for (const method of bed.methods.filter((m) => m !== 'grpo')) {
+}
+
+/** Each method's final mean avg@k minus GRPO's, paired by seed. */
+function pairedVsGrpo(data: FinetuneRunData, bed: TestBedData, splits: readonly string[], level: number): PairedDiff[] {
+  const ofBed = data.children.filter((c) => c.testBed === bed.name);
+  const grpo = new Map(ofBed.filter((c) => c.method === 'grpo').map((c) => [c.seed, finalMean(c, splits)]));
+  return bed.methods
+    .filter((m) => m !== 'grpo')
+    .map((method) => {
       const runs = ofBed.filter((c) => c.method === method && grpo.has(c.seed));
-      paired.push({
+      return {
         method,
         seeds: runs.map((r) => r.seed),
         diff: meanCi(
           runs.map((r) => finalMean(r, splits) - grpo.get(r.seed)!),
           level,
         ),
-      });
-    }
-  }
-  return {
-    testBed: bed.name,
-    primary: bed.primary,
-    splits,
-    evalRows,
-    curves,
-    efficiency,
-    efficiencyCi,
-    efficiencyAtMax,
-    perSeed,
-    cost,
-    paired,
-  };
+      };
+    });
 }

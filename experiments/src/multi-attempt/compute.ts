@@ -80,19 +80,7 @@ export async function computeMultiAttempt(opts: {
     while (pending.length > 0) {
       const later: ChildPlan[] = [];
       for (const plan of pending) {
-        const claim = store.claimRun(
-          {
-            experiment: MULTI_ATTEMPT_EXPERIMENT,
-            name: `multi-attempt-${plan.key}`,
-            config: plan.config as unknown as Record<string, unknown>,
-            seed: plan.config.seed,
-            backend: opts.backend,
-            parentRunId: run.id,
-            context: store.getRun(run.id).context,
-            tags: { childKey: plan.key, arm: plan.config.arm ?? 'start' },
-          },
-          { key: CLAIM_TAG, value: plan.hash },
-        );
+        const claim = claimChild(store, run, plan, opts.backend);
         if ('finished' in claim) {
           run.setTags({ [`${CHILD_TAG_PREFIX}${plan.key}`]: claim.finished.id });
           log(`multi-attempt ${run.id}: ${plan.key} already FINISHED as run ${claim.finished.id} (same config); reused`);
@@ -126,6 +114,28 @@ export async function computeMultiAttempt(opts: {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+  logArmMeans(store, run, config);
+}
+
+/** Claims a child's run by its config hash: a finished one is reused, a running one is left for later. */
+function claimChild(store: Store, run: Run, plan: ChildPlan, backend: BackendInfo) {
+  return store.claimRun(
+    {
+      experiment: MULTI_ATTEMPT_EXPERIMENT,
+      name: `multi-attempt-${plan.key}`,
+      config: plan.config as unknown as Record<string, unknown>,
+      seed: plan.config.seed,
+      backend,
+      parentRunId: run.id,
+      context: store.getRun(run.id).context,
+      tags: { childKey: plan.key, arm: plan.config.arm ?? 'start' },
+    },
+    { key: CLAIM_TAG, value: plan.hash },
+  );
+}
+
+/** The parent run's metric per arm: the mean over seeds of the children's held-out Verification@K. */
+function logArmMeans(store: Store, run: Run, config: MultiAttemptExperimentConfig): void {
   const tags = store.getRun(run.id).tags;
   for (const arm of config.arms) {
     const values = config.seeds.map(
