@@ -194,4 +194,21 @@ describe('config overrides', () => {
       "invalid config (defaults + --seed, --seg): seed: got '1.5', expected an integer",
     );
   });
+
+  it('loadCommandConfig: a string field takes the text as written when the flag reads as a number or boolean', () => {
+    const ids = z.object({ run: z.string().default('latest'), tag: z.string().default('x'), n: z.number().default(1) }).strict();
+    // a run id of digits only (hex ids are all digits about once in 280) and a word JSON reads as a boolean
+    const { config } = loadCommandConfig(
+      ids,
+      undefined,
+      { run: 274393194864, tag: true, n: 2 },
+      { run: '274393194864', tag: 'true', n: '2' },
+    );
+    expect(config).toEqual({ run: '274393194864', tag: 'true', n: 2 });
+    // leading zeros survive too: the text, not the number, is what was meant
+    expect(loadCommandConfig(ids, undefined, { run: 12 }, { run: '012' }).config.run).toBe('012');
+    // a number field still refuses text, and without the written text there is nothing to fall back on
+    expect(() => loadCommandConfig(ids, undefined, { n: 'two' }, { n: 'two' })).toThrow(/n: .*expected a number/);
+    expect(() => loadCommandConfig(ids, undefined, { run: 5 })).toThrow(/run: .*expected a string/);
+  });
 });

@@ -99,5 +99,28 @@ export function loadCommandConfig<S extends z.ZodTypeAny>(
   const keys = Object.keys(overrides);
   const shown = file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file;
   const source = `${shown}${keys.length ? ` + --${keys.join(', --')}` : ''}`;
-  return { config: parseConfig(schema, applyOverrides(raw as Record<string, unknown>, overrides), source, written), source };
+  const base = raw as Record<string, unknown>;
+  return {
+    config: parseConfig(schema, applyOverrides(base, asWrittenWhereText(schema, base, overrides, written)), source, written),
+    source,
+  };
+}
+
+/**
+ * A flag value reads as JSON (`--seed 3` is a number), but where the schema wants a string the text as written is
+ * meant: a run id of digits only (`--mcRun 274393194864`), or a name like `--tag true`.
+ */
+function asWrittenWhereText(
+  schema: z.ZodTypeAny,
+  base: Record<string, unknown>,
+  overrides: Record<string, unknown>,
+  written: Record<string, string>,
+): Record<string, unknown> {
+  const result = schema.safeParse(applyOverrides(base, overrides));
+  if (result.success) return overrides;
+  const text = result.error.issues
+    .filter((i) => i.code === 'invalid_type' && i.expected === 'string' && (i.received === 'number' || i.received === 'boolean'))
+    .map((i) => i.path.join('.'))
+    .filter((p) => p in overrides && written[p] !== undefined);
+  return text.length === 0 ? overrides : { ...overrides, ...Object.fromEntries(text.map((p) => [p, written[p]])) };
 }
