@@ -8,22 +8,11 @@ import * as path from 'path';
 import { UserError } from '@rred/core';
 import { openStore, type Store } from '../store';
 import { FIXED_CONTEXT, postgresTestsEnabled, sampleBundle, startTestPostgres, tempDir, type TestPostgres } from '../../testing';
+import { expectUserError } from '../testing-helpers';
 import { PgDatabase } from './pg-database';
 
 const backend = { backend: 'cpu', openblasThreads: null };
 const describePg = postgresTestsEnabled('results-store on PostgreSQL') ? describe : describe.skip;
-
-function expectUserError(fn: () => unknown, pattern: RegExp): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(UserError);
-  expect((err as Error).message).toMatch(pattern);
-  expect((err as Error).message).not.toContain('\n');
-}
 
 /** One SQL statement on a PostgreSQL database through a connection of its own. */
 function pgSql(url: string, sql: string): unknown[][] {
