@@ -100,25 +100,23 @@ export function loadCommandConfig<S extends z.ZodTypeAny>(
   const shown = file === undefined ? 'defaults' : path.relative(process.cwd(), file) || file;
   const source = `${shown}${keys.length ? ` + --${keys.join(', --')}` : ''}`;
   const base = raw as Record<string, unknown>;
-  return {
-    config: parseConfig(schema, applyOverrides(base, asWrittenWhereText(schema, base, overrides, written)), source, written),
-    source,
-  };
+  const first = schema.safeParse(applyOverrides(base, overrides));
+  if (first.success) return { config: first.data, source };
+  const retried = asWrittenWhereText(first.error, overrides, written);
+  return { config: parseConfig(schema, applyOverrides(base, retried), source, written), source };
 }
 
 /**
  * A flag value reads as JSON (`--seed 3` is a number), but where the schema wants a string the text as written is
- * meant: a run id of digits only (`--mcRun 274393194864`), or a name like `--tag true`.
+ * meant: a run id of digits only (`--mcRun 274393194864`), or a name like `--tag true`. The overrides with those
+ * values replaced by their text, given the issues of the config they failed.
  */
 function asWrittenWhereText(
-  schema: z.ZodTypeAny,
-  base: Record<string, unknown>,
+  error: z.ZodError,
   overrides: Record<string, unknown>,
   written: Record<string, string>,
 ): Record<string, unknown> {
-  const result = schema.safeParse(applyOverrides(base, overrides));
-  if (result.success) return overrides;
-  const text = result.error.issues
+  const text = error.issues
     .filter((i) => i.code === 'invalid_type' && i.expected === 'string' && (i.received === 'number' || i.received === 'boolean'))
     .map((i) => i.path.join('.'))
     .filter((p) => p in overrides && written[p] !== undefined);
