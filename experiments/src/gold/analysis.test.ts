@@ -32,7 +32,10 @@ function trace(
   return {
     checkpoint: 'toy',
     key: `toy/${key}`,
+    problemId: key,
     reward,
+    completion: [],
+    segments: [],
     segmentLengths: lengths,
     gold,
     halves: [gold, gold.slice()],

@@ -2,12 +2,11 @@
  * Three traces per bed beside their dataset reference (results/gold/traces.md): the text of every segment,
  * V_gold(s_k), ΔV_gold, the oracle's first-error mark, and the credit of the bed's best alignment-free
  * RREDCoT variant, so a reader sees how the model's wording differs from the reference and what the
- * estimator made of it. Rendered from the store, the committed checkpoints' tokenizers and split files.
+ * estimator made of it. Rendered from the loaded gold data, the committed checkpoints' tokenizers and split files.
  */
 import * as path from 'path';
 import { fmt, repoRoot, toMarkdown, type Table } from '@rred/core';
 import { Tokenizer, readCheckpointHeader } from '@rred/lm';
-import type { Store, StoredTrace } from '@rred/results-store';
 import { checkpointStem } from '../common/model';
 import { bedSplit, loadSplit } from '../common/rollouts';
 import type { GoldAnalysis } from './analysis';
@@ -54,16 +53,15 @@ const creditColumn = (variant: string) => {
   return `RREDCoT credit (${refs === 'dataset' ? 'dataset reference' : refs === 'own' ? 'own samples' : 'dataset + own'})`;
 };
 
-function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, variants: readonly string[]): Table {
-  const completion = stored.trace.completion;
+function traceTable(t: GoldTrace, tokenizer: Tokenizer, variants: readonly string[]): Table {
   const shown = variants.filter((m) => t.credits[m]);
   return {
     columns: ['k', 'segment k (the model)', 'V_gold(s_k)', 'ΔV_gold', 'oracle', ...shown.map(creditColumn), 'signed position'],
     rows: t.gold.map((v, k) => {
-      const seg = k === 0 ? null : stored.segments[k - 1];
+      const seg = k === 0 ? null : t.segments[k - 1];
       return [
         String(k),
-        seg ? cellText(tokenizer.decode(completion.slice(seg.start, seg.end))) : '(prompt)',
+        seg ? cellText(tokenizer.decode(t.completion.slice(seg.start, seg.end))) : '(prompt)',
         fmt(v, 3),
         k === 0 ? '' : fmt(v - t.gold[k - 1], 3),
         k !== 0 && k === t.firstError ? 'first error' : '',
@@ -74,7 +72,7 @@ function traceTable(t: GoldTrace, stored: StoredTrace, tokenizer: Tokenizer, var
   };
 }
 
-function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnalysis, stored: Map<string, StoredTrace>): string[] {
+function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnalysis): string[] {
   const tokenizer = Tokenizer.fromJSON(readCheckpointHeader(path.resolve(repoRoot(), checkpoint)).tokenizer, checkpoint);
   const records = new Map(loadSplit(bedSplit(data.config.split, checkpoint), data.config.problems).map((r) => [r.id, r]));
   const onDataset = bestAlignmentFree(a, bed);
@@ -94,8 +92,7 @@ function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnal
     '',
   ];
   for (const t of pick(data.traces.filter((x) => x.checkpoint === bed))) {
-    const s = stored.get(t.key)!;
-    const record = records.get(s.trace.problemId);
+    const record = records.get(t.problemId);
     out.push(
       `### ${t.key} (ζ = ${t.reward})`,
       '',
@@ -107,7 +104,7 @@ function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnal
       record?.solution ?? '(not in the split file)',
       '```',
       '',
-      toMarkdown(traceTable(t, s, tokenizer, variants)),
+      toMarkdown(traceTable(t, tokenizer, variants)),
       '',
     );
   }
@@ -115,13 +112,12 @@ function bedSection(bed: string, checkpoint: string, data: GoldData, a: GoldAnal
 }
 
 /** The markdown of results/gold/traces.md (without its provenance line). */
-export function traceExamples(store: Store, runId: string, data: GoldData, a: GoldAnalysis): string {
-  const stored = new Map(store.traces(runId).map((s) => [s.key, s]));
+export function traceExamples(data: GoldData, a: GoldAnalysis): string {
   return [
     'Each table is one T = 1 trace cut into its segments (the model wrote them); above it the dataset reference the RREDCoT ' +
       'variants read. V_gold(s_k): mean ζ of the gold continuations from exit point k; ΔV_gold: the gold credit of segment k; ' +
       'oracle: the segment holding the first uncorrected wrong line (the task knows it; no estimator reads it); signed position = (2ζ − 1)·k.',
     '',
-    ...data.config.checkpoints.flatMap((c) => bedSection(checkpointStem(c), c, data, a, stored)),
+    ...data.config.checkpoints.flatMap((c) => bedSection(checkpointStem(c), c, data, a)),
   ].join('\n');
 }

@@ -14,7 +14,12 @@ export interface GoldTrace {
   /** Checkpoint stem (the part of the key before '/'). */
   checkpoint: string;
   key: string;
+  problemId: string;
   reward: number;
+  /** The completion's tokens (thinking, `</think>`, answer). [T] */
+  completion: number[];
+  /** Token span [start, end) of segment k = 1..K in `completion`. [K] */
+  segments: { start: number; end: number }[];
   /** Tokens of segment k = 1..K. [K] */
   segmentLengths: number[];
   /** V_gold(s_k), k = 0..K. [K+1] */
@@ -71,7 +76,10 @@ function goldTrace(s: StoredTrace, config: GoldConfig): GoldTrace {
   return {
     checkpoint: s.key.slice(0, s.key.indexOf('/')),
     key: s.key,
+    problemId: s.trace.problemId,
     reward: s.trace.reward,
+    completion: s.trace.completion,
+    segments: s.segments,
     segmentLengths,
     gold: values[GOLD_METHOD],
     halves: halvesOf(ceilingSlot),

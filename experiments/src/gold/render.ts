@@ -312,7 +312,7 @@ export function renderGoldTables(store: Store, runId: string, outDir: string): s
   writeText(
     files[4],
     withProvenance(
-      `${markdownTitle('Gold benchmark: traces beside their reference')}\n${traceExamples(store, runId, data, a)}`,
+      `${markdownTitle('Gold benchmark: traces beside their reference')}\n${traceExamples(data, a)}`,
       store,
       [runId],
       'npx nx run experiments:tables',
